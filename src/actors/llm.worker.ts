@@ -1,0 +1,214 @@
+/// <reference lib="webworker" />
+/**
+ * The chat worker: transformers.js + ONNX Runtime Web on WebGPU. The only file that imports
+ * transformers.js, so neither lands in the main-thread bundle.
+ */
+import {
+  AutoModelForCausalLM,
+  AutoTokenizer,
+  InterruptableStoppingCriteria,
+  env,
+  type PreTrainedModel,
+  type PreTrainedTokenizer,
+  type ProgressInfo,
+} from '@huggingface/transformers';
+// ONNX Runtime's wasm and its loader are served by the app itself, never from a CDN.
+import ortWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm?url';
+import ortMjsUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.mjs?url';
+import type { ModelLoadSpec, WorkerRequest, WorkerResponse } from '../shared/worker-protocol';
+import { DEFAULT_MODEL_HOST } from '../shared/models';
+import { TokenTextStreamer } from './token-streamer';
+import { describeLoadError, resolveVariant } from './load-plan';
+
+declare const self: DedicatedWorkerGlobalScope;
+
+const onnxEnv = env.backends.onnx as { wasm?: { wasmPaths?: unknown } };
+if (onnxEnv.wasm) {
+  onnxEnv.wasm.wasmPaths = {
+    wasm: new URL(ortWasmUrl, self.location.href).href,
+    mjs: new URL(ortMjsUrl, self.location.href).href,
+  };
+}
+env.allowLocalModels = false;
+// Model files go to the browser's Cache API, so a loaded model works offline after a reload.
+env.useBrowserCache = true;
+
+const post = (message: WorkerResponse) => self.postMessage(message);
+
+interface Loaded {
+  tokenizer: PreTrainedTokenizer;
+  model: PreTrainedModel;
+  spec: ModelLoadSpec;
+  thinkOpenId?: bigint | undefined;
+  thinkCloseId?: bigint | undefined;
+}
+
+let loaded: Loaded | null = null;
+const stopping = new InterruptableStoppingCriteria();
+/** KV cache reused across turns; cleared on reset (and after an interrupted turn). */
+let pastKeyValues: Record<string, { dispose?: () => void }> | null = null;
+let generating = false;
+
+function disposeCache() {
+  if (pastKeyValues) {
+    for (const tensor of Object.values(pastKeyValues)) tensor.dispose?.();
+  }
+  pastKeyValues = null;
+}
+
+async function check() {
+  try {
+    const gpu = (self.navigator as Navigator & { gpu?: { requestAdapter(): Promise<unknown> } }).gpu;
+    const adapter = await gpu?.requestAdapter();
+    if (!adapter) throw new Error('WebGPU is not supported (no GPU adapter found)');
+  } catch (error) {
+    post({ status: 'error', data: String(error instanceof Error ? error.message : error), phase: 'check' });
+  }
+}
+
+function tokenIdOf(tokenizer: PreTrainedTokenizer, token: string | undefined): bigint | undefined {
+  if (!token) return undefined;
+  const ids = tokenizer.encode(token, { add_special_tokens: false });
+  return ids.length === 1 && ids[0] !== undefined ? BigInt(ids[0]) : undefined;
+}
+
+async function load(spec: ModelLoadSpec) {
+  const variant = resolveVariant(spec);
+  if ('error' in variant) {
+    post({ status: 'error', data: variant.error, phase: 'load' });
+    return;
+  }
+  env.remoteHost = spec.host ?? DEFAULT_MODEL_HOST;
+  const progress_callback = (info: ProgressInfo) => {
+    switch (info.status) {
+      case 'initiate':
+        post({ status: 'initiate', file: info.file });
+        break;
+      case 'progress':
+        post({ status: 'progress', file: info.file, progress: info.progress, total: info.total, loaded: info.loaded });
+        break;
+      case 'done':
+        post({ status: 'done', file: info.file });
+        break;
+      default:
+        break;
+    }
+  };
+  try {
+    post({ status: 'loading', data: 'Loading model...' });
+    disposeCache();
+    const previous = loaded;
+    loaded = null;
+    await previous?.model.dispose();
+    const tokenizer = await AutoTokenizer.from_pretrained(variant.id, { progress_callback });
+    const model = await AutoModelForCausalLM.from_pretrained(variant.id, {
+      dtype: variant.dtype as 'q4f16',
+      device: 'webgpu',
+      progress_callback,
+      ...(spec.externalData ? { use_external_data_format: true } : {}),
+    });
+    post({ status: 'loading', data: 'Compiling shaders and warming up model...' });
+    // A 1-token warm-up compiles the WebGPU shaders before the first real message.
+    const warm = tokenizer('a');
+    await model.generate({ ...warm, max_new_tokens: 1 });
+    loaded = {
+      tokenizer,
+      model,
+      spec,
+      thinkOpenId: tokenIdOf(tokenizer, spec.thinkTokens?.open),
+      thinkCloseId: tokenIdOf(tokenizer, spec.thinkTokens?.close),
+    };
+    post({ status: 'ready', data: { id: variant.id, dtype: variant.dtype } });
+  } catch (error) {
+    post({ status: 'error', data: describeLoadError(error), phase: 'load' });
+  }
+}
+
+async function generate(messages: Extract<WorkerRequest, { type: 'generate' }>) {
+  if (!loaded) {
+    post({ status: 'error', data: 'No model is loaded.', phase: 'generate' });
+    return;
+  }
+  if (generating) {
+    post({ status: 'error', data: 'A reply is already being generated.', phase: 'generate' });
+    return;
+  }
+  const { tokenizer, model, thinkOpenId, thinkCloseId } = loaded;
+  generating = true;
+  stopping.reset();
+  let numTokens = 0;
+  let startTime: number | null = null;
+  let tps: number | undefined;
+  const streamer = new TokenTextStreamer({
+    decode: (ids) => tokenizer.decode(ids, { skip_special_tokens: true }),
+    thinkOpenId,
+    thinkCloseId,
+    onToken: () => {
+      startTime ??= performance.now();
+      numTokens += 1;
+      const elapsed = performance.now() - startTime;
+      if (numTokens > 1 && elapsed > 0) tps = ((numTokens - 1) / elapsed) * 1000;
+    },
+    onText: (output, channel) => post({ status: 'update', output, tps, numTokens: numTokens + 1, channel }),
+  });
+  const began = performance.now();
+  post({ status: 'start' });
+  try {
+    const inputs = tokenizer.apply_chat_template(messages.data, {
+      add_generation_prompt: true,
+      return_dict: true,
+    }) as Record<string, unknown>;
+    const result = (await model.generate({
+      ...inputs,
+      past_key_values: pastKeyValues,
+      do_sample: false,
+      max_new_tokens: messages.options?.maxNewTokens ?? 1024,
+      streamer,
+      stopping_criteria: stopping,
+      return_dict_in_generate: true,
+      // The streamer is structurally a BaseStreamer; the typings do not declare the KV-cache option.
+    } as unknown as Parameters<PreTrainedModel['generate']>[0])) as { past_key_values?: typeof pastKeyValues };
+    const interrupted = stopping.interrupted;
+    if (interrupted) {
+      // The cache now holds a reply the next prompt will not reproduce token for token.
+      disposeCache();
+      for (const t of Object.values(result.past_key_values ?? {})) t.dispose?.();
+    } else {
+      pastKeyValues = result.past_key_values ?? null;
+    }
+    post({
+      status: 'complete',
+      numTokens,
+      seconds: (performance.now() - began) / 1000,
+      interrupted,
+    });
+  } catch (error) {
+    disposeCache();
+    post({ status: 'error', data: describeLoadError(error), phase: 'generate' });
+  } finally {
+    generating = false;
+  }
+}
+
+self.addEventListener('message', (event: MessageEvent<WorkerRequest>) => {
+  const request = event.data;
+  switch (request.type) {
+    case 'check':
+      void check();
+      break;
+    case 'load':
+      void load(request.data);
+      break;
+    case 'generate':
+      void generate(request);
+      break;
+    case 'interrupt':
+      stopping.interrupt();
+      break;
+    case 'reset':
+      // Clearing the KV cache on reset is the step the public demos forget.
+      stopping.interrupt();
+      disposeCache();
+      break;
+  }
+});

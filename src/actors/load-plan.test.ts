@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { NO_F16_MESSAGE, describeLoadError, resolveVariant } from './load-plan';
+
+const base = { id: 'a/b', dtype: 'q4f16', shaderF16: true };
+
+describe('resolveVariant', () => {
+  it('keeps q4f16 when the adapter has shader-f16', () => {
+    expect(resolveVariant(base)).toEqual({ id: 'a/b', dtype: 'q4f16' });
+  });
+  it('uses the fallback without shader-f16', () => {
+    expect(resolveVariant({ ...base, shaderF16: false, fallback: { id: 'a/c', dtype: 'q4' } })).toEqual({
+      id: 'a/c',
+      dtype: 'q4',
+    });
+  });
+  it('fails with a clear message without shader-f16 and without a fallback', () => {
+    expect(resolveVariant({ ...base, shaderF16: false })).toEqual({ error: NO_F16_MESSAGE });
+  });
+  it('fp32 models need no f16', () => {
+    expect(resolveVariant({ id: 'x/y', dtype: 'fp32', shaderF16: false })).toEqual({ id: 'x/y', dtype: 'fp32' });
+  });
+});
+
+describe('describeLoadError', () => {
+  it.each([
+    [new Error('Could not locate file: "x/onnx/model.onnx".'), /could not be downloaded/],
+    [new Error('failed to allocate a buffer of size 3GB: out of memory'), /^Out of memory/],
+    [new Error("Can't create a session. ERROR_CODE: 7, protobuf parsing failed."), /corrupt/],
+    [new TypeError('Failed to fetch'), /Network error/],
+    ['plain string', /^plain string$/],
+  ])('%s', (error, expected) => {
+    expect(describeLoadError(error)).toMatch(expected);
+  });
+});

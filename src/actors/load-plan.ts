@@ -1,0 +1,34 @@
+import type { ModelLoadSpec } from '../shared/worker-protocol';
+
+/** Message when a model needs fp16 shaders and has no fallback. */
+export const NO_F16_MESSAGE =
+  "This model needs the WebGPU 'shader-f16' feature, which this GPU adapter does not provide, and it has no fp32 variant.";
+
+/**
+ * Picks the repo and dtype to load: the preferred one, or — when the adapter lacks shader-f16 and
+ * the dtype uses fp16 — the fallback, or an error that says why.
+ */
+export function resolveVariant(spec: ModelLoadSpec): { id: string; dtype: string } | { error: string } {
+  const needsF16 = /f16/.test(spec.dtype);
+  if (!needsF16 || spec.shaderF16) return { id: spec.id, dtype: spec.dtype };
+  if (spec.fallback) return spec.fallback;
+  return { error: NO_F16_MESSAGE };
+}
+
+/** Turns whatever a failed load threw into a message a person can act on. */
+export function describeLoadError(error: unknown): string {
+  const raw = error instanceof Error ? error.message : typeof error === 'string' ? error : String(error);
+  if (/out of memory|OOM|allocation failed|Failed to allocate|RangeError: Array buffer allocation/i.test(raw)) {
+    return `Out of memory while loading the model: ${raw}`;
+  }
+  if (/could not locate file|404|Not Found/i.test(raw)) {
+    return `A model file could not be downloaded: ${raw}`;
+  }
+  if (/protobuf|invalid model|parse|Load model from .* failed|Can't create a session/i.test(raw)) {
+    return `The model file is corrupt or not a valid ONNX model: ${raw}`;
+  }
+  if (/Failed to fetch|NetworkError|network/i.test(raw)) {
+    return `Network error while downloading the model (are you offline?): ${raw}`;
+  }
+  return raw || 'Unknown error';
+}

@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { createActor, fromCallback, fromPromise, waitFor } from 'xstate';
+import { appMachine, ownerOf, type GpuInfo } from './appMachine';
+import type { WorkerRequest, WorkerResponse } from '../shared/worker-protocol';
+import { MODELS } from '../shared/models';
+
+/** A fake worker actor: records requests and lets the test emit responses. */
+function fakeWorkerLogic() {
+  const posted: WorkerRequest[] = [];
+  let emit: (m: WorkerResponse) => void = () => {};
+  const logic = fromCallback<WorkerRequest>(({ receive, sendBack }) => {
+    emit = (message) => sendBack({ type: 'worker.message', message });
+    receive((r) => void posted.push(r));
+  });
+  return { logic, posted, emit: (m: WorkerResponse) => emit(m) };
+}
+
+function start(gpu: GpuInfo | Error) {
+  const worker = fakeWorkerLogic();
+  const actor = createActor(
+    appMachine.provide({
+      actors: {
+        probeWebGPU: fromPromise(async () => {
+          if (gpu instanceof Error) throw gpu;
+          return gpu;
+        }),
+        llmWorker: worker.logic,
+      },
+    }),
+    { input: { models: MODELS } },
+  ).start();
+  return { actor, worker };
+}
+
+describe('appMachine', () => {
+  it('checking → unsupported when the probe finds no adapter', async () => {
+    const { actor, worker } = start({ supported: false, shaderF16: false, reason: 'no WebGPU adapter' });
+    await waitFor(actor, (s) => s.matches('unsupported'));
+    expect(actor.getSnapshot().context.model).toBeNull();
+    expect(worker.posted).toEqual([]);
+  });
+
+  it('checking → unsupported when the probe throws', async () => {
+    const { actor } = start(new Error('denied'));
+    await waitFor(actor, (s) => s.matches('unsupported'));
+    expect(actor.getSnapshot().context.gpu).toMatchObject({ supported: false, reason: 'denied' });
+  });
+
+  it('checking → supported spawns worker, model and chat, records shader-f16, posts check', async () => {
+    const { actor, worker } = start({ supported: true, shaderF16: false });
+    await waitFor(actor, (s) => s.matches('supported'));
+    const { model, chat, gpu } = actor.getSnapshot().context;
+    expect(gpu?.shaderF16).toBe(false);
+    expect(model?.getSnapshot().context.shaderF16).toBe(false);
+    expect(chat?.getSnapshot().value).toBe('unavailable');
+    expect(worker.posted).toEqual([{ type: 'check' }]);
+  });
+
+  it('routes load events to the model and generation events to the chat', async () => {
+    const { actor, worker } = start({ supported: true, shaderF16: true });
+    await waitFor(actor, (s) => s.matches('supported'));
+    const { model, chat } = actor.getSnapshot().context;
+    model?.send({ type: 'model.select', value: 'llama-3.2-1b' });
+    model?.send({ type: 'model.load' });
+    expect(worker.posted.at(-1)).toMatchObject({ type: 'load' });
+    worker.emit({ status: 'initiate', file: 'a.onnx' });
+    expect(model?.getSnapshot().context.files).toHaveLength(1);
+    worker.emit({ status: 'ready' });
+    expect(model?.getSnapshot().value).toBe('ready');
+    expect(chat?.getSnapshot().value).toBe('idle');
+    chat?.send({ type: 'chat.send', text: 'hi' });
+    worker.emit({ status: 'start' });
+    worker.emit({ status: 'update', output: 'yo', numTokens: 1, channel: 'answer' });
+    expect(chat?.getSnapshot().context.messages.at(-1)).toEqual({ role: 'assistant', content: 'yo' });
+    worker.emit({ status: 'error', data: 'gen failed', phase: 'generate' });
+    expect(model?.getSnapshot().value).toBe('ready');
+  });
+
+  it('ownerOf sends check/load errors to the model and generate errors to the chat', () => {
+    expect(ownerOf({ status: 'error', data: '', phase: 'check' })).toEqual(['model']);
+    expect(ownerOf({ status: 'error', data: '', phase: 'load' })).toEqual(['model']);
+    expect(ownerOf({ status: 'error', data: '', phase: 'generate' })).toEqual(['chat']);
+    expect(ownerOf({ status: 'ready' })).toEqual(['model', 'chat']);
+  });
+});

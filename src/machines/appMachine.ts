@@ -1,0 +1,164 @@
+import {
+  assign,
+  fromCallback,
+  fromPromise,
+  sendTo,
+  setup,
+  type ActorRefFrom,
+  type SnapshotFrom,
+} from 'xstate';
+import type { WorkerRequest, WorkerResponse } from '../shared/worker-protocol';
+import type { ModelOption } from '../shared/models';
+import { chatMachine } from './chatMachine';
+import { modelMachine } from './modelMachine';
+import { toWorkerEvent } from './worker-events';
+
+/** What the WebGPU probe reports. */
+export interface GpuInfo {
+  supported: boolean;
+  shaderF16: boolean;
+  /** Adapter description (vendor / architecture) when available. */
+  adapter?: string | undefined;
+  /** Why WebGPU is unavailable, when it is. */
+  reason?: string | undefined;
+}
+
+export interface AppInput {
+  models: readonly ModelOption[];
+  /** Model host override (the e2e tests point it at a loopback server). */
+  modelHost?: string | undefined;
+  initialModel?: string | undefined;
+}
+
+/** Events the llmWorker actor sends back to its parent. */
+export type AppEvent = { type: 'worker.message'; message: WorkerResponse };
+
+/**
+ * The worker actor's logic placeholder: the composition root provides the real one
+ * (src/actors/llm-worker-actor.ts); tests provide fakes. Its input is nothing; it receives
+ * worker requests as events and sends `worker.message` events back.
+ */
+const llmWorkerPlaceholder = fromCallback<WorkerRequest>(() => {
+  throw new Error('llmWorker actor not provided');
+});
+
+const probeWebGPUPlaceholder = fromPromise<GpuInfo>(() => {
+  throw new Error('probeWebGPU actor not provided');
+});
+
+type WorkerRef = ActorRefFrom<typeof llmWorkerPlaceholder>;
+
+export interface AppContext {
+  input: AppInput;
+  gpu: GpuInfo | null;
+  worker: WorkerRef | null;
+  model: ActorRefFrom<typeof modelMachine> | null;
+  chat: ActorRefFrom<typeof chatMachine> | null;
+}
+
+/** Which machine owns a worker message (routing happens here, in one place). */
+export function ownerOf(message: WorkerResponse): Array<'model' | 'chat'> {
+  switch (message.status) {
+    case 'loading':
+    case 'initiate':
+    case 'progress':
+    case 'done':
+      return ['model'];
+    case 'ready':
+      return ['model', 'chat'];
+    case 'start':
+    case 'update':
+    case 'complete':
+      return ['chat'];
+    case 'error':
+      return message.phase === 'generate' ? ['chat'] : ['model'];
+  }
+}
+
+export const appMachine = setup({
+  types: {
+    context: {} as AppContext,
+    events: {} as AppEvent,
+    input: {} as AppInput,
+  },
+  actors: {
+    probeWebGPU: probeWebGPUPlaceholder,
+    llmWorker: llmWorkerPlaceholder,
+    model: modelMachine,
+    chat: chatMachine,
+  },
+  guards: {
+    isSupported: (_, gpu: GpuInfo) => gpu.supported,
+  },
+  actions: {
+    storeGpu: assign({ gpu: (_, gpu: GpuInfo) => gpu }),
+    spawnSession: assign(({ context, spawn }) => {
+      const worker = spawn('llmWorker', { id: 'llmWorker' });
+      const model = spawn('model', {
+        id: 'model',
+        input: {
+          worker,
+          models: context.input.models,
+          shaderF16: context.gpu?.shaderF16 ?? false,
+          host: context.input.modelHost,
+          initialSelection: context.input.initialModel ?? '',
+        },
+      });
+      const chat = spawn('chat', { id: 'chat', input: { worker } });
+      return { worker, model, chat };
+    }),
+    routeWorkerMessage: ({ context, event }) => {
+      const workerEvent = toWorkerEvent(event.message);
+      for (const owner of ownerOf(event.message)) {
+        // Each child accepts exactly the worker events it owns (see ownerOf).
+        if (owner === 'model') context.model?.send(workerEvent as never);
+        else context.chat?.send(workerEvent as never);
+      }
+    },
+    postCheck: sendTo(({ context }) => context.worker ?? '', { type: 'check' } as WorkerRequest),
+  },
+}).createMachine({
+  id: 'app',
+  context: ({ input }) => ({ input, gpu: null, worker: null, model: null, chat: null }),
+  initial: 'checking',
+  states: {
+    /** The WebGPU gate. */
+    checking: {
+      invoke: {
+        src: 'probeWebGPU',
+        onDone: [
+          {
+            guard: { type: 'isSupported', params: ({ event }) => event.output },
+            target: 'supported',
+            actions: { type: 'storeGpu', params: ({ event }) => event.output },
+          },
+          { target: 'unsupported', actions: { type: 'storeGpu', params: ({ event }) => event.output } },
+        ],
+        onError: {
+          target: 'unsupported',
+          actions: {
+            type: 'storeGpu',
+            params: ({ event }) => ({
+              supported: false,
+              shaderF16: false,
+              reason: event.error instanceof Error ? event.error.message : String(event.error),
+            }),
+          },
+        },
+      },
+    },
+    unsupported: {},
+    supported: {
+      entry: ['spawnSession', 'postCheck'],
+      on: { 'worker.message': { actions: 'routeWorkerMessage' } },
+    },
+  },
+});
+
+export type AppSnapshot = SnapshotFrom<typeof appMachine>;
+export type AppActorRef = ActorRefFrom<typeof appMachine>;
+export const selectGate = (s: AppSnapshot): 'checking' | 'unsupported' | 'supported' =>
+  s.value as 'checking' | 'unsupported' | 'supported';
+export const selectGpu = (s: AppSnapshot) => s.context.gpu;
+export const selectModelRef = (s: AppSnapshot) => s.context.model;
+export const selectChatRef = (s: AppSnapshot) => s.context.chat;

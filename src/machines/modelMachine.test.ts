@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import { createActor } from 'xstate';
+import { modelMachine, selectCanLoad } from './modelMachine';
+import { fakeWorker } from './test-helpers';
+import { MODELS } from '../shared/models';
+
+function start(shaderF16 = true) {
+  const worker = fakeWorker();
+  const actor = createActor(modelMachine, { input: { worker, models: MODELS, shaderF16 } }).start();
+  return { actor, worker };
+}
+
+describe('modelMachine', () => {
+  it('none → model.load without a selection does nothing (spec)', () => {
+    const { actor, worker } = start();
+    actor.send({ type: 'model.load' });
+    expect(actor.getSnapshot().value).toBe('none');
+    expect(worker.posted).toEqual([]);
+    expect(selectCanLoad(actor.getSnapshot())).toBe(false);
+  });
+
+  it('a blank or whitespace-only selection is no selection', () => {
+    const { actor } = start();
+    actor.send({ type: 'model.select', value: '   ' });
+    expect(actor.getSnapshot().context.selected).toBe('');
+    actor.send({ type: 'model.load' });
+    expect(actor.getSnapshot().value).toBe('none');
+  });
+
+  it('none → model.load → loading posts load with the hub id, dtype and fallback', () => {
+    const { actor, worker } = start(false);
+    actor.send({ type: 'model.select', value: 'llama-3.2-1b' });
+    expect(selectCanLoad(actor.getSnapshot())).toBe(true);
+    actor.send({ type: 'model.load' });
+    expect(actor.getSnapshot().value).toBe('loading');
+    expect(worker.posted).toEqual([
+      {
+        type: 'load',
+        data: expect.objectContaining({
+          id: 'onnx-community/Llama-3.2-1B-Instruct-q4f16',
+          dtype: 'q4f16',
+          shaderF16: false,
+          fallback: { id: 'onnx-community/Llama-3.2-1B-Instruct', dtype: 'q4' },
+        }),
+      },
+    ]);
+  });
+
+  it('loading tracks files: initiate adds, progress updates, done removes', () => {
+    const { actor } = start();
+    actor.send({ type: 'model.select', value: 'llama-3.2-1b' });
+    actor.send({ type: 'model.load' });
+    actor.send({ type: 'worker.loading', message: { status: 'loading', data: 'Loading model...' } });
+    actor.send({ type: 'worker.initiate', message: { status: 'initiate', file: 'onnx/model.onnx' } });
+    actor.send({ type: 'worker.initiate', message: { status: 'initiate', file: 'tokenizer.json' } });
+    actor.send({
+      type: 'worker.progress',
+      message: { status: 'progress', file: 'onnx/model.onnx', progress: 42.5, total: 2048 },
+    });
+    expect(actor.getSnapshot().context.files).toEqual([
+      { file: 'onnx/model.onnx', progress: 42.5, total: 2048 },
+      { file: 'tokenizer.json', progress: 0, total: undefined },
+    ]);
+    actor.send({ type: 'worker.done', message: { status: 'done', file: 'tokenizer.json' } });
+    expect(actor.getSnapshot().context.files.map((f) => f.file)).toEqual(['onnx/model.onnx']);
+    expect(actor.getSnapshot().context.statusText).toBe('Loading model...');
+  });
+
+  it('loading → worker.ready → ready', () => {
+    const { actor } = start();
+    actor.send({ type: 'model.select', value: 'phi-3.5-mini' });
+    actor.send({ type: 'model.load' });
+    actor.send({ type: 'worker.ready', message: { status: 'ready', data: { id: 'x', dtype: 'q4f16' } } });
+    expect(actor.getSnapshot().value).toBe('ready');
+    expect(actor.getSnapshot().context.loaded).toEqual({ id: 'x', dtype: 'q4f16' });
+  });
+
+  it('loading → worker.error → failed stores the message and disables Load (spec)', () => {
+    const { actor, worker } = start();
+    actor.send({ type: 'model.select', value: 'phi-3.5-mini' });
+    actor.send({ type: 'model.load' });
+    actor.send({ type: 'worker.error', message: { status: 'error', data: 'boom', phase: 'load' } });
+    const s = actor.getSnapshot();
+    expect(s.value).toBe('failed');
+    expect(s.context.error).toBe('boom');
+    expect(selectCanLoad(s)).toBe(false);
+    actor.send({ type: 'model.load' });
+    expect(actor.getSnapshot().value).toBe('failed');
+    expect(worker.posted).toHaveLength(1);
+  });
+
+  it('failed → model.retry → loading posts load again', () => {
+    const { actor, worker } = start();
+    actor.send({ type: 'model.select', value: 'phi-3.5-mini' });
+    actor.send({ type: 'model.load' });
+    actor.send({ type: 'worker.error', message: { status: 'error', data: 'boom', phase: 'load' } });
+    actor.send({ type: 'model.retry' });
+    expect(actor.getSnapshot().value).toBe('loading');
+    expect(actor.getSnapshot().context.error).toBeNull();
+    expect(worker.posted).toHaveLength(2);
+  });
+
+  it('failed → choosing another model → none with the error cleared', () => {
+    const { actor } = start();
+    actor.send({ type: 'model.select', value: 'phi-3.5-mini' });
+    actor.send({ type: 'model.load' });
+    actor.send({ type: 'worker.error', message: { status: 'error', data: 'boom', phase: 'load' } });
+    actor.send({ type: 'model.select', value: 'phi-3.5-mini' });
+    expect(actor.getSnapshot().value).toBe('failed');
+    actor.send({ type: 'model.select', value: 'gemma-2-2b-jpn' });
+    expect(actor.getSnapshot().value).toBe('none');
+    expect(actor.getSnapshot().context.error).toBeNull();
+    expect(selectCanLoad(actor.getSnapshot())).toBe(true);
+  });
+
+  it('generation errors do not fail the model', () => {
+    const { actor } = start();
+    actor.send({ type: 'model.select', value: 'phi-3.5-mini' });
+    actor.send({ type: 'model.load' });
+    actor.send({ type: 'worker.error', message: { status: 'error', data: 'gen', phase: 'generate' } });
+    expect(actor.getSnapshot().value).toBe('loading');
+  });
+});

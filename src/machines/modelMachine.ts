@@ -1,0 +1,193 @@
+import { assertEvent, assign, setup } from 'xstate';
+import type { ModelLoadSpec } from '../shared/worker-protocol';
+import type { ModelOption } from '../shared/models';
+import type { WorkerEventOf, WorkerPort } from './worker-events';
+
+/** One file being downloaded (spec: file, progress, total). */
+export interface ProgressItem {
+  file: string;
+  /** Percentage 0–100. */
+  progress: number;
+  total?: number | undefined;
+}
+
+export interface ModelContext {
+  worker: WorkerPort;
+  models: readonly ModelOption[];
+  /** Selected dropdown value; '' means no selection. */
+  selected: string;
+  shaderF16: boolean;
+  host?: string | undefined;
+  statusText: string;
+  files: ProgressItem[];
+  error: string | null;
+  loaded: { id: string; dtype: string } | null;
+}
+
+export interface ModelInput {
+  worker: WorkerPort;
+  models: readonly ModelOption[];
+  shaderF16: boolean;
+  host?: string | undefined;
+  initialSelection?: string;
+}
+
+export type ModelEvent =
+  | { type: 'model.select'; value: string }
+  | { type: 'model.load' }
+  | { type: 'model.retry' }
+  | WorkerEventOf<'loading'>
+  | WorkerEventOf<'initiate'>
+  | WorkerEventOf<'progress'>
+  | WorkerEventOf<'done'>
+  | WorkerEventOf<'ready'>
+  | WorkerEventOf<'error'>;
+
+/** Blank or whitespace-only = no selection (spec section 5). */
+export function normaliseSelection(value: string): string {
+  return value.trim();
+}
+
+export function toLoadSpec(context: ModelContext): ModelLoadSpec | null {
+  const option = context.models.find((m) => m.value === context.selected);
+  if (!option) return null;
+  return {
+    id: option.id,
+    dtype: option.dtype,
+    fallback: option.fallback,
+    thinkTokens: option.thinkTokens,
+    externalData: option.externalData,
+    host: context.host,
+    shaderF16: context.shaderF16,
+  };
+}
+
+export const modelMachine = setup({
+  types: {
+    context: {} as ModelContext,
+    events: {} as ModelEvent,
+    input: {} as ModelInput,
+  },
+  guards: {
+    hasSelection: ({ context }) => toLoadSpec(context) !== null,
+    isLoadError: ({ event }) => event.type === 'worker.error' && event.message.phase !== 'generate',
+    selectsAnotherModel: ({ context, event }) =>
+      event.type === 'model.select' && normaliseSelection(event.value) !== context.selected,
+  },
+  actions: {
+    select: assign({
+      selected: ({ event }) => {
+        assertEvent(event, 'model.select');
+        return normaliseSelection(event.value);
+      },
+    }),
+    postLoad: ({ context }) => {
+      const spec = toLoadSpec(context);
+      if (spec) context.worker.send({ type: 'load', data: spec });
+    },
+    startLoading: assign({ files: [], error: null, statusText: 'Loading model...' }),
+    setStatus: assign({
+      statusText: ({ event }) => {
+        assertEvent(event, 'worker.loading');
+        return event.message.data;
+      },
+    }),
+    addFile: assign({
+      files: ({ context, event }) => {
+        assertEvent(event, 'worker.initiate');
+        const { file, total } = event.message;
+        if (context.files.some((f) => f.file === file)) return context.files;
+        return [...context.files, { file, progress: 0, total }];
+      },
+    }),
+    updateFile: assign({
+      files: ({ context, event }) => {
+        assertEvent(event, 'worker.progress');
+        const { file, progress, total } = event.message;
+        return context.files.map((f) =>
+          f.file === file ? { file, progress, total: total ?? f.total } : f,
+        );
+      },
+    }),
+    removeFile: assign({
+      files: ({ context, event }) => {
+        assertEvent(event, 'worker.done');
+        return context.files.filter((f) => f.file !== event.message.file);
+      },
+    }),
+    storeError: assign({
+      error: ({ event }) => {
+        assertEvent(event, 'worker.error');
+        return event.message.data;
+      },
+      files: [],
+    }),
+    clearError: assign({ error: null }),
+    markReady: assign({
+      files: [],
+      loaded: ({ event, context }) => {
+        assertEvent(event, 'worker.ready');
+        return event.message.data ?? toLoadSpec(context);
+      },
+    }),
+  },
+}).createMachine({
+  id: 'model',
+  context: ({ input }) => ({
+    worker: input.worker,
+    models: input.models,
+    shaderF16: input.shaderF16,
+    host: input.host,
+    selected: normaliseSelection(input.initialSelection ?? ''),
+    statusText: '',
+    files: [],
+    error: null,
+    loaded: null,
+  }),
+  initial: 'none',
+  states: {
+    none: {
+      on: {
+        'model.select': { actions: 'select' },
+        // Spec: "Load model does nothing with no model selected."
+        'model.load': { guard: 'hasSelection', target: 'loading' },
+      },
+    },
+    loading: {
+      entry: ['startLoading', 'postLoad'],
+      on: {
+        'worker.loading': { actions: 'setStatus' },
+        'worker.initiate': { actions: 'addFile' },
+        'worker.progress': { actions: 'updateFile' },
+        'worker.done': { actions: 'removeFile' },
+        'worker.ready': { target: 'ready', actions: 'markReady' },
+        'worker.error': { guard: 'isLoadError', target: 'failed', actions: 'storeError' },
+      },
+    },
+    failed: {
+      // Spec: the error is stored and Load is disabled. Beyond the spec: choosing another
+      // model, or retrying, recovers.
+      on: {
+        'model.select': { guard: 'selectsAnotherModel', target: 'none', actions: ['select', 'clearError'] },
+        'model.retry': { guard: 'hasSelection', target: 'loading' },
+      },
+    },
+    ready: {
+      on: {
+        // A later check error (e.g. device lost) is shown but the loaded model stays usable.
+        'worker.error': { guard: 'isLoadError', target: 'failed', actions: 'storeError' },
+      },
+    },
+  },
+});
+
+/** Snapshot helpers for the UI. */
+export type ModelSnapshot = import('xstate').SnapshotFrom<typeof modelMachine>;
+export const selectModelStatus = (s: ModelSnapshot) => s.value;
+export const selectSelectedModel = (s: ModelSnapshot) => s.context.selected;
+export const selectProgressItems = (s: ModelSnapshot) => s.context.files;
+export const selectLoadError = (s: ModelSnapshot) => s.context.error;
+export const selectStatusText = (s: ModelSnapshot) => s.context.statusText;
+/** Load is enabled only with a selection, and never after an error (spec). */
+export const selectCanLoad = (s: ModelSnapshot) =>
+  s.matches('none') && s.can({ type: 'model.load' });

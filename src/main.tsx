@@ -1,0 +1,55 @@
+/**
+ * The composition root: the only place that wires real actors (the Web Worker, the WebGPU probe)
+ * into the machines. Tests wire fakes the same way with `appMachine.provide`.
+ */
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { appMachine } from './machines/appMachine';
+import { createLlmWorkerActor, type WorkerLike } from './actors/llm-worker-actor';
+import { probeWebGPUActor } from './actors/webgpu-probe';
+import { AppActorContext } from './ui/AppActorContext';
+import { App } from './ui/App';
+import { readRuntimeConfig } from './runtime-config';
+import './ui/styles.css';
+
+async function main() {
+  if (import.meta.env.MODE === 'mock') {
+    const { startMockServiceWorker } = await import('../mocks/browser');
+    await startMockServiceWorker();
+  }
+  const config = readRuntimeConfig(window.location);
+  const logic = appMachine.provide({
+    actors: {
+      probeWebGPU: probeWebGPUActor,
+      llmWorker: createLlmWorkerActor(
+        () =>
+          new Worker(new URL('./actors/llm.worker.ts', import.meta.url), {
+            type: 'module',
+            name: 'llm',
+          }) as unknown as WorkerLike,
+      ),
+    },
+  });
+  const queryClient = new QueryClient();
+  const rootElement = document.getElementById('root');
+  if (!rootElement) throw new Error('#root is missing from index.html');
+  createRoot(rootElement).render(
+    <StrictMode>
+      <QueryClientProvider client={queryClient}>
+        <AppActorContext.Provider
+          logic={logic}
+          options={{ input: { models: config.models, modelHost: config.modelHost } }}
+        >
+          <App />
+        </AppActorContext.Provider>
+      </QueryClientProvider>
+    </StrictMode>,
+  );
+  if ('serviceWorker' in navigator && import.meta.env.PROD && import.meta.env.MODE !== 'mock') {
+    // Caches the app shell so a loaded model keeps working offline after a reload.
+    navigator.serviceWorker.register('/sw.js').catch((error: unknown) => console.warn('Service worker:', error));
+  }
+}
+
+void main();

@@ -1,0 +1,37 @@
+import { DEFAULT_MODEL_HOST, MODELS, type ModelOption } from './shared/models';
+
+export interface RuntimeConfig {
+  models: readonly ModelOption[];
+  modelHost: string;
+}
+
+/** Only loopback hosts may replace the model host: a link cannot point the app elsewhere. */
+export function isLoopbackUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (
+      (url.protocol === 'http:' || url.protocol === 'https:') &&
+      ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)
+    );
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Query parameters for local testing and self-hosted weights:
+ * `?modelHost=http://127.0.0.1:PORT/` serves models from a loopback mirror laid out like the Hub,
+ * `&extraModel=owner/name` (with `&extraDtype=fp32`) adds one more model to the dropdown.
+ */
+export function readRuntimeConfig(location: { search: string }): RuntimeConfig {
+  const params = new URLSearchParams(location.search);
+  const hostParam = params.get('modelHost');
+  const modelHost = hostParam && isLoopbackUrl(hostParam) ? hostParam : DEFAULT_MODEL_HOST;
+  const extra = params.get('extraModel');
+  const models: ModelOption[] = [...MODELS];
+  if (extra && /^[\w.-]+\/[\w.-]+$/.test(extra) && modelHost !== DEFAULT_MODEL_HOST) {
+    const dtype = params.get('extraDtype') ?? 'fp32';
+    models.push({ value: extra, label: `${extra} (${dtype}, local)`, id: extra, dtype });
+  }
+  return { models, modelHost };
+}

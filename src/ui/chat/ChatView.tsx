@@ -1,0 +1,71 @@
+import { useSelector } from '@xstate/react';
+import type { ActorRefFrom } from 'xstate';
+import {
+  selectChatError,
+  selectDraft,
+  selectIsGenerating,
+  selectIsReady,
+  selectMessages,
+  type chatMachine,
+} from '../../machines/chatMachine';
+import { ChatInput } from './ChatInput';
+import { MessageList } from './MessageList';
+import { SpeedLine } from './SpeedLine';
+
+/** Spec: three clickable example prompts for an empty conversation. */
+export const EXAMPLE_PROMPTS = [
+  'Give me some travel tips for Paris.',
+  'Write a Java function that computes the area of a rectangle.',
+  'What is the difference between weather and climate?',
+] as const;
+
+export function ChatView({
+  chat,
+  showMessages,
+}: {
+  chat: ActorRefFrom<typeof chatMachine>;
+  /** False on the start screen: only the (disabled) input shows. */
+  showMessages: boolean;
+}) {
+  const messages = useSelector(chat, selectMessages);
+  const draft = useSelector(chat, selectDraft);
+  const generating = useSelector(chat, selectIsGenerating);
+  const ready = useSelector(chat, selectIsReady);
+  const tps = useSelector(chat, (s) => s.context.tps);
+  const numTokens = useSelector(chat, (s) => s.context.numTokens);
+  const seconds = useSelector(chat, (s) => s.context.seconds);
+  const error = useSelector(chat, selectChatError);
+
+  return (
+    <section className="chat" aria-label="Chat">
+      {showMessages && (
+        <MessageList
+          messages={messages}
+          generating={generating}
+          examples={EXAMPLE_PROMPTS}
+          onExample={(text) => chat.send({ type: 'chat.send', text })}
+        />
+      )}
+      {error && (
+        <p className="chat-error" role="alert">
+          {error}
+        </p>
+      )}
+      <SpeedLine
+        generating={generating}
+        tps={tps}
+        numTokens={numTokens}
+        seconds={seconds}
+        onReset={() => chat.send({ type: 'chat.reset' })}
+      />
+      <ChatInput
+        value={draft}
+        ready={ready}
+        generating={generating}
+        onChange={(text) => chat.send({ type: 'chat.input', text })}
+        onSend={() => chat.send({ type: 'chat.send' })}
+        onStop={() => chat.send({ type: 'chat.stop' })}
+      />
+    </section>
+  );
+}

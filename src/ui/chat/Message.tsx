@@ -1,0 +1,53 @@
+import { memo } from 'react';
+import type { DisplayMessage } from '../../machines/chatMachine';
+import { AssistantMarkdown } from '../markdown/AssistantMarkdown';
+import { BotIcon, UserIcon } from './Icons';
+
+/** A chat bubble: assistant = grey, Markdown; user (any other role) = blue, plain text. */
+export const Message = memo(function Message({
+  message,
+  streaming,
+}: {
+  message: DisplayMessage;
+  streaming: boolean;
+}) {
+  if (message.role !== 'assistant') {
+    return (
+      <li className="message message-user">
+        <div className="bubble bubble-user">
+          <p className="plain">{message.content}</p>
+        </div>
+        <span className="avatar avatar-user">
+          <UserIcon />
+          <span className="sr-only">You</span>
+        </span>
+      </li>
+    );
+  }
+  const awaiting = message.content.length === 0 && !message.thinking;
+  return (
+    <li className="message message-assistant">
+      <span className="avatar avatar-bot">
+        <BotIcon />
+        <span className="sr-only">Assistant</span>
+      </span>
+      <div className="bubble bubble-assistant">
+        {message.thinking !== undefined && (
+          <details className="thinking" open={streaming && message.content.length === 0}>
+            <summary>Thinking…</summary>
+            <AssistantMarkdown content={message.thinking} streaming={streaming && message.content.length === 0} />
+          </details>
+        )}
+        {awaiting ? (
+          <span className="dots" role="status" aria-label="Waiting for the reply">
+            <span />
+            <span />
+            <span />
+          </span>
+        ) : (
+          <AssistantMarkdown content={message.content} streaming={streaming} />
+        )}
+      </div>
+    </li>
+  );
+});

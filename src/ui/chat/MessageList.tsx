@@ -1,0 +1,57 @@
+import { useLayoutEffect, useRef } from 'react';
+import type { DisplayMessage } from '../../machines/chatMachine';
+import { isNearBottom } from '../format';
+import { Message } from './Message';
+
+export interface MessageListProps {
+  messages: DisplayMessage[];
+  generating: boolean;
+  /** Example prompts shown while the list is empty. */
+  examples?: readonly string[];
+  onExample?: (prompt: string) => void;
+}
+
+/**
+ * The chat message list. Auto-scrolls on new content only if the user was within 120 px of the
+ * bottom before the update (spec), so reading older messages is never interrupted.
+ */
+export function MessageList({ messages, generating, examples = [], onExample }: MessageListProps) {
+  const ref = useRef<HTMLDivElement>(null);
+  const stick = useRef(true);
+
+  const onScroll = () => {
+    if (ref.current) stick.current = isNearBottom(ref.current);
+  };
+
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (el && stick.current) el.scrollTop = el.scrollHeight;
+  }, [messages]);
+
+  return (
+    <div className="message-list" ref={ref} onScroll={onScroll} aria-live="polite">
+      {messages.length === 0 ? (
+        <div className="empty-chat">
+          <p className="ready">Ready!</p>
+          {examples.length > 0 && (
+            <ul className="examples" aria-label="Example prompts">
+              {examples.map((prompt) => (
+                <li key={prompt}>
+                  <button type="button" className="example" onClick={() => onExample?.(prompt)}>
+                    {prompt}
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      ) : (
+        <ol className="messages">
+          {messages.map((m, i) => (
+            <Message key={i} message={m} streaming={generating && i === messages.length - 1} />
+          ))}
+        </ol>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,50 @@
+/** Pure formatting helpers for the UI (spec section 2 and 9). */
+
+const UNITS = ['B', 'kB', 'MB', 'GB', 'TB'] as const;
+
+/** Size in 1024-based units with two decimals: 1536 → "1.50kB". */
+export function formatBytes(size: number): string {
+  if (!Number.isFinite(size) || size < 0) return '';
+  let i = 0;
+  let value = size;
+  while (value >= 1024 && i < UNITS.length - 1) {
+    value /= 1024;
+    i += 1;
+  }
+  return `${value.toFixed(2)}${UNITS[i]}`;
+}
+
+/** Percentage with two decimals: 12.3456 → "12.35%". */
+export function formatPercent(progress: number): string {
+  const value = Number.isFinite(progress) ? progress : 0;
+  return `${value.toFixed(2)}%`;
+}
+
+/** Progress bar label: "file (12.35%) of 1.50MB" — the size only when total is numeric. */
+export function formatProgressLabel(file: string, progress: number, total?: number): string {
+  const size = typeof total === 'number' && Number.isFinite(total) ? ` of ${formatBytes(total)}` : '';
+  return `${file} (${formatPercent(progress)}${size})`;
+}
+
+/** Tokens per second with two decimals. */
+export function formatTps(tps: number): string {
+  return `${tps.toFixed(2)} tokens/second`;
+}
+
+/** Spec: auto-scroll only if the user is within 120 px of the bottom. */
+export const AUTO_SCROLL_THRESHOLD_PX = 120;
+
+export function isNearBottom(
+  el: { scrollTop: number; scrollHeight: number; clientHeight: number },
+  threshold = AUTO_SCROLL_THRESHOLD_PX,
+): boolean {
+  return el.scrollHeight - el.scrollTop - el.clientHeight <= threshold;
+}
+
+/** Spec: the input grows from 24 to 200 px. */
+export const INPUT_MIN_HEIGHT_PX = 24;
+export const INPUT_MAX_HEIGHT_PX = 200;
+
+export function clampInputHeight(scrollHeight: number): number {
+  return Math.min(Math.max(scrollHeight, INPUT_MIN_HEIGHT_PX), INPUT_MAX_HEIGHT_PX);
+}

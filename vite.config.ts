@@ -1,0 +1,43 @@
+import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { defineConfig, type Plugin } from 'vite';
+import react from '@vitejs/plugin-react';
+
+/**
+ * Emits /sw.js with the list of small built files to precache (JS/CSS chunks, fonts).
+ * The worker bundle and ONNX Runtime's wasm are cached at runtime when a model first loads.
+ */
+function serviceWorker(): Plugin {
+  return {
+    name: 'app-shell-service-worker',
+    apply: 'build',
+    generateBundle(_options, bundle) {
+      const files = Object.values(bundle)
+        .map((item) => item.fileName)
+        .filter((name) => /\.(js|css|woff2)$/.test(name) && !/llm\.worker|ort-wasm/.test(name))
+        .map((name) => `/${name}`);
+      const precache = ['/', ...files];
+      const version = createHash('sha256').update(precache.join('\n')).digest('hex').slice(0, 12);
+      const source = readFileSync(new URL('./src/service-worker/sw.js', import.meta.url), 'utf8')
+        .replace('__VERSION__', version)
+        .replace('__PRECACHE__', JSON.stringify(precache));
+      this.emitFile({ type: 'asset', fileName: 'sw.js', source });
+    },
+  };
+}
+
+// One config for the app; `--mode mock` (npm run dev:mock) starts MSW in the browser
+// (see src/main.tsx), every other mode talks to the real services.
+export default defineConfig({
+  plugins: [react(), serviceWorker()],
+  worker: { format: 'es' },
+  build: {
+    target: 'es2022',
+    // The worker chunk (transformers.js + ONNX Runtime) is large by nature and never loads on
+    // the main thread; the main-thread budget is checked by tests/e2e/bundle-budget.e2e.test.ts.
+    chunkSizeWarningLimit: 4096,
+    assetsInlineLimit: 0,
+  },
+  server: { port: 5173 },
+  preview: { port: 5173 },
+});
