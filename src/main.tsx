@@ -39,7 +39,13 @@ async function main() {
       <QueryClientProvider client={queryClient}>
         <AppActorContext.Provider
           logic={logic}
-          options={{ input: { models: config.models, modelHost: config.modelHost } }}
+          options={{
+            input: {
+              models: config.models,
+              modelHost: config.modelHost,
+              maxNewTokens: config.maxNewTokens,
+            },
+          }}
         >
           <App />
         </AppActorContext.Provider>

@@ -3,6 +3,8 @@ import { DEFAULT_MODEL_HOST, MODELS, type ModelOption } from './shared/models';
 export interface RuntimeConfig {
   models: readonly ModelOption[];
   modelHost: string;
+  /** Longest reply in tokens: `?maxTokens=N` (1–4096), default 1024. */
+  maxNewTokens: number;
 }
 
 /** Only loopback hosts may replace the model host: a link cannot point the app elsewhere. */
@@ -33,5 +35,7 @@ export function readRuntimeConfig(location: { search: string }): RuntimeConfig {
     const dtype = params.get('extraDtype') ?? 'fp32';
     models.push({ value: extra, label: `${extra} (${dtype}, local)`, id: extra, dtype });
   }
-  return { models, modelHost };
+  const maxTokens = Number(params.get('maxTokens'));
+  const maxNewTokens = Number.isInteger(maxTokens) && maxTokens >= 1 && maxTokens <= 4096 ? maxTokens : 1024;
+  return { models, modelHost, maxNewTokens };
 }

@@ -28,6 +28,7 @@ export interface AppInput {
   /** Model host override (the e2e tests point it at a loopback server). */
   modelHost?: string | undefined;
   initialModel?: string | undefined;
+  maxNewTokens?: number | undefined;
 }
 
 /** Events the llmWorker actor sends back to its parent. */
@@ -104,7 +105,10 @@ export const appMachine = setup({
           initialSelection: context.input.initialModel ?? '',
         },
       });
-      const chat = spawn('chat', { id: 'chat', input: { worker } });
+      const chat = spawn('chat', {
+        id: 'chat',
+        input: { worker, maxNewTokens: context.input.maxNewTokens },
+      });
       return { worker, model, chat };
     }),
     routeWorkerMessage: ({ context, event }) => {

@@ -49,6 +49,7 @@ describe('chatMachine', () => {
         { role: 'assistant', content: 'Hi there' },
         { role: 'user', content: 'second' },
       ],
+      options: { maxNewTokens: 1024 },
     });
   });
 

@@ -9,6 +9,7 @@ export interface DisplayMessage extends ChatMessage {
 
 export interface ChatContext {
   worker: WorkerPort;
+  maxNewTokens: number;
   messages: DisplayMessage[];
   /** The text box's content; cleared on send (spec). */
   draft: string;
@@ -23,6 +24,8 @@ export interface ChatContext {
 
 export interface ChatInput {
   worker: WorkerPort;
+  /** Longest reply in tokens (default 1024). */
+  maxNewTokens?: number | undefined;
 }
 
 export type ChatEvent =
@@ -76,7 +79,11 @@ export const chatMachine = setup({
     }),
     clearDraftAndStats: assign({ draft: '', tps: null, numTokens: null, seconds: null, error: null }),
     postGenerate: ({ context }) => {
-      context.worker.send({ type: 'generate', data: toWorkerMessages(context.messages) });
+      context.worker.send({
+        type: 'generate',
+        data: toWorkerMessages(context.messages),
+        options: { maxNewTokens: context.maxNewTokens },
+      });
     },
     postInterrupt: ({ context }) => context.worker.send({ type: 'interrupt' }),
     postReset: ({ context }) => context.worker.send({ type: 'reset' }),
@@ -117,6 +124,7 @@ export const chatMachine = setup({
   id: 'chat',
   context: ({ input }) => ({
     worker: input.worker,
+    maxNewTokens: input.maxNewTokens ?? 1024,
     messages: [],
     draft: '',
     tps: null,

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { isLoopbackUrl, readRuntimeConfig } from './runtime-config';
+import { DEFAULT_MODEL_HOST, MODELS } from './shared/models';
+
+describe('readRuntimeConfig', () => {
+  it('defaults: the Hub, the four models, 1024 tokens', () => {
+    const c = readRuntimeConfig({ search: '' });
+    expect(c).toEqual({ models: MODELS, modelHost: DEFAULT_MODEL_HOST, maxNewTokens: 1024 });
+    expect(c.models).toHaveLength(4);
+  });
+  it('a loopback model host and an extra model are accepted', () => {
+    const c = readRuntimeConfig({ search: '?modelHost=http://127.0.0.1:9999/&extraModel=local/tiny&maxTokens=32' });
+    expect(c.modelHost).toBe('http://127.0.0.1:9999/');
+    expect(c.models.at(-1)).toMatchObject({ id: 'local/tiny', dtype: 'fp32' });
+    expect(c.maxNewTokens).toBe(32);
+  });
+  it('a foreign model host is ignored, and so is the extra model', () => {
+    const c = readRuntimeConfig({ search: '?modelHost=https://evil.example/&extraModel=a/b' });
+    expect(c.modelHost).toBe(DEFAULT_MODEL_HOST);
+    expect(c.models).toHaveLength(4);
+  });
+  it('bad maxTokens falls back to 1024', () => {
+    for (const v of ['0', '-5', 'abc', '99999', '1.5']) {
+      expect(readRuntimeConfig({ search: `?maxTokens=${v}` }).maxNewTokens).toBe(1024);
+    }
+  });
+  it('isLoopbackUrl', () => {
+    expect(isLoopbackUrl('http://localhost:1/')).toBe(true);
+    expect(isLoopbackUrl('javascript:alert(1)')).toBe(false);
+    expect(isLoopbackUrl('http://127.0.0.1.evil.com/')).toBe(false);
+  });
+});

@@ -1,0 +1,177 @@
+/**
+ * The whole chat experience in Debian Chromium: the built app, the real worker and
+ * transformers.js on SwiftShader WebGPU, a tiny random-weight model served from loopback through
+ * the same loading code path as the four hub models. Every non-loopback request is aborted and
+ * the test asserts none was attempted.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ServerResponse } from 'node:http';
+import { readFileSync } from 'node:fs';
+import {
+  SCREENSHOT_DIR,
+  TINY_MODEL_DIR,
+  TINY_MODEL_ID,
+  launch,
+  serveDist,
+  serveModels,
+  type Browser,
+  type RunningServer,
+} from './harness';
+
+let app: RunningServer;
+let models: RunningServer;
+
+/** Streams the ONNX file slowly so the per-file progress bars are observable. */
+function slowModelFile(repo: string, file: string, res: ServerResponse): boolean {
+  if (repo === 'local/corrupt-model' && file === 'onnx/model.onnx') {
+    const junk = Buffer.from('this is not an onnx protobuf at all'.repeat(100));
+    res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': String(junk.length), 'Access-Control-Allow-Origin': '*' });
+    res.end(junk);
+    return true;
+  }
+  if (repo === TINY_MODEL_ID && file === 'onnx/model.onnx') {
+    const data = readFileSync(join(TINY_MODEL_DIR, file));
+    res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': String(data.length), 'Access-Control-Allow-Origin': '*' });
+    const chunks = 12;
+    const size = Math.ceil(data.length / chunks);
+    let i = 0;
+    const timer = setInterval(() => {
+      res.write(data.subarray(i * size, (i + 1) * size));
+      i += 1;
+      if (i >= chunks) {
+        clearInterval(timer);
+        res.end();
+      }
+    }, 150);
+    return true;
+  }
+  return false;
+}
+
+function appUrl(extraModel = TINY_MODEL_ID) {
+  return `${app.url}?modelHost=${encodeURIComponent(models.url)}&extraModel=${extraModel}&maxTokens=48`;
+}
+
+async function shot(browser: Browser, name: string) {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  await browser.page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`) });
+}
+
+async function chooseModel(browser: Browser, label: RegExp) {
+  const { page } = browser;
+  await page.getByRole('button', { name: /^Model:/ }).click();
+  await page.getByRole('option', { name: label }).click();
+}
+
+beforeAll(async () => {
+  app = await serveDist();
+  models = await serveModels(
+    { [TINY_MODEL_ID]: TINY_MODEL_DIR, 'local/corrupt-model': TINY_MODEL_DIR },
+    slowModelFile,
+  );
+});
+
+afterAll(async () => {
+  await app?.close();
+  await models?.close();
+});
+
+describe('chat in Chromium', () => {
+  it('without WebGPU: the blocking overlay', async () => {
+    const browser = await launch({ webgpu: false });
+    try {
+      await browser.page.goto(app.url);
+      await expect.poll(() => browser.page.getByText('WebGPU is not supported by this browser :(').isVisible()).toBe(true);
+      await shot(browser, 'overlay');
+      expect(browser.foreignRequests).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('a corrupt model file: the red error block with the worker message, Load disabled, retry possible', async () => {
+    const browser = await launch({ webgpu: true });
+    try {
+      const { page } = browser;
+      await page.goto(appUrl('local/corrupt-model'));
+      await chooseModel(browser, /corrupt-model/);
+      await page.getByRole('button', { name: 'Load model' }).click();
+      const alert = page.getByRole('alert');
+      await expect.poll(() => alert.textContent(), { timeout: 60_000 }).toMatch(/Unable to load model due to the following error:/);
+      expect(await alert.textContent()).toMatch(/corrupt|protobuf|invalid/i);
+      expect(await page.getByRole('button', { name: 'Load model' }).isDisabled()).toBe(true);
+      expect(await page.getByRole('button', { name: 'Retry' }).isVisible()).toBe(true);
+      await shot(browser, 'load-error');
+      expect(browser.foreignRequests).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('load with progress bars, stream a reply with tokens/second, stop, reset; then offline after reload', async () => {
+    const browser = await launch({ webgpu: true });
+    try {
+      const { page } = browser;
+      await page.goto(appUrl());
+      await expect.poll(() => page.getByRole('heading', { name: 'Load local LLM models within the browser!' }).isVisible()).toBe(true);
+      expect(await page.getByRole('textbox', { name: 'Message' }).getAttribute('title')).toBe('Model not loaded yet');
+      await shot(browser, 'initial');
+
+      await chooseModel(browser, /tiny-random-llama/);
+      await page.getByRole('button', { name: 'Load model' }).click();
+      const bar = page.getByRole('progressbar', { name: 'onnx/model.onnx' });
+      await expect.poll(() => bar.textContent(), { timeout: 30_000 }).toMatch(/^onnx\/model\.onnx \(\d+\.\d{2}% of \d+\.\d{2}(kB|MB)\)$/);
+      await shot(browser, 'loading');
+
+      await expect.poll(() => page.getByText('Ready!').isVisible(), { timeout: 120_000 }).toBe(true);
+      expect(await page.getByRole('textbox', { name: 'Message' }).getAttribute('title')).toBe('Model is ready');
+      await shot(browser, 'ready');
+
+      // Send with Enter: the user bubble, then a streamed assistant reply and the speed line.
+      const box = page.getByRole('textbox', { name: 'Message' });
+      await box.fill('Hello there');
+      await box.press('Enter');
+      expect(await box.inputValue()).toBe('');
+      await expect.poll(() => page.locator('.bubble-user').first().textContent()).toBe('Hello there');
+      await expect.poll(() => page.locator('.speed').textContent(), { timeout: 120_000 }).toMatch(/Generated \d+ tokens in \d+\.\d{2} seconds/);
+      const reply = (await page.locator('.bubble-assistant').first().textContent()) ?? '';
+      expect(reply.trim().length).toBeGreaterThan(0);
+      expect(await page.locator('.speed').textContent()).toMatch(/\d+\.\d{2} tokens\/second/);
+      await shot(browser, 'chat');
+
+      // Stop: a second message interrupted right after it starts ends early.
+      await box.fill('Tell me more');
+      await page.getByRole('button', { name: 'Send message' }).click();
+      await page.getByRole('button', { name: 'Stop generating' }).click();
+      await expect.poll(() => page.getByRole('button', { name: 'Send message' }).isVisible(), { timeout: 60_000 }).toBe(true);
+      const stopped = (await page.locator('.speed').textContent()) ?? '';
+      const tokens = Number(/Generated (\d+) tokens/.exec(stopped)?.[1]);
+      expect(tokens).toBeLessThan(48);
+      expect(await page.locator('.bubble-user').count()).toBe(2);
+
+      // Reset clears the conversation.
+      await page.getByRole('button', { name: 'Reset' }).click();
+      await expect.poll(() => page.getByText('Ready!').isVisible()).toBe(true);
+      expect(await page.locator('.bubble-user').count()).toBe(0);
+
+      // Offline: reload with the network off, load again from the browser cache, chat.
+      await page.evaluate(() => navigator.serviceWorker.ready.then(() => true));
+      await browser.context.setOffline(true);
+      await models.close();
+      await page.reload();
+      await chooseModel(browser, /tiny-random-llama/);
+      await page.getByRole('button', { name: 'Load model' }).click();
+      await expect.poll(() => page.getByText('Ready!').isVisible(), { timeout: 120_000 }).toBe(true);
+      await box.fill('Still here?');
+      await box.press('Enter');
+      await expect.poll(() => page.locator('.speed').textContent(), { timeout: 120_000 }).toMatch(/Generated \d+ tokens/);
+      await shot(browser, 'offline-chat');
+      expect(browser.foreignRequests).toEqual([]);
+    } finally {
+      await browser.context.setOffline(false).catch(() => {});
+      await browser.close();
+    }
+  });
+});
