@@ -125,14 +125,17 @@ async function load(spec: ModelLoadSpec) {
 }
 
 async function generate(messages: Extract<WorkerRequest, { type: 'generate' }>) {
+  const purpose = messages.purpose ?? 'chat';
   if (!loaded) {
-    post({ status: 'error', data: 'No model is loaded.', phase: 'generate' });
+    post({ status: 'error', data: 'No model is loaded.', phase: 'generate', purpose });
     return;
   }
   if (generating) {
-    post({ status: 'error', data: 'A reply is already being generated.', phase: 'generate' });
+    post({ status: 'error', data: 'The model is busy with another reply; try again when it is done.', phase: 'generate', purpose });
     return;
   }
+  // A dataset run is a one-off prompt: it neither uses nor disturbs the chat's KV cache.
+  const useCache = purpose === 'chat';
   const { tokenizer, model, thinkOpenId, thinkCloseId } = loaded;
   generating = true;
   stopping.reset();
@@ -149,10 +152,10 @@ async function generate(messages: Extract<WorkerRequest, { type: 'generate' }>) 
       const elapsed = performance.now() - startTime;
       if (numTokens > 1 && elapsed > 0) tps = ((numTokens - 1) / elapsed) * 1000;
     },
-    onText: (output, channel) => post({ status: 'update', output, tps, numTokens: numTokens + 1, channel }),
+    onText: (output, channel) => post({ status: 'update', output, tps, numTokens, channel, purpose }),
   });
   const began = performance.now();
-  post({ status: 'start' });
+  post({ status: 'start', purpose });
   try {
     const inputs = tokenizer.apply_chat_template(messages.data, {
       add_generation_prompt: true,
@@ -160,7 +163,7 @@ async function generate(messages: Extract<WorkerRequest, { type: 'generate' }>) 
     }) as Record<string, unknown>;
     const result = (await model.generate({
       ...inputs,
-      past_key_values: pastKeyValues,
+      past_key_values: useCache ? pastKeyValues : null,
       do_sample: false,
       max_new_tokens: messages.options?.maxNewTokens ?? 1024,
       streamer,
@@ -169,7 +172,9 @@ async function generate(messages: Extract<WorkerRequest, { type: 'generate' }>) 
       // The streamer is structurally a BaseStreamer; the typings do not declare the KV-cache option.
     } as unknown as Parameters<PreTrainedModel['generate']>[0])) as { past_key_values?: typeof pastKeyValues };
     const interrupted = stopping.interrupted;
-    if (interrupted) {
+    if (!useCache) {
+      for (const t of Object.values(result.past_key_values ?? {})) t.dispose?.();
+    } else if (interrupted) {
       // The cache now holds a reply the next prompt will not reproduce token for token.
       disposeCache();
       for (const t of Object.values(result.past_key_values ?? {})) t.dispose?.();
@@ -181,10 +186,11 @@ async function generate(messages: Extract<WorkerRequest, { type: 'generate' }>) 
       numTokens,
       seconds: (performance.now() - began) / 1000,
       interrupted,
+      purpose,
     });
   } catch (error) {
-    disposeCache();
-    post({ status: 'error', data: describeLoadError(error), phase: 'generate' });
+    if (useCache) disposeCache();
+    post({ status: 'error', data: describeLoadError(error), phase: 'generate', purpose });
   } finally {
     generating = false;
   }

@@ -14,7 +14,7 @@ export interface StreamerOptions {
   thinkCloseId?: bigint | undefined;
   /** Called for each decoded piece of text. */
   onText: (text: string, channel: Channel) => void;
-  /** Called once per generated token (after its text, if any). */
+  /** Called once per generated token (before its text, if any). */
   onToken: () => void;
 }
 
@@ -55,8 +55,8 @@ export class TokenTextStreamer {
       return;
     }
     this.segment.push(id);
-    this.flush(false);
     this.options.onToken();
+    this.flush(false);
   }
 
   private flush(final: boolean): void {

@@ -83,3 +83,27 @@ describe('appMachine', () => {
     expect(ownerOf({ status: 'ready' })).toEqual(['model', 'chat']);
   });
 });
+
+describe('appMachine — Format Input on the local model', () => {
+  it('dataset.generate posts a one-off generation and emits its output, not the chat', async () => {
+    const { actor, worker } = start({ supported: true, shaderF16: true });
+    await waitFor(actor, (s) => s.matches('supported'));
+    const seen: WorkerResponse[] = [];
+    actor.on('dataset.output', (e) => void seen.push(e.message));
+    actor.send({ type: 'dataset.generate', prompt: 'make pairs' });
+    expect(worker.posted.at(-1)).toEqual({
+      type: 'generate',
+      purpose: 'dataset',
+      data: [{ role: 'user', content: 'make pairs' }],
+      options: { maxNewTokens: 2048 },
+    });
+    worker.emit({ status: 'ready' });
+    worker.emit({ status: 'start', purpose: 'dataset' });
+    worker.emit({ status: 'update', output: '[]', numTokens: 1, channel: 'answer', purpose: 'dataset' });
+    worker.emit({ status: 'complete', numTokens: 1, seconds: 1, interrupted: false, purpose: 'dataset' });
+    expect(seen.map((m) => m.status)).toEqual(['start', 'update', 'complete']);
+    expect(actor.getSnapshot().context.chat?.getSnapshot().context.messages).toEqual([]);
+    actor.send({ type: 'dataset.cancel' });
+    expect(worker.posted.at(-1)).toEqual({ type: 'interrupt' });
+  });
+});

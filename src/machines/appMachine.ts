@@ -1,5 +1,7 @@
 import {
   assign,
+  emit,
+  enqueueActions,
   fromCallback,
   fromPromise,
   sendTo,
@@ -31,8 +33,17 @@ export interface AppInput {
   maxNewTokens?: number | undefined;
 }
 
-/** Events the llmWorker actor sends back to its parent. */
-export type AppEvent = { type: 'worker.message'; message: WorkerResponse };
+/**
+ * Events: the llmWorker actor's responses, and 'Format Input' asking for a one-off generation on
+ * the loaded model (its output is emitted as `dataset.output`, see `AppEmitted`).
+ */
+export type AppEvent =
+  | { type: 'worker.message'; message: WorkerResponse }
+  | { type: 'dataset.generate'; prompt: string; maxNewTokens?: number }
+  | { type: 'dataset.cancel' };
+
+/** Emitted for listeners outside the machine (`actor.on('dataset.output', ...)`). */
+export type AppEmitted = { type: 'dataset.output'; message: WorkerResponse };
 
 /**
  * The worker actor's logic placeholder: the composition root provides the real one
@@ -58,7 +69,8 @@ export interface AppContext {
 }
 
 /** Which machine owns a worker message (routing happens here, in one place). */
-export function ownerOf(message: WorkerResponse): Array<'model' | 'chat'> {
+export function ownerOf(message: WorkerResponse): Array<'model' | 'chat' | 'dataset'> {
+  if ('purpose' in message && message.purpose === 'dataset') return ['dataset'];
   switch (message.status) {
     case 'loading':
     case 'initiate':
@@ -81,6 +93,7 @@ export const appMachine = setup({
     context: {} as AppContext,
     events: {} as AppEvent,
     input: {} as AppInput,
+    emitted: {} as AppEmitted,
   },
   actors: {
     probeWebGPU: probeWebGPUPlaceholder,
@@ -111,14 +124,29 @@ export const appMachine = setup({
       });
       return { worker, model, chat };
     }),
-    routeWorkerMessage: ({ context, event }) => {
+    routeWorkerMessage: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'worker.message') return;
       const workerEvent = toWorkerEvent(event.message);
       for (const owner of ownerOf(event.message)) {
         // Each child accepts exactly the worker events it owns (see ownerOf).
         if (owner === 'model') context.model?.send(workerEvent as never);
-        else context.chat?.send(workerEvent as never);
+        else if (owner === 'chat') context.chat?.send(workerEvent as never);
+        else enqueue(emit({ type: 'dataset.output', message: event.message }));
       }
-    },
+    }),
+    postDatasetGenerate: sendTo(
+      ({ context }) => context.worker ?? '',
+      ({ event }): WorkerRequest =>
+        event.type === 'dataset.generate'
+          ? {
+              type: 'generate',
+              purpose: 'dataset',
+              data: [{ role: 'user', content: event.prompt }],
+              options: { maxNewTokens: event.maxNewTokens ?? 2048 },
+            }
+          : { type: 'interrupt' },
+    ),
+    postInterrupt: sendTo(({ context }) => context.worker ?? '', { type: 'interrupt' } as WorkerRequest),
     postCheck: sendTo(({ context }) => context.worker ?? '', { type: 'check' } as WorkerRequest),
   },
 }).createMachine({
@@ -154,7 +182,11 @@ export const appMachine = setup({
     unsupported: {},
     supported: {
       entry: ['spawnSession', 'postCheck'],
-      on: { 'worker.message': { actions: 'routeWorkerMessage' } },
+      on: {
+        'worker.message': { actions: 'routeWorkerMessage' },
+        'dataset.generate': { actions: 'postDatasetGenerate' },
+        'dataset.cancel': { actions: 'postInterrupt' },
+      },
     },
   },
 });

@@ -33,11 +33,17 @@ export interface GenerateOptions {
   maxNewTokens: number;
 }
 
+/**
+ * Who asked for a generation: the chat, or 'Format Input' running on the local model. Responses of a
+ * generation carry it back so they reach the right owner.
+ */
+export type Purpose = 'chat' | 'dataset';
+
 /** Main thread → worker. */
 export type WorkerRequest =
   | { type: 'check' }
   | { type: 'load'; data: ModelLoadSpec }
-  | { type: 'generate'; data: ChatMessage[]; options?: GenerateOptions }
+  | { type: 'generate'; data: ChatMessage[]; options?: GenerateOptions; purpose?: Purpose }
   | { type: 'interrupt' }
   | { type: 'reset' };
 
@@ -48,7 +54,7 @@ export type WorkerResponse =
   | { status: 'progress'; file: string; progress: number; total?: number; loaded?: number }
   | { status: 'done'; file: string }
   | { status: 'ready'; data?: { dtype: string; id: string } }
-  | { status: 'start' }
+  | { status: 'start'; purpose?: Purpose }
   | {
       status: 'update';
       output: string;
@@ -56,9 +62,17 @@ export type WorkerResponse =
       numTokens: number;
       /** Which part of the answer the text belongs to (DeepSeek R1 reasoning vs answer). */
       channel: 'answer' | 'thinking';
+      purpose?: Purpose;
     }
-  | { status: 'complete'; output?: string; numTokens: number; seconds: number; interrupted: boolean }
-  | { status: 'error'; data: string; phase: 'check' | 'load' | 'generate' };
+  | {
+      status: 'complete';
+      output?: string;
+      numTokens: number;
+      seconds: number;
+      interrupted: boolean;
+      purpose?: Purpose;
+    }
+  | { status: 'error'; data: string; phase: 'check' | 'load' | 'generate'; purpose?: Purpose };
 
 /** All statuses, handy for exhaustive tests. */
 export type WorkerStatus = WorkerResponse['status'];

@@ -1,10 +1,11 @@
-import { Suspense, lazy } from 'react';
+import { Suspense, lazy, useEffect } from 'react';
 import { AppActorContext } from './AppActorContext';
 import { selectChatRef, selectGate, selectModelRef } from '../machines/appMachine';
 import { useSelector } from '@xstate/react';
 import { ModelPanel } from './chat/ModelPanel';
 import { ChatView } from './chat/ChatView';
 import { useHashRoute } from './useHashRoute';
+import { preloadMarkdown } from './chat/Message';
 
 // Loaded on demand: nothing of the hub weighs on the first page load.
 const HubView = lazy(() => import('./hub/HubView'));
@@ -46,6 +47,9 @@ function SessionView({
   chat: NonNullable<ReturnType<typeof selectChatRef>>;
 }) {
   const ready = useSelector(model, (s) => s.matches('ready'));
+  useEffect(() => {
+    if (ready) preloadMarkdown();
+  }, [ready]);
   return (
     <div className="chat-column">
       {!ready && <ModelPanel model={model} />}

@@ -1,7 +1,26 @@
-import { memo } from 'react';
+import { Suspense, lazy, memo } from 'react';
 import type { DisplayMessage } from '../../machines/chatMachine';
-import { AssistantMarkdown } from '../markdown/AssistantMarkdown';
 import { BotIcon, UserIcon } from './Icons';
+
+/**
+ * marked + DOMPurify (and KaTeX, which the renderer loads itself) stay out of the first-load
+ * bundle: the renderer is fetched when the model becomes ready (see `preloadMarkdown`), and until
+ * it arrives the text shows as plain text.
+ */
+const loadMarkdown = () => import('../markdown/AssistantMarkdown');
+const LazyMarkdown = lazy(() => loadMarkdown().then((m) => ({ default: m.AssistantMarkdown })));
+
+export function preloadMarkdown(): void {
+  void loadMarkdown();
+}
+
+function AssistantMarkdown({ content, streaming }: { content: string; streaming: boolean }) {
+  return (
+    <Suspense fallback={<p className="plain">{content}</p>}>
+      <LazyMarkdown content={content} streaming={streaming} />
+    </Suspense>
+  );
+}
 
 /** A chat bubble: assistant = grey, Markdown; user (any other role) = blue, plain text. */
 export const Message = memo(function Message({

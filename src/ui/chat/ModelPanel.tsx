@@ -27,7 +27,7 @@ export function ModelPanel({ model }: { model: ActorRefFrom<typeof modelMachine>
       <h1 id="start-heading">Load local LLM models within the browser!</h1>
       <p className="intro">
         Choose a model and load it: it is downloaded once, then runs entirely in your browser on
-        WebGPU with 🤗 Transformers.js and ONNX Runtime Web. Nothing you type leaves this device,
+        WebGPU with Transformers.js and ONNX Runtime Web. Nothing you type leaves this device,
         and once loaded it works without wifi.
       </p>
       {error !== null && (

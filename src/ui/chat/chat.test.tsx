@@ -130,10 +130,10 @@ describe('MessageList', () => {
     expect(screen.getByRole('status', { name: 'Waiting for the reply' }).querySelectorAll('span')).toHaveLength(3);
   });
 
-  it('reasoning shows in a collapsible Thinking… block apart from the answer', () => {
+  it('reasoning shows in a collapsible Thinking… block apart from the answer', async () => {
     render(<MessageList messages={[{ role: 'assistant', content: 'answer', thinking: 'hmm' }]} generating={false} />);
     expect(screen.getByText('Thinking…').closest('details')).toHaveTextContent('hmm');
-    expect(screen.getAllByTestId('md').map((e) => e.textContent)).toEqual(['hmm', 'answer']);
+    expect((await screen.findAllByTestId('md')).map((e) => e.textContent)).toEqual(['hmm', 'answer']);
   });
 
   function scrollable(el: HTMLElement, { scrollHeight, clientHeight }: { scrollHeight: number; clientHeight: number }) {
