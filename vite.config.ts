@@ -4,8 +4,10 @@ import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 
 /**
- * Emits /sw.js with the list of small built files to precache (JS/CSS chunks, fonts).
- * The worker bundle and ONNX Runtime's wasm are cached at runtime when a model first loads.
+ * Emits /sw.js with the list of built files to precache: every JS/CSS chunk (the worker bundle
+ * included: it starts before the service worker controls the first visit) and fonts. ONNX
+ * Runtime's 26 MB wasm is not precached: transformers.js keeps it in its own cache when a model
+ * first loads.
  */
 function serviceWorker(): Plugin {
   return {
@@ -14,7 +16,7 @@ function serviceWorker(): Plugin {
     generateBundle(_options, bundle) {
       const files = Object.values(bundle)
         .map((item) => item.fileName)
-        .filter((name) => /\.(js|css|woff2)$/.test(name) && !/llm\.worker|ort-wasm/.test(name))
+        .filter((name) => /\.(js|mjs|css|woff2)$/.test(name))
         .map((name) => `/${name}`);
       const precache = ['/', ...files];
       const version = createHash('sha256').update(precache.join('\n')).digest('hex').slice(0, 12);

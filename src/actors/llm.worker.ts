@@ -101,6 +101,7 @@ async function load(spec: ModelLoadSpec) {
     loaded = null;
     await previous?.model.dispose();
     const tokenizer = await AutoTokenizer.from_pretrained(variant.id, { progress_callback });
+    post({ status: 'loading', data: `Loading ${variant.id} (${variant.dtype})...` });
     const model = await AutoModelForCausalLM.from_pretrained(variant.id, {
       dtype: variant.dtype as 'q4f16',
       device: 'webgpu',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createActor } from 'xstate';
+import { createActor, waitFor } from 'xstate';
 import { modelMachine, selectCanLoad } from './modelMachine';
 import { fakeWorker } from './test-helpers';
 import { MODELS } from '../shared/models';
@@ -32,7 +32,7 @@ describe('modelMachine', () => {
     actor.send({ type: 'model.select', value: 'llama-3.2-1b' });
     expect(selectCanLoad(actor.getSnapshot())).toBe(true);
     actor.send({ type: 'model.load' });
-    expect(actor.getSnapshot().value).toBe('loading');
+    expect(actor.getSnapshot().matches('loading')).toBe(true);
     expect(worker.posted).toEqual([
       {
         type: 'load',
@@ -95,7 +95,7 @@ describe('modelMachine', () => {
     actor.send({ type: 'model.load' });
     actor.send({ type: 'worker.error', message: { status: 'error', data: 'boom', phase: 'load' } });
     actor.send({ type: 'model.retry' });
-    expect(actor.getSnapshot().value).toBe('loading');
+    expect(actor.getSnapshot().matches('loading')).toBe(true);
     expect(actor.getSnapshot().context.error).toBeNull();
     expect(worker.posted).toHaveLength(2);
   });
@@ -118,6 +118,31 @@ describe('modelMachine', () => {
     actor.send({ type: 'model.select', value: 'phi-3.5-mini' });
     actor.send({ type: 'model.load' });
     actor.send({ type: 'worker.error', message: { status: 'error', data: 'gen', phase: 'generate' } });
-    expect(actor.getSnapshot().value).toBe('loading');
+    expect(actor.getSnapshot().matches('loading')).toBe(true);
+  });
+});
+
+describe('modelMachine — never a hang', () => {
+  it('none → worker.error (worker failed to start) → failed, shown before any load', () => {
+    const { actor } = start();
+    actor.send({ type: 'worker.error', message: { status: 'error', data: 'no adapter', phase: 'check' } });
+    expect(actor.getSnapshot().value).toBe('failed');
+    expect(actor.getSnapshot().context.error).toBe('no adapter');
+  });
+
+  it('loading with no worker event for the stall delay → failed with a message; events restart the timer', async () => {
+    const worker = fakeWorker();
+    const actor = createActor(modelMachine.provide({ delays: { loadStall: 40 } }), {
+      input: { worker, models: MODELS, shaderF16: true },
+    }).start();
+    actor.send({ type: 'model.select', value: 'phi-3.5-mini' });
+    actor.send({ type: 'model.load' });
+    for (let i = 0; i < 4; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      actor.send({ type: 'worker.progress', message: { status: 'progress', file: 'f', progress: i } });
+    }
+    expect(actor.getSnapshot().matches('loading')).toBe(true);
+    await waitFor(actor, (s) => s.matches('failed'));
+    expect(actor.getSnapshot().context.error).toMatch(/stopped responding/);
   });
 });

@@ -115,6 +115,10 @@ export const modelMachine = setup({
         return context.files.filter((f) => f.file !== event.message.file);
       },
     }),
+    storeStall: assign({
+      error: 'The model worker stopped responding while loading (no progress for two minutes). Retry, or reload the page.',
+      files: [],
+    }),
     storeError: assign({
       error: ({ event }) => {
         assertEvent(event, 'worker.error');
@@ -130,6 +134,10 @@ export const modelMachine = setup({
         return event.message.data ?? toLoadSpec(context);
       },
     }),
+  },
+  delays: {
+    /** No worker event for this long while loading = a hang, shown as an error. */
+    loadStall: 120_000,
   },
 }).createMachine({
   id: 'model',
@@ -151,15 +159,26 @@ export const modelMachine = setup({
         'model.select': { actions: 'select' },
         // Spec: "Load model does nothing with no model selected."
         'model.load': { guard: 'hasSelection', target: 'loading' },
+        // The worker failed to start, or WebGPU failed inside it: show it before any load.
+        'worker.error': { guard: 'isLoadError', target: 'failed', actions: 'storeError' },
       },
     },
     loading: {
       entry: ['startLoading', 'postLoad'],
+      initial: 'waiting',
+      states: {
+        // Every worker event re-enters `waiting` (only it), restarting the stall timer.
+        waiting: {
+          after: { loadStall: { target: '#model.failed', actions: 'storeStall' } },
+          on: {
+            'worker.loading': { target: 'waiting', reenter: true, actions: 'setStatus' },
+            'worker.initiate': { target: 'waiting', reenter: true, actions: 'addFile' },
+            'worker.progress': { target: 'waiting', reenter: true, actions: 'updateFile' },
+            'worker.done': { target: 'waiting', reenter: true, actions: 'removeFile' },
+          },
+        },
+      },
       on: {
-        'worker.loading': { actions: 'setStatus' },
-        'worker.initiate': { actions: 'addFile' },
-        'worker.progress': { actions: 'updateFile' },
-        'worker.done': { actions: 'removeFile' },
         'worker.ready': { target: 'ready', actions: 'markReady' },
         'worker.error': { guard: 'isLoadError', target: 'failed', actions: 'storeError' },
       },
@@ -183,7 +202,8 @@ export const modelMachine = setup({
 
 /** Snapshot helpers for the UI. */
 export type ModelSnapshot = import('xstate').SnapshotFrom<typeof modelMachine>;
-export const selectModelStatus = (s: ModelSnapshot) => s.value;
+export const selectModelStatus = (s: ModelSnapshot): 'none' | 'loading' | 'failed' | 'ready' =>
+  s.matches('loading') ? 'loading' : (s.value as 'none' | 'failed' | 'ready');
 export const selectSelectedModel = (s: ModelSnapshot) => s.context.selected;
 export const selectProgressItems = (s: ModelSnapshot) => s.context.files;
 export const selectLoadError = (s: ModelSnapshot) => s.context.error;

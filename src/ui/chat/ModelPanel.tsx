@@ -3,6 +3,7 @@ import type { ActorRefFrom } from 'xstate';
 import {
   selectCanLoad,
   selectLoadError,
+  selectModelStatus,
   selectProgressItems,
   selectSelectedModel,
   selectStatusText,
@@ -13,7 +14,7 @@ import { ProgressBar } from './ProgressBar';
 
 /** The initial and loading states of the start screen (spec section 2). */
 export function ModelPanel({ model }: { model: ActorRefFrom<typeof modelMachine> }) {
-  const state = useSelector(model, (s) => s.value);
+  const state = useSelector(model, selectModelStatus);
   const selected = useSelector(model, selectSelectedModel);
   const error = useSelector(model, selectLoadError);
   const canLoad = useSelector(model, selectCanLoad);
