@@ -29,11 +29,12 @@ export function readRuntimeConfig(location: { search: string }): RuntimeConfig {
   const params = new URLSearchParams(location.search);
   const hostParam = params.get('modelHost');
   const modelHost = hostParam && isLoopbackUrl(hostParam) ? hostParam : DEFAULT_MODEL_HOST;
-  const extra = params.get('extraModel');
   const models: ModelOption[] = [...MODELS];
-  if (extra && /^[\w.-]+\/[\w.-]+$/.test(extra) && modelHost !== DEFAULT_MODEL_HOST) {
-    const dtype = params.get('extraDtype') ?? 'fp32';
-    models.push({ value: extra, label: `${extra} (${dtype}, local)`, id: extra, dtype });
+  const dtype = params.get('extraDtype') ?? 'fp32';
+  for (const extra of params.getAll('extraModel')) {
+    if (/^[\w.-]+\/[\w.-]+$/.test(extra) && modelHost !== DEFAULT_MODEL_HOST) {
+      models.push({ value: extra, label: `${extra} (${dtype}, local)`, id: extra, dtype });
+    }
   }
   const maxTokens = Number(params.get('maxTokens'));
   const maxNewTokens = Number.isInteger(maxTokens) && maxTokens >= 1 && maxTokens <= 4096 ? maxTokens : 1024;

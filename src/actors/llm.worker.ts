@@ -100,7 +100,11 @@ async function load(spec: ModelLoadSpec) {
     const previous = loaded;
     loaded = null;
     await previous?.model.dispose();
-    const tokenizer = await AutoTokenizer.from_pretrained(variant.id, { progress_callback });
+    const tokenizer = await AutoTokenizer.from_pretrained(variant.id, { progress_callback }).catch(
+      (error: unknown) => {
+        throw new Error(`Could not load the tokenizer of ${variant.id}: ${describeLoadError(error)}`);
+      },
+    );
     post({ status: 'loading', data: `Loading ${variant.id} (${variant.dtype})...` });
     const model = await AutoModelForCausalLM.from_pretrained(variant.id, {
       dtype: variant.dtype as 'q4f16',

@@ -25,6 +25,11 @@ let models: RunningServer;
 
 /** Streams the ONNX file slowly so the per-file progress bars are observable. */
 function slowModelFile(repo: string, file: string, res: ServerResponse): boolean {
+  if (repo === 'local/missing-weights' && file.startsWith('onnx/')) {
+    res.writeHead(404, { 'Access-Control-Allow-Origin': '*' });
+    res.end('Entry not found');
+    return true;
+  }
   if (repo === 'local/corrupt-model' && file === 'onnx/model.onnx') {
     const junk = Buffer.from('this is not an onnx protobuf at all'.repeat(100));
     res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': String(junk.length), 'Access-Control-Allow-Origin': '*' });
@@ -50,8 +55,9 @@ function slowModelFile(repo: string, file: string, res: ServerResponse): boolean
   return false;
 }
 
-function appUrl(extraModel = TINY_MODEL_ID) {
-  return `${app.url}?modelHost=${encodeURIComponent(models.url)}&extraModel=${extraModel}&maxTokens=48`;
+function appUrl(...extraModels: string[]) {
+  const extras = (extraModels.length ? extraModels : [TINY_MODEL_ID]).map((m) => `&extraModel=${m}`).join('');
+  return `${app.url}?modelHost=${encodeURIComponent(models.url)}${extras}&maxTokens=48`;
 }
 
 async function shot(browser: Browser, name: string) {
@@ -68,7 +74,7 @@ async function chooseModel(browser: Browser, label: RegExp) {
 beforeAll(async () => {
   app = await serveDist();
   models = await serveModels(
-    { [TINY_MODEL_ID]: TINY_MODEL_DIR, 'local/corrupt-model': TINY_MODEL_DIR },
+    { [TINY_MODEL_ID]: TINY_MODEL_DIR, 'local/corrupt-model': TINY_MODEL_DIR, 'local/missing-weights': TINY_MODEL_DIR },
     slowModelFile,
   );
 });
@@ -91,11 +97,11 @@ describe('chat in Chromium', () => {
     }
   });
 
-  it('a corrupt model file: the red error block with the worker message, Load disabled, retry possible', async () => {
+  it('load failures (corrupt file, missing file, no shader-f16): the red error block with the worker message', async () => {
     const browser = await launch({ webgpu: true });
     try {
       const { page } = browser;
-      await page.goto(appUrl('local/corrupt-model'));
+      await page.goto(appUrl('local/corrupt-model', 'local/missing-weights', 'local/missing-model'));
       await chooseModel(browser, /corrupt-model/);
       await page.getByRole('button', { name: 'Load model' }).click();
       const alert = page.getByRole('alert');
@@ -104,6 +110,22 @@ describe('chat in Chromium', () => {
       expect(await page.getByRole('button', { name: 'Load model' }).isDisabled()).toBe(true);
       expect(await page.getByRole('button', { name: 'Retry' }).isVisible()).toBe(true);
       await shot(browser, 'load-error');
+
+      // Choosing another model recovers; a missing weights file is named.
+      await chooseModel(browser, /missing-weights/);
+      expect(await page.getByRole('alert').count()).toBe(0);
+      await page.getByRole('button', { name: 'Load model' }).click();
+      await expect.poll(() => alert.textContent(), { timeout: 60_000 }).toMatch(/could not be downloaded.*onnx\/model\.onnx/);
+
+      // A repo without tokenizer files says so.
+      await chooseModel(browser, /missing-model/);
+      await page.getByRole('button', { name: 'Load model' }).click();
+      await expect.poll(() => alert.textContent(), { timeout: 60_000 }).toMatch(/Could not load the tokenizer of local\/missing-model/);
+
+      // SwiftShader has no shader-f16: Phi 3.5 (q4f16 only) fails with a clear message, at once.
+      await chooseModel(browser, /Phi 3\.5/);
+      await page.getByRole('button', { name: 'Load model' }).click();
+      await expect.poll(() => alert.textContent(), { timeout: 30_000 }).toMatch(/shader-f16/);
       expect(browser.foreignRequests).toEqual([]);
     } finally {
       await browser.close();
