@@ -19,7 +19,12 @@ export default defineConfig({
         test: {
           name: 'node',
           environment: 'node',
-          include: ['src/**/*.test.ts', 'service/**/*.test.ts', 'mocks/**/*.test.ts', 'tests/node/**/*.test.ts'],
+          include: [
+            'src/**/*.test.ts',
+            'service/**/*.test.ts',
+            'mocks/**/*.test.ts',
+            'tests/node/**/*.test.ts',
+          ],
           testTimeout: 60_000,
         },
       },

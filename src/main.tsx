@@ -6,7 +6,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { appMachine } from './machines/appMachine';
-import { createLlmWorkerActor, type WorkerLike } from './actors/llm-worker-actor';
+import { createLlmWorkerActor } from './actors/llm-worker-actor';
 import { probeWebGPUActor } from './actors/webgpu-probe';
 import { AppActorContext } from './ui/AppActorContext';
 import { App } from './ui/App';
@@ -27,7 +27,7 @@ async function main() {
           new Worker(new URL('./actors/llm.worker.ts', import.meta.url), {
             type: 'module',
             name: 'llm',
-          }) as unknown as WorkerLike,
+          }),
       ),
     },
   });
@@ -54,7 +54,9 @@ async function main() {
   );
   if ('serviceWorker' in navigator && import.meta.env.PROD && import.meta.env.MODE !== 'mock') {
     // Caches the app shell so a loaded model keeps working offline after a reload.
-    navigator.serviceWorker.register('/sw.js').catch((error: unknown) => console.warn('Service worker:', error));
+    navigator.serviceWorker
+      .register('/sw.js')
+      .catch((error: unknown) => console.warn('Service worker:', error));
   }
 }
 

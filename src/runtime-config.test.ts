@@ -9,7 +9,9 @@ describe('readRuntimeConfig', () => {
     expect(c.models).toHaveLength(4);
   });
   it('a loopback model host and an extra model are accepted', () => {
-    const c = readRuntimeConfig({ search: '?modelHost=http://127.0.0.1:9999/&extraModel=local/tiny&maxTokens=32' });
+    const c = readRuntimeConfig({
+      search: '?modelHost=http://127.0.0.1:9999/&extraModel=local/tiny&maxTokens=32',
+    });
     expect(c.modelHost).toBe('http://127.0.0.1:9999/');
     expect(c.models.at(-1)).toMatchObject({ id: 'local/tiny', dtype: 'fp32' });
     expect(c.maxNewTokens).toBe(32);

@@ -37,6 +37,7 @@ export function readRuntimeConfig(location: { search: string }): RuntimeConfig {
     }
   }
   const maxTokens = Number(params.get('maxTokens'));
-  const maxNewTokens = Number.isInteger(maxTokens) && maxTokens >= 1 && maxTokens <= 4096 ? maxTokens : 1024;
+  const maxNewTokens =
+    Number.isInteger(maxTokens) && maxTokens >= 1 && maxTokens <= 4096 ? maxTokens : 1024;
   return { models, modelHost, maxNewTokens };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createActor, createMachine, sendTo, setup } from 'xstate';
+import type { createMachine } from 'xstate';
+import { createActor, sendTo, setup } from 'xstate';
 import { createLlmWorkerActor, createUpdateCoalescer, type WorkerLike } from './llm-worker-actor';
 import type { WorkerRequest, WorkerResponse } from '../shared/worker-protocol';
 
@@ -25,19 +26,34 @@ describe('createUpdateCoalescer', () => {
     c.push(update('c', 3));
     expect(out).toEqual([{ status: 'start' }]);
     (frame as unknown as () => void)();
-    expect(out[1]).toEqual({ status: 'update', output: 'abc', numTokens: 3, tps: 3, channel: 'answer' });
+    expect(out[1]).toEqual({
+      status: 'update',
+      output: 'abc',
+      numTokens: 3,
+      tps: 3,
+      channel: 'answer',
+    });
     c.push(update('d', 4));
     c.push({ status: 'complete', numTokens: 4, seconds: 1, interrupted: false });
-    expect(out.slice(2)).toEqual([update('d', 4), { status: 'complete', numTokens: 4, seconds: 1, interrupted: false }]);
+    expect(out.slice(2)).toEqual([
+      update('d', 4),
+      { status: 'complete', numTokens: 4, seconds: 1, interrupted: false },
+    ]);
   });
 
   it('does not merge text of different channels', () => {
     const out: WorkerResponse[] = [];
-    const c = createUpdateCoalescer((m) => out.push(m), () => {});
+    const c = createUpdateCoalescer(
+      (m) => out.push(m),
+      () => {},
+    );
     c.push({ ...update('think', 1), channel: 'thinking' } as WorkerResponse);
     c.push(update('answer', 2));
     c.flush();
-    expect(out.map((m) => (m.status === 'update' ? m.channel : m.status))).toEqual(['thinking', 'answer']);
+    expect(out.map((m) => (m.status === 'update' ? m.channel : m.status))).toEqual([
+      'thinking',
+      'answer',
+    ]);
   });
 });
 
@@ -53,7 +69,12 @@ describe('createLlmWorkerActor', () => {
     };
     const received: unknown[] = [];
     const parent = setup({
-      actors: { w: createLlmWorkerActor(() => fake, (f) => f()) },
+      actors: {
+        w: createLlmWorkerActor(
+          () => fake,
+          (f) => f(),
+        ),
+      },
     }).createMachine({
       invoke: { id: 'w', src: 'w' },
       on: {
@@ -68,7 +89,10 @@ describe('createLlmWorkerActor', () => {
     fake.onerror?.({ message: 'script failed' } as ErrorEvent);
     expect(received).toEqual([
       { type: 'worker.message', message: { status: 'ready' } },
-      { type: 'worker.message', message: { status: 'error', data: 'script failed', phase: 'load' } },
+      {
+        type: 'worker.message',
+        message: { status: 'error', data: 'script failed', phase: 'load' },
+      },
     ]);
     actor.stop();
     expect(terminated).toBe(true);

@@ -22,7 +22,10 @@ const nextFrame: Schedule = (flush) => {
  * latest tps / token count kept) so the machines and React see at most one update per frame.
  * Any other message flushes pending updates first, so order is preserved.
  */
-export function createUpdateCoalescer(emit: (m: WorkerResponse) => void, schedule: Schedule = nextFrame) {
+export function createUpdateCoalescer(
+  emit: (m: WorkerResponse) => void,
+  schedule: Schedule = nextFrame,
+) {
   let pending: Extract<WorkerResponse, { status: 'update' }> | null = null;
   let scheduled = false;
   const flush = () => {
@@ -70,7 +73,11 @@ export function createLlmWorkerActor(createWorker: () => WorkerLike, schedule?: 
     worker.onmessage = (event) => coalescer.push(event.data);
     worker.onerror = (event) => {
       // A script error inside the worker (e.g. it failed to start) is a load-phase error.
-      coalescer.push({ status: 'error', data: event.message || 'The model worker crashed.', phase: 'load' });
+      coalescer.push({
+        status: 'error',
+        data: event.message || 'The model worker crashed.',
+        phase: 'load',
+      });
     };
     receive((request) => worker.postMessage(request));
     return () => worker.terminate();

@@ -58,11 +58,16 @@ function disposeCache() {
 
 async function check() {
   try {
-    const gpu = (self.navigator as Navigator & { gpu?: { requestAdapter(): Promise<unknown> } }).gpu;
+    const gpu = (self.navigator as Navigator & { gpu?: { requestAdapter(): Promise<unknown> } })
+      .gpu;
     const adapter = await gpu?.requestAdapter();
     if (!adapter) throw new Error('WebGPU is not supported (no GPU adapter found)');
   } catch (error) {
-    post({ status: 'error', data: String(error instanceof Error ? error.message : error), phase: 'check' });
+    post({
+      status: 'error',
+      data: String(error instanceof Error ? error.message : error),
+      phase: 'check',
+    });
   }
 }
 
@@ -85,7 +90,13 @@ async function load(spec: ModelLoadSpec) {
         post({ status: 'initiate', file: info.file });
         break;
       case 'progress':
-        post({ status: 'progress', file: info.file, progress: info.progress, total: info.total, loaded: info.loaded });
+        post({
+          status: 'progress',
+          file: info.file,
+          progress: info.progress,
+          total: info.total,
+          loaded: info.loaded,
+        });
         break;
       case 'done':
         post({ status: 'done', file: info.file });
@@ -102,7 +113,9 @@ async function load(spec: ModelLoadSpec) {
     await previous?.model.dispose();
     const tokenizer = await AutoTokenizer.from_pretrained(variant.id, { progress_callback }).catch(
       (error: unknown) => {
-        throw new Error(`Could not load the tokenizer of ${variant.id}: ${describeLoadError(error)}`);
+        throw new Error(
+          `Could not load the tokenizer of ${variant.id}: ${describeLoadError(error)}`,
+        );
       },
     );
     post({ status: 'loading', data: `Loading ${variant.id} (${variant.dtype})...` });
@@ -136,7 +149,12 @@ async function generate(messages: Extract<WorkerRequest, { type: 'generate' }>) 
     return;
   }
   if (generating) {
-    post({ status: 'error', data: 'The model is busy with another reply; try again when it is done.', phase: 'generate', purpose });
+    post({
+      status: 'error',
+      data: 'The model is busy with another reply; try again when it is done.',
+      phase: 'generate',
+      purpose,
+    });
     return;
   }
   // A dataset run is a one-off prompt: it neither uses nor disturbs the chat's KV cache.
@@ -157,7 +175,8 @@ async function generate(messages: Extract<WorkerRequest, { type: 'generate' }>) 
       const elapsed = performance.now() - startTime;
       if (numTokens > 1 && elapsed > 0) tps = ((numTokens - 1) / elapsed) * 1000;
     },
-    onText: (output, channel) => post({ status: 'update', output, tps, numTokens, channel, purpose }),
+    onText: (output, channel) =>
+      post({ status: 'update', output, tps, numTokens, channel, purpose }),
   });
   const began = performance.now();
   post({ status: 'start', purpose });
@@ -175,7 +194,9 @@ async function generate(messages: Extract<WorkerRequest, { type: 'generate' }>) 
       stopping_criteria: stopping,
       return_dict_in_generate: true,
       // The streamer is structurally a BaseStreamer; the typings do not declare the KV-cache option.
-    } as unknown as Parameters<PreTrainedModel['generate']>[0])) as { past_key_values?: typeof pastKeyValues };
+    } as unknown as Parameters<PreTrainedModel['generate']>[0])) as {
+      past_key_values?: typeof pastKeyValues;
+    };
     const interrupted = stopping.interrupted;
     if (!useCache) {
       for (const t of Object.values(result.past_key_values ?? {})) t.dispose?.();

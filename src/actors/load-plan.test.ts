@@ -8,7 +8,9 @@ describe('resolveVariant', () => {
     expect(resolveVariant(base)).toEqual({ id: 'a/b', dtype: 'q4f16' });
   });
   it('uses the fallback without shader-f16', () => {
-    expect(resolveVariant({ ...base, shaderF16: false, fallback: { id: 'a/c', dtype: 'q4' } })).toEqual({
+    expect(
+      resolveVariant({ ...base, shaderF16: false, fallback: { id: 'a/c', dtype: 'q4' } }),
+    ).toEqual({
       id: 'a/c',
       dtype: 'q4',
     });
@@ -17,7 +19,10 @@ describe('resolveVariant', () => {
     expect(resolveVariant({ ...base, shaderF16: false })).toEqual({ error: NO_F16_MESSAGE });
   });
   it('fp32 models need no f16', () => {
-    expect(resolveVariant({ id: 'x/y', dtype: 'fp32', shaderF16: false })).toEqual({ id: 'x/y', dtype: 'fp32' });
+    expect(resolveVariant({ id: 'x/y', dtype: 'fp32', shaderF16: false })).toEqual({
+      id: 'x/y',
+      dtype: 'fp32',
+    });
   });
 });
 

@@ -8,7 +8,9 @@ export const NO_F16_MESSAGE =
  * Picks the repo and dtype to load: the preferred one, or — when the adapter lacks shader-f16 and
  * the dtype uses fp16 — the fallback, or an error that says why.
  */
-export function resolveVariant(spec: ModelLoadSpec): { id: string; dtype: string } | { error: string } {
+export function resolveVariant(
+  spec: ModelLoadSpec,
+): { id: string; dtype: string } | { error: string } {
   const needsF16 = /f16/.test(spec.dtype);
   if (!needsF16 || spec.shaderF16) return { id: spec.id, dtype: spec.dtype };
   if (spec.fallback) return spec.fallback;
@@ -17,8 +19,13 @@ export function resolveVariant(spec: ModelLoadSpec): { id: string; dtype: string
 
 /** Turns whatever a failed load threw into a message a person can act on. */
 export function describeLoadError(error: unknown): string {
-  const raw = error instanceof Error ? error.message : typeof error === 'string' ? error : String(error);
-  if (/out of memory|OOM|allocation failed|Failed to allocate|RangeError: Array buffer allocation/i.test(raw)) {
+  const raw =
+    error instanceof Error ? error.message : typeof error === 'string' ? error : String(error);
+  if (
+    /out of memory|OOM|allocation failed|Failed to allocate|RangeError: Array buffer allocation/i.test(
+      raw,
+    )
+  ) {
     return `Out of memory while loading the model: ${raw}`;
   }
   if (/could not locate file|404|Not Found/i.test(raw)) {

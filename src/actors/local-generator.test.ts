@@ -28,10 +28,24 @@ describe('createLocalGenerator', () => {
     const { actor, emit } = setup();
     await waitFor(actor, (s) => s.matches('supported'));
     const progress: string[] = [];
-    const p = createLocalGenerator(actor)('prompt', new AbortController().signal, (t) => progress.push(t));
+    const p = createLocalGenerator(actor)('prompt', new AbortController().signal, (t) =>
+      progress.push(t),
+    );
     emit({ status: 'start', purpose: 'dataset' });
-    emit({ status: 'update', output: 'think', numTokens: 1, channel: 'thinking', purpose: 'dataset' });
-    emit({ status: 'update', output: '[{"a"', numTokens: 2, channel: 'answer', purpose: 'dataset' });
+    emit({
+      status: 'update',
+      output: 'think',
+      numTokens: 1,
+      channel: 'thinking',
+      purpose: 'dataset',
+    });
+    emit({
+      status: 'update',
+      output: '[{"a"',
+      numTokens: 2,
+      channel: 'answer',
+      purpose: 'dataset',
+    });
     emit({ status: 'update', output: ':1}]', numTokens: 3, channel: 'answer', purpose: 'dataset' });
     emit({ status: 'complete', numTokens: 3, seconds: 1, interrupted: false, purpose: 'dataset' });
     await expect(p).resolves.toBe('[{"a":1}]');

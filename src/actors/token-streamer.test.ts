@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { TokenTextStreamer, type Channel } from './token-streamer';
 
 // A toy vocabulary: id → text; 900/901 are <think>/</think>; 50+51 form 'é' in two halves.
-const VOCAB: Record<string, string> = { '1': 'Hello', '2': ' world', '3': '\n', '4': 'Next', '7': ' ok' };
+const VOCAB: Record<string, string> = {
+  '1': 'Hello',
+  '2': ' world',
+  '3': '\n',
+  '4': 'Next',
+  '7': ' ok',
+};
 function decode(ids: bigint[]): string {
   let s = '';
   for (let i = 0; i < ids.length; i++) {

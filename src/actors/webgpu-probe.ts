@@ -22,7 +22,9 @@ export async function probeWebGPU(nav: object = navigator): Promise<GpuInfo> {
   }
   if (!adapter) return { supported: false, shaderF16: false, reason: 'no WebGPU adapter' };
   const info = adapter.info;
-  const description = [info?.vendor, info?.architecture, info?.description].filter(Boolean).join(' ');
+  const description = [info?.vendor, info?.architecture, info?.description]
+    .filter(Boolean)
+    .join(' ');
   return {
     supported: true,
     shaderF16: adapter.features.has('shader-f16'),

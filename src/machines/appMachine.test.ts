@@ -34,7 +34,11 @@ function start(gpu: GpuInfo | Error) {
 
 describe('appMachine', () => {
   it('checking → unsupported when the probe finds no adapter', async () => {
-    const { actor, worker } = start({ supported: false, shaderF16: false, reason: 'no WebGPU adapter' });
+    const { actor, worker } = start({
+      supported: false,
+      shaderF16: false,
+      reason: 'no WebGPU adapter',
+    });
     await waitFor(actor, (s) => s.matches('unsupported'));
     expect(actor.getSnapshot().context.model).toBeNull();
     expect(worker.posted).toEqual([]);
@@ -71,7 +75,10 @@ describe('appMachine', () => {
     chat?.send({ type: 'chat.send', text: 'hi' });
     worker.emit({ status: 'start' });
     worker.emit({ status: 'update', output: 'yo', numTokens: 1, channel: 'answer' });
-    expect(chat?.getSnapshot().context.messages.at(-1)).toEqual({ role: 'assistant', content: 'yo' });
+    expect(chat?.getSnapshot().context.messages.at(-1)).toEqual({
+      role: 'assistant',
+      content: 'yo',
+    });
     worker.emit({ status: 'error', data: 'gen failed', phase: 'generate' });
     expect(model?.getSnapshot().value).toBe('ready');
   });
@@ -99,8 +106,20 @@ describe('appMachine — Format Input on the local model', () => {
     });
     worker.emit({ status: 'ready' });
     worker.emit({ status: 'start', purpose: 'dataset' });
-    worker.emit({ status: 'update', output: '[]', numTokens: 1, channel: 'answer', purpose: 'dataset' });
-    worker.emit({ status: 'complete', numTokens: 1, seconds: 1, interrupted: false, purpose: 'dataset' });
+    worker.emit({
+      status: 'update',
+      output: '[]',
+      numTokens: 1,
+      channel: 'answer',
+      purpose: 'dataset',
+    });
+    worker.emit({
+      status: 'complete',
+      numTokens: 1,
+      seconds: 1,
+      interrupted: false,
+      purpose: 'dataset',
+    });
     expect(seen.map((m) => m.status)).toEqual(['start', 'update', 'complete']);
     expect(actor.getSnapshot().context.chat?.getSnapshot().context.messages).toEqual([]);
     actor.send({ type: 'dataset.cancel' });

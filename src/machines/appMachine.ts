@@ -146,8 +146,8 @@ export const appMachine = setup({
             }
           : { type: 'interrupt' },
     ),
-    postInterrupt: sendTo(({ context }) => context.worker ?? '', { type: 'interrupt' } as WorkerRequest),
-    postCheck: sendTo(({ context }) => context.worker ?? '', { type: 'check' } as WorkerRequest),
+    postInterrupt: sendTo(({ context }) => context.worker ?? '', { type: 'interrupt' }),
+    postCheck: sendTo(({ context }) => context.worker ?? '', { type: 'check' }),
   },
 }).createMachine({
   id: 'app',
@@ -164,7 +164,10 @@ export const appMachine = setup({
             target: 'supported',
             actions: { type: 'storeGpu', params: ({ event }) => event.output },
           },
-          { target: 'unsupported', actions: { type: 'storeGpu', params: ({ event }) => event.output } },
+          {
+            target: 'unsupported',
+            actions: { type: 'storeGpu', params: ({ event }) => event.output },
+          },
         ],
         onError: {
           target: 'unsupported',
@@ -193,8 +196,7 @@ export const appMachine = setup({
 
 export type AppSnapshot = SnapshotFrom<typeof appMachine>;
 export type AppActorRef = ActorRefFrom<typeof appMachine>;
-export const selectGate = (s: AppSnapshot): 'checking' | 'unsupported' | 'supported' =>
-  s.value as 'checking' | 'unsupported' | 'supported';
+export const selectGate = (s: AppSnapshot): 'checking' | 'unsupported' | 'supported' => s.value;
 export const selectGpu = (s: AppSnapshot) => s.context.gpu;
 export const selectModelRef = (s: AppSnapshot) => s.context.model;
 export const selectChatRef = (s: AppSnapshot) => s.context.chat;

@@ -10,8 +10,16 @@ function ready() {
   return { actor, worker };
 }
 
-const update = (output: string, numTokens: number, tps?: number, channel: 'answer' | 'thinking' = 'answer') =>
-  ({ type: 'worker.update', message: { status: 'update', output, numTokens, tps, channel } }) as const;
+const update = (
+  output: string,
+  numTokens: number,
+  tps?: number,
+  channel: 'answer' | 'thinking' = 'answer',
+) =>
+  ({
+    type: 'worker.update',
+    message: { status: 'update', output, numTokens, tps, channel },
+  }) as const;
 
 describe('chatMachine', () => {
   it('unavailable → chat.send is ignored until the model is ready', () => {
@@ -34,7 +42,10 @@ describe('chatMachine', () => {
     actor.send({ type: 'worker.start', message: { status: 'start' } });
     actor.send(update('Hi', 1));
     actor.send(update(' there', 2, 12.5));
-    actor.send({ type: 'worker.complete', message: { status: 'complete', numTokens: 2, seconds: 0.5, interrupted: false } });
+    actor.send({
+      type: 'worker.complete',
+      message: { status: 'complete', numTokens: 2, seconds: 0.5, interrupted: false },
+    });
     s = actor.getSnapshot();
     expect(s.value).toBe('idle');
     expect(s.context).toMatchObject({ tps: 12.5, numTokens: 2, seconds: 0.5 });
@@ -82,7 +93,11 @@ describe('chatMachine', () => {
     actor.send({ type: 'worker.start', message: { status: 'start' } });
     actor.send(update('hmm', 1, undefined, 'thinking'));
     actor.send(update('42', 2, 3, 'answer'));
-    expect(actor.getSnapshot().context.messages.at(-1)).toEqual({ role: 'assistant', thinking: 'hmm', content: '42' });
+    expect(actor.getSnapshot().context.messages.at(-1)).toEqual({
+      role: 'assistant',
+      thinking: 'hmm',
+      content: '42',
+    });
     expect(toWorkerMessages(actor.getSnapshot().context.messages)).toEqual([
       { role: 'user', content: 'a' },
       { role: 'assistant', content: '42' },
@@ -95,14 +110,20 @@ describe('chatMachine', () => {
     actor.send({ type: 'chat.stop' });
     expect(worker.posted.at(-1)).toEqual({ type: 'interrupt' });
     expect(selectIsGenerating(actor.getSnapshot())).toBe(true);
-    actor.send({ type: 'worker.complete', message: { status: 'complete', numTokens: 3, seconds: 1, interrupted: true } });
+    actor.send({
+      type: 'worker.complete',
+      message: { status: 'complete', numTokens: 3, seconds: 1, interrupted: true },
+    });
     expect(actor.getSnapshot().value).toBe('idle');
   });
 
   it('idle → chat.reset posts reset and clears messages', () => {
     const { actor, worker } = ready();
     actor.send({ type: 'chat.send', text: 'a' });
-    actor.send({ type: 'worker.complete', message: { status: 'complete', numTokens: 1, seconds: 1, interrupted: false } });
+    actor.send({
+      type: 'worker.complete',
+      message: { status: 'complete', numTokens: 1, seconds: 1, interrupted: false },
+    });
     actor.send({ type: 'chat.reset' });
     expect(worker.posted.at(-1)).toEqual({ type: 'reset' });
     expect(actor.getSnapshot().context.messages).toEqual([]);
@@ -118,7 +139,10 @@ describe('chatMachine', () => {
     expect(actor.getSnapshot().value).toBe('resetting');
     actor.send(update('late', 5));
     expect(actor.getSnapshot().context.messages).toEqual([]);
-    actor.send({ type: 'worker.complete', message: { status: 'complete', numTokens: 5, seconds: 1, interrupted: true } });
+    actor.send({
+      type: 'worker.complete',
+      message: { status: 'complete', numTokens: 5, seconds: 1, interrupted: true },
+    });
     expect(actor.getSnapshot().value).toBe('idle');
     expect(actor.getSnapshot().context.numTokens).toBeNull();
   });
@@ -127,7 +151,10 @@ describe('chatMachine', () => {
     const spy = vi.spyOn(console, 'error').mockImplementation(() => {});
     const { actor } = ready();
     actor.send({ type: 'chat.send', text: 'a' });
-    actor.send({ type: 'worker.error', message: { status: 'error', data: 'device lost', phase: 'generate' } });
+    actor.send({
+      type: 'worker.error',
+      message: { status: 'error', data: 'device lost', phase: 'generate' },
+    });
     expect(actor.getSnapshot().value).toBe('idle');
     expect(actor.getSnapshot().context.error).toBe('device lost');
     expect(spy).toHaveBeenCalledWith('device lost');
@@ -135,6 +162,8 @@ describe('chatMachine', () => {
   });
 
   it('roles other than assistant are sent as user', () => {
-    expect(toWorkerMessages([{ role: 'system' as 'user', content: 'x' }])).toEqual([{ role: 'user', content: 'x' }]);
+    expect(toWorkerMessages([{ role: 'system' as 'user', content: 'x' }])).toEqual([
+      { role: 'user', content: 'x' },
+    ]);
   });
 });

@@ -62,7 +62,8 @@ export const chatMachine = setup({
       assertEvent(event, 'chat.send');
       return textOf(context, event).length > 0;
     },
-    isGenerateError: ({ event }) => event.type === 'worker.error' && event.message.phase === 'generate',
+    isGenerateError: ({ event }) =>
+      event.type === 'worker.error' && event.message.phase === 'generate',
   },
   actions: {
     setDraft: assign({
@@ -77,7 +78,13 @@ export const chatMachine = setup({
         return [...context.messages, { role: 'user' as const, content: textOf(context, event) }];
       },
     }),
-    clearDraftAndStats: assign({ draft: '', tps: null, numTokens: null, seconds: null, error: null }),
+    clearDraftAndStats: assign({
+      draft: '',
+      tps: null,
+      numTokens: null,
+      seconds: null,
+      error: null,
+    }),
     postGenerate: ({ context }) => {
       context.worker.send({
         type: 'generate',
@@ -87,7 +94,13 @@ export const chatMachine = setup({
     },
     postInterrupt: ({ context }) => context.worker.send({ type: 'interrupt' }),
     postReset: ({ context }) => context.worker.send({ type: 'reset' }),
-    clearConversation: assign({ messages: [], tps: null, numTokens: null, seconds: null, error: null }),
+    clearConversation: assign({
+      messages: [],
+      tps: null,
+      numTokens: null,
+      seconds: null,
+      error: null,
+    }),
     appendAssistantMessage: assign({
       messages: ({ context }) => [...context.messages, { role: 'assistant' as const, content: '' }],
     }),
@@ -162,7 +175,10 @@ export const chatMachine = setup({
           actions: ['logError', 'storeError'],
         },
         'chat.stop': { actions: 'postInterrupt' },
-        'chat.reset': { target: 'resetting', actions: ['postInterrupt', 'postReset', 'clearConversation'] },
+        'chat.reset': {
+          target: 'resetting',
+          actions: ['postInterrupt', 'postReset', 'clearConversation'],
+        },
       },
     },
     /** Reset during generation: ignore the tail of the interrupted run until it completes. */
@@ -178,7 +194,8 @@ export const chatMachine = setup({
 export type ChatSnapshot = SnapshotFrom<typeof chatMachine>;
 export const selectMessages = (s: ChatSnapshot) => s.context.messages;
 export const selectDraft = (s: ChatSnapshot) => s.context.draft;
-export const selectIsGenerating = (s: ChatSnapshot) => s.matches('generating') || s.matches('resetting');
+export const selectIsGenerating = (s: ChatSnapshot) =>
+  s.matches('generating') || s.matches('resetting');
 export const selectIsReady = (s: ChatSnapshot) => !s.matches('unavailable');
 export const selectSpeed = (s: ChatSnapshot) => ({
   tps: s.context.tps,

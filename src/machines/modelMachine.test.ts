@@ -50,9 +50,18 @@ describe('modelMachine', () => {
     const { actor } = start();
     actor.send({ type: 'model.select', value: 'llama-3.2-1b' });
     actor.send({ type: 'model.load' });
-    actor.send({ type: 'worker.loading', message: { status: 'loading', data: 'Loading model...' } });
-    actor.send({ type: 'worker.initiate', message: { status: 'initiate', file: 'onnx/model.onnx' } });
-    actor.send({ type: 'worker.initiate', message: { status: 'initiate', file: 'tokenizer.json' } });
+    actor.send({
+      type: 'worker.loading',
+      message: { status: 'loading', data: 'Loading model...' },
+    });
+    actor.send({
+      type: 'worker.initiate',
+      message: { status: 'initiate', file: 'onnx/model.onnx' },
+    });
+    actor.send({
+      type: 'worker.initiate',
+      message: { status: 'initiate', file: 'tokenizer.json' },
+    });
     actor.send({
       type: 'worker.progress',
       message: { status: 'progress', file: 'onnx/model.onnx', progress: 42.5, total: 2048 },
@@ -70,7 +79,10 @@ describe('modelMachine', () => {
     const { actor } = start();
     actor.send({ type: 'model.select', value: 'phi-3.5-mini' });
     actor.send({ type: 'model.load' });
-    actor.send({ type: 'worker.ready', message: { status: 'ready', data: { id: 'x', dtype: 'q4f16' } } });
+    actor.send({
+      type: 'worker.ready',
+      message: { status: 'ready', data: { id: 'x', dtype: 'q4f16' } },
+    });
     expect(actor.getSnapshot().value).toBe('ready');
     expect(actor.getSnapshot().context.loaded).toEqual({ id: 'x', dtype: 'q4f16' });
   });
@@ -117,7 +129,10 @@ describe('modelMachine', () => {
     const { actor } = start();
     actor.send({ type: 'model.select', value: 'phi-3.5-mini' });
     actor.send({ type: 'model.load' });
-    actor.send({ type: 'worker.error', message: { status: 'error', data: 'gen', phase: 'generate' } });
+    actor.send({
+      type: 'worker.error',
+      message: { status: 'error', data: 'gen', phase: 'generate' },
+    });
     expect(actor.getSnapshot().matches('loading')).toBe(true);
   });
 });
@@ -125,7 +140,10 @@ describe('modelMachine', () => {
 describe('modelMachine — never a hang', () => {
   it('none → worker.error (worker failed to start) → failed, shown before any load', () => {
     const { actor } = start();
-    actor.send({ type: 'worker.error', message: { status: 'error', data: 'no adapter', phase: 'check' } });
+    actor.send({
+      type: 'worker.error',
+      message: { status: 'error', data: 'no adapter', phase: 'check' },
+    });
     expect(actor.getSnapshot().value).toBe('failed');
     expect(actor.getSnapshot().context.error).toBe('no adapter');
   });
@@ -139,7 +157,10 @@ describe('modelMachine — never a hang', () => {
     actor.send({ type: 'model.load' });
     for (let i = 0; i < 4; i++) {
       await new Promise((r) => setTimeout(r, 20));
-      actor.send({ type: 'worker.progress', message: { status: 'progress', file: 'f', progress: i } });
+      actor.send({
+        type: 'worker.progress',
+        message: { status: 'progress', file: 'f', progress: i },
+      });
     }
     expect(actor.getSnapshot().matches('loading')).toBe(true);
     await waitFor(actor, (s) => s.matches('failed'));

@@ -1,4 +1,4 @@
-import { assertEvent, assign, setup } from 'xstate';
+import { assertEvent, assign, setup, type SnapshotFrom } from 'xstate';
 import type { ModelLoadSpec } from '../shared/worker-protocol';
 import type { ModelOption } from '../shared/models';
 import type { WorkerEventOf, WorkerPort } from './worker-events';
@@ -116,7 +116,8 @@ export const modelMachine = setup({
       },
     }),
     storeStall: assign({
-      error: 'The model worker stopped responding while loading (no progress for two minutes). Retry, or reload the page.',
+      error:
+        'The model worker stopped responding while loading (no progress for two minutes). Retry, or reload the page.',
       files: [],
     }),
     storeError: assign({
@@ -187,7 +188,11 @@ export const modelMachine = setup({
       // Spec: the error is stored and Load is disabled. Beyond the spec: choosing another
       // model, or retrying, recovers.
       on: {
-        'model.select': { guard: 'selectsAnotherModel', target: 'none', actions: ['select', 'clearError'] },
+        'model.select': {
+          guard: 'selectsAnotherModel',
+          target: 'none',
+          actions: ['select', 'clearError'],
+        },
         'model.retry': { guard: 'hasSelection', target: 'loading' },
       },
     },
@@ -201,7 +206,7 @@ export const modelMachine = setup({
 });
 
 /** Snapshot helpers for the UI. */
-export type ModelSnapshot = import('xstate').SnapshotFrom<typeof modelMachine>;
+export type ModelSnapshot = SnapshotFrom<typeof modelMachine>;
 export const selectModelStatus = (s: ModelSnapshot): 'none' | 'loading' | 'failed' | 'ready' =>
   s.matches('loading') ? 'loading' : (s.value as 'none' | 'failed' | 'ready');
 export const selectSelectedModel = (s: ModelSnapshot) => s.context.selected;

@@ -35,7 +35,9 @@ export function ModelDropdown({
   const [inner, setInner] = useState(defaultValue);
   const current = (value ?? inner).trim();
   const selected = current ? options.find((o) => o.value === current) : undefined;
-  const [open, setOpen] = useState(false);
+  const [openState, setOpen] = useState(false);
+  // Disabling closes the list (derived, no effect needed).
+  const open = openState && !disabled;
   const [active, setActive] = useState(0);
   const root = useRef<HTMLDivElement>(null);
   const button = useRef<HTMLButtonElement>(null);
@@ -49,10 +51,6 @@ export function ModelDropdown({
     document.addEventListener('pointerdown', onPointerDown);
     return () => document.removeEventListener('pointerdown', onPointerDown);
   }, [open]);
-
-  useEffect(() => {
-    if (disabled) setOpen(false);
-  }, [disabled]);
 
   const choose = (v: string) => {
     if (value === undefined) setInner(v);

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { clampInputHeight, formatBytes, formatPercent, formatProgressLabel, formatTps, isNearBottom } from './format';
+import {
+  clampInputHeight,
+  formatBytes,
+  formatPercent,
+  formatProgressLabel,
+  formatTps,
+  isNearBottom,
+} from './format';
 
 describe('format', () => {
   it.each([
@@ -22,7 +29,9 @@ describe('format', () => {
   });
 
   it('the size shows only when the total is numeric', () => {
-    expect(formatProgressLabel('onnx/model.onnx', 50, 2 * 1024 ** 2)).toBe('onnx/model.onnx (50.00% of 2.00MB)');
+    expect(formatProgressLabel('onnx/model.onnx', 50, 2 * 1024 ** 2)).toBe(
+      'onnx/model.onnx (50.00% of 2.00MB)',
+    );
     expect(formatProgressLabel('config.json', 7.5)).toBe('config.json (7.50%)');
     expect(formatProgressLabel('x', 1, Number.NaN)).toBe('x (1.00%)');
   });

@@ -22,7 +22,8 @@ export function formatPercent(progress: number): string {
 
 /** Progress bar label: "file (12.35%) of 1.50MB" — the size only when total is numeric. */
 export function formatProgressLabel(file: string, progress: number, total?: number): string {
-  const size = typeof total === 'number' && Number.isFinite(total) ? ` of ${formatBytes(total)}` : '';
+  const size =
+    typeof total === 'number' && Number.isFinite(total) ? ` of ${formatBytes(total)}` : '';
   return `${file} (${formatPercent(progress)}${size})`;
 }
 

@@ -32,15 +32,24 @@ describe('bundle budget', () => {
       browser.page.on('worker', (w) => workerScripts.add(new URL(w.url()).pathname));
       browser.page.on('response', (r) => {
         const url = new URL(r.url());
-        if (r.request().resourceType() === 'script' && url.pathname.endsWith('.js')) scripts.add(url.pathname);
+        if (r.request().resourceType() === 'script' && url.pathname.endsWith('.js'))
+          scripts.add(url.pathname);
       });
       await browser.page.goto(app.url);
-      await browser.page.getByRole('heading', { name: 'Load local LLM models within the browser!' }).waitFor();
+      await browser.page
+        .getByRole('heading', { name: 'Load local LLM models within the browser!' })
+        .waitFor();
       await browser.page.waitForLoadState('networkidle');
-      const mainThread = [...scripts].filter((p) => !workerScripts.has(p) && !/llm\.worker/.test(p));
+      const mainThread = [...scripts].filter(
+        (p) => !workerScripts.has(p) && !/llm\.worker/.test(p),
+      );
       const sizes = mainThread.map((p) => ({ path: p, gzip: gzipSize(p.slice(1)) }));
       const total = sizes.reduce((sum, s) => sum + s.gzip, 0);
-      console.log('first-load main-thread JS (gzip):', sizes, `total ${(total / 1024).toFixed(1)} KB`);
+      console.log(
+        'first-load main-thread JS (gzip):',
+        sizes,
+        `total ${(total / 1024).toFixed(1)} KB`,
+      );
       expect(mainThread.length).toBeGreaterThan(0);
       expect(total).toBeLessThanOrEqual(BUDGET_BYTES);
       for (const p of mainThread) {

@@ -32,13 +32,21 @@ function slowModelFile(repo: string, file: string, res: ServerResponse): boolean
   }
   if (repo === 'local/corrupt-model' && file === 'onnx/model.onnx') {
     const junk = Buffer.from('this is not an onnx protobuf at all'.repeat(100));
-    res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': String(junk.length), 'Access-Control-Allow-Origin': '*' });
+    res.writeHead(200, {
+      'Content-Type': 'application/octet-stream',
+      'Content-Length': String(junk.length),
+      'Access-Control-Allow-Origin': '*',
+    });
     res.end(junk);
     return true;
   }
   if (repo === TINY_MODEL_ID && file === 'onnx/model.onnx') {
     const data = readFileSync(join(TINY_MODEL_DIR, file));
-    res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': String(data.length), 'Access-Control-Allow-Origin': '*' });
+    res.writeHead(200, {
+      'Content-Type': 'application/octet-stream',
+      'Content-Length': String(data.length),
+      'Access-Control-Allow-Origin': '*',
+    });
     const chunks = 12;
     const size = Math.ceil(data.length / chunks);
     let i = 0;
@@ -56,7 +64,9 @@ function slowModelFile(repo: string, file: string, res: ServerResponse): boolean
 }
 
 function appUrl(...extraModels: string[]) {
-  const extras = (extraModels.length ? extraModels : [TINY_MODEL_ID]).map((m) => `&extraModel=${m}`).join('');
+  const extras = (extraModels.length ? extraModels : [TINY_MODEL_ID])
+    .map((m) => `&extraModel=${m}`)
+    .join('');
   return `${app.url}?modelHost=${encodeURIComponent(models.url)}${extras}&maxTokens=48`;
 }
 
@@ -74,7 +84,11 @@ async function chooseModel(browser: Browser, label: RegExp) {
 beforeAll(async () => {
   app = await serveDist();
   models = await serveModels(
-    { [TINY_MODEL_ID]: TINY_MODEL_DIR, 'local/corrupt-model': TINY_MODEL_DIR, 'local/missing-weights': TINY_MODEL_DIR },
+    {
+      [TINY_MODEL_ID]: TINY_MODEL_DIR,
+      'local/corrupt-model': TINY_MODEL_DIR,
+      'local/missing-weights': TINY_MODEL_DIR,
+    },
     slowModelFile,
   );
 });
@@ -89,7 +103,11 @@ describe('chat in Chromium', () => {
     const browser = await launch({ webgpu: false });
     try {
       await browser.page.goto(app.url);
-      await expect.poll(() => browser.page.getByText('WebGPU is not supported by this browser :(').isVisible()).toBe(true);
+      await expect
+        .poll(() =>
+          browser.page.getByText('WebGPU is not supported by this browser :(').isVisible(),
+        )
+        .toBe(true);
       await shot(browser, 'overlay');
       expect(browser.foreignRequests).toEqual([]);
     } finally {
@@ -101,11 +119,15 @@ describe('chat in Chromium', () => {
     const browser = await launch({ webgpu: true });
     try {
       const { page } = browser;
-      await page.goto(appUrl('local/corrupt-model', 'local/missing-weights', 'local/missing-model'));
+      await page.goto(
+        appUrl('local/corrupt-model', 'local/missing-weights', 'local/missing-model'),
+      );
       await chooseModel(browser, /corrupt-model/);
       await page.getByRole('button', { name: 'Load model' }).click();
       const alert = page.getByRole('alert');
-      await expect.poll(() => alert.textContent(), { timeout: 60_000 }).toMatch(/Unable to load model due to the following error:/);
+      await expect
+        .poll(() => alert.textContent(), { timeout: 60_000 })
+        .toMatch(/Unable to load model due to the following error:/);
       expect(await alert.textContent()).toMatch(/corrupt|protobuf|invalid/i);
       expect(await page.getByRole('button', { name: 'Load model' }).isDisabled()).toBe(true);
       expect(await page.getByRole('button', { name: 'Retry' }).isVisible()).toBe(true);
@@ -115,12 +137,16 @@ describe('chat in Chromium', () => {
       await chooseModel(browser, /missing-weights/);
       expect(await page.getByRole('alert').count()).toBe(0);
       await page.getByRole('button', { name: 'Load model' }).click();
-      await expect.poll(() => alert.textContent(), { timeout: 60_000 }).toMatch(/could not be downloaded.*onnx\/model\.onnx/);
+      await expect
+        .poll(() => alert.textContent(), { timeout: 60_000 })
+        .toMatch(/could not be downloaded.*onnx\/model\.onnx/);
 
       // A repo without tokenizer files says so.
       await chooseModel(browser, /missing-model/);
       await page.getByRole('button', { name: 'Load model' }).click();
-      await expect.poll(() => alert.textContent(), { timeout: 60_000 }).toMatch(/Could not load the tokenizer of local\/missing-model/);
+      await expect
+        .poll(() => alert.textContent(), { timeout: 60_000 })
+        .toMatch(/Could not load the tokenizer of local\/missing-model/);
 
       // SwiftShader has no shader-f16: Phi 3.5 (q4f16 only) fails with a clear message, at once.
       await chooseModel(browser, /Phi 3\.5/);
@@ -137,18 +163,32 @@ describe('chat in Chromium', () => {
     try {
       const { page } = browser;
       await page.goto(appUrl());
-      await expect.poll(() => page.getByRole('heading', { name: 'Load local LLM models within the browser!' }).isVisible()).toBe(true);
-      expect(await page.getByRole('textbox', { name: 'Message' }).getAttribute('title')).toBe('Model not loaded yet');
+      await expect
+        .poll(() =>
+          page
+            .getByRole('heading', { name: 'Load local LLM models within the browser!' })
+            .isVisible(),
+        )
+        .toBe(true);
+      expect(await page.getByRole('textbox', { name: 'Message' }).getAttribute('title')).toBe(
+        'Model not loaded yet',
+      );
       await shot(browser, 'initial');
 
       await chooseModel(browser, /tiny-random-llama/);
       await page.getByRole('button', { name: 'Load model' }).click();
       const bar = page.getByRole('progressbar', { name: 'onnx/model.onnx' });
-      await expect.poll(() => bar.textContent(), { timeout: 30_000 }).toMatch(/^onnx\/model\.onnx \(\d+\.\d{2}% of \d+\.\d{2}(kB|MB)\)$/);
+      await expect
+        .poll(() => bar.textContent(), { timeout: 30_000 })
+        .toMatch(/^onnx\/model\.onnx \(\d+\.\d{2}% of \d+\.\d{2}(kB|MB)\)$/);
       await shot(browser, 'loading');
 
-      await expect.poll(() => page.getByText('Ready!').isVisible(), { timeout: 120_000 }).toBe(true);
-      expect(await page.getByRole('textbox', { name: 'Message' }).getAttribute('title')).toBe('Model is ready');
+      await expect
+        .poll(() => page.getByText('Ready!').isVisible(), { timeout: 120_000 })
+        .toBe(true);
+      expect(await page.getByRole('textbox', { name: 'Message' }).getAttribute('title')).toBe(
+        'Model is ready',
+      );
       await shot(browser, 'ready');
 
       // Send with Enter: the user bubble, then a streamed assistant reply and the speed line.
@@ -156,8 +196,12 @@ describe('chat in Chromium', () => {
       await box.fill('Hello there');
       await box.press('Enter');
       expect(await box.inputValue()).toBe('');
-      await expect.poll(() => page.locator('.bubble-user').first().textContent()).toBe('Hello there');
-      await expect.poll(() => page.locator('.speed').textContent(), { timeout: 120_000 }).toMatch(/Generated \d+ tokens in \d+\.\d{2} seconds/);
+      await expect
+        .poll(() => page.locator('.bubble-user').first().textContent())
+        .toBe('Hello there');
+      await expect
+        .poll(() => page.locator('.speed').textContent(), { timeout: 120_000 })
+        .toMatch(/Generated \d+ tokens in \d+\.\d{2} seconds/);
       const reply = (await page.locator('.bubble-assistant').first().textContent()) ?? '';
       expect(reply.trim().length).toBeGreaterThan(0);
       expect(await page.locator('.speed').textContent()).toMatch(/\d+\.\d{2} tokens\/second/);
@@ -167,7 +211,11 @@ describe('chat in Chromium', () => {
       await box.fill('Tell me more');
       await page.getByRole('button', { name: 'Send message' }).click();
       await page.getByRole('button', { name: 'Stop generating' }).click();
-      await expect.poll(() => page.getByRole('button', { name: 'Send message' }).isVisible(), { timeout: 60_000 }).toBe(true);
+      await expect
+        .poll(() => page.getByRole('button', { name: 'Send message' }).isVisible(), {
+          timeout: 60_000,
+        })
+        .toBe(true);
       const stopped = (await page.locator('.speed').textContent()) ?? '';
       const tokens = Number(/Generated (\d+) tokens/.exec(stopped)?.[1]);
       expect(tokens).toBeLessThan(48);
@@ -185,10 +233,14 @@ describe('chat in Chromium', () => {
       await page.reload();
       await chooseModel(browser, /tiny-random-llama/);
       await page.getByRole('button', { name: 'Load model' }).click();
-      await expect.poll(() => page.getByText('Ready!').isVisible(), { timeout: 120_000 }).toBe(true);
+      await expect
+        .poll(() => page.getByText('Ready!').isVisible(), { timeout: 120_000 })
+        .toBe(true);
       await box.fill('Still here?');
       await box.press('Enter');
-      await expect.poll(() => page.locator('.speed').textContent(), { timeout: 120_000 }).toMatch(/Generated \d+ tokens/);
+      await expect
+        .poll(() => page.locator('.speed').textContent(), { timeout: 120_000 })
+        .toMatch(/Generated \d+ tokens/);
       await shot(browser, 'offline-chat');
       expect(browser.foreignRequests).toEqual([]);
     } finally {

@@ -87,12 +87,19 @@ function safeJoin(root: string, urlPath: string): string | null {
 
 /** Serves the built app with an SPA fallback to index.html. */
 export function serveDist(port = 0): Promise<RunningServer> {
-  if (!existsSync(join(DIST, 'index.html'))) throw new Error('dist/ is missing: run `npm run build` first');
+  if (!existsSync(join(DIST, 'index.html')))
+    throw new Error('dist/ is missing: run `npm run build` first');
   return listen((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     const file = safeJoin(DIST, path);
     if (file && existsSync(file) && statSync(file).isFile()) {
-      sendFile(res, file, path.startsWith('/assets/') ? { 'Cache-Control': 'public, max-age=31536000, immutable' } : { 'Cache-Control': 'no-cache' });
+      sendFile(
+        res,
+        file,
+        path.startsWith('/assets/')
+          ? { 'Cache-Control': 'public, max-age=31536000, immutable' }
+          : { 'Cache-Control': 'no-cache' },
+      );
     } else {
       sendFile(res, join(DIST, 'index.html'), { 'Cache-Control': 'no-cache' });
     }
@@ -112,7 +119,10 @@ export function serveModels(
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     const m = /^\/([^/]+\/[^/]+)\/resolve\/[^/]+\/(.+)$/.exec(path);
     if (req.method === 'OPTIONS') {
-      res.writeHead(204, { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Headers': '*' });
+      res.writeHead(204, {
+        'Access-Control-Allow-Origin': '*',
+        'Access-Control-Allow-Headers': '*',
+      });
       res.end();
       return true;
     }
@@ -163,9 +173,17 @@ function isLoopback(url: string): boolean {
 }
 
 /** Launches Debian's Chromium with a fresh profile; `webgpu` adds SwiftShader WebGPU. */
-export async function launch(opts: { webgpu: boolean; viewport?: { width: number; height: number } }): Promise<Browser> {
+export async function launch(opts: {
+  webgpu: boolean;
+  viewport?: { width: number; height: number };
+}): Promise<Browser> {
   const userDataDir = mkdtempSync(join(tmpdir(), 'e2e-profile-'));
-  const args = [...CHROMIUM_FLAGS, ...(opts.webgpu ? ['--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-angle=swiftshader'] : [])];
+  const args = [
+    ...CHROMIUM_FLAGS,
+    ...(opts.webgpu
+      ? ['--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-angle=swiftshader']
+      : []),
+  ];
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     headless: true,

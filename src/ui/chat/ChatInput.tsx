@@ -54,7 +54,12 @@ export function ChatInput({ value, ready, generating, onChange, onSend, onStop }
         onKeyDown={onKeyDown}
       />
       {generating ? (
-        <button type="button" className="icon-button stop" onClick={onStop} aria-label="Stop generating">
+        <button
+          type="button"
+          className="icon-button stop"
+          onClick={onStop}
+          aria-label="Stop generating"
+        >
           <StopIcon />
         </button>
       ) : (

@@ -54,7 +54,10 @@ export const Message = memo(function Message({
         {message.thinking !== undefined && (
           <details className="thinking" open={streaming && message.content.length === 0}>
             <summary>Thinking…</summary>
-            <AssistantMarkdown content={message.thinking} streaming={streaming && message.content.length === 0} />
+            <AssistantMarkdown
+              content={message.thinking}
+              streaming={streaming && message.content.length === 0}
+            />
           </details>
         )}
         {awaiting ? (

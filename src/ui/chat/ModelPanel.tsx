@@ -28,8 +28,8 @@ export function ModelPanel({ model }: { model: ActorRefFrom<typeof modelMachine>
       <h1 id="start-heading">Load local LLM models within the browser!</h1>
       <p className="intro">
         Choose a model and load it: it is downloaded once, then runs entirely in your browser on
-        WebGPU with Transformers.js and ONNX Runtime Web. Nothing you type leaves this device,
-        and once loaded it works without wifi.
+        WebGPU with Transformers.js and ONNX Runtime Web. Nothing you type leaves this device, and
+        once loaded it works without wifi.
       </p>
       {error !== null && (
         <div className="load-error" role="alert">
@@ -56,7 +56,11 @@ export function ModelPanel({ model }: { model: ActorRefFrom<typeof modelMachine>
           Load model
         </button>
         {state === 'failed' && (
-          <button type="button" className="secondary" onClick={() => model.send({ type: 'model.retry' })}>
+          <button
+            type="button"
+            className="secondary"
+            onClick={() => model.send({ type: 'model.retry' })}
+          >
             Retry
           </button>
         )}

@@ -66,14 +66,39 @@ describe('ChatInput', () => {
 
   it('grows with its content between 24 and 200 px', () => {
     const { rerender } = render(
-      <ChatInput value="a" ready generating={false} onChange={() => {}} onSend={() => {}} onStop={() => {}} />,
+      <ChatInput
+        value="a"
+        ready
+        generating={false}
+        onChange={() => {}}
+        onSend={() => {}}
+        onStop={() => {}}
+      />,
     );
     const box = screen.getByRole('textbox');
     Object.defineProperty(box, 'scrollHeight', { configurable: true, value: 500 });
-    rerender(<ChatInput value={'a\n'.repeat(30)} ready generating={false} onChange={() => {}} onSend={() => {}} onStop={() => {}} />);
+    rerender(
+      <ChatInput
+        value={'a\n'.repeat(30)}
+        ready
+        generating={false}
+        onChange={() => {}}
+        onSend={() => {}}
+        onStop={() => {}}
+      />,
+    );
     expect(box.style.height).toBe('200px');
     Object.defineProperty(box, 'scrollHeight', { configurable: true, value: 10 });
-    rerender(<ChatInput value="b" ready generating={false} onChange={() => {}} onSend={() => {}} onStop={() => {}} />);
+    rerender(
+      <ChatInput
+        value="b"
+        ready
+        generating={false}
+        onChange={() => {}}
+        onSend={() => {}}
+        onStop={() => {}}
+      />,
+    );
     expect(box.style.height).toBe('24px');
   });
 });
@@ -86,14 +111,24 @@ describe('SpeedLine', () => {
 
   it("after completion: 'Generated N tokens in X seconds' and a Reset link", async () => {
     const onReset = vi.fn();
-    render(<SpeedLine generating={false} tps={20} numTokens={42} seconds={2.5} onReset={onReset} />);
+    render(
+      <SpeedLine generating={false} tps={20} numTokens={42} seconds={2.5} onReset={onReset} />,
+    );
     expect(screen.getByText(/Generated 42 tokens in 2\.50 seconds/)).toBeInTheDocument();
     await userEvent.click(screen.getByRole('button', { name: 'Reset' }));
     expect(onReset).toHaveBeenCalled();
   });
 
   it('shows nothing when stats are cleared', () => {
-    const { container } = render(<SpeedLine generating={false} tps={null} numTokens={null} seconds={null} onReset={() => {}} />);
+    const { container } = render(
+      <SpeedLine
+        generating={false}
+        tps={null}
+        numTokens={null}
+        seconds={null}
+        onReset={() => {}}
+      />,
+    );
     expect(container).toBeEmptyDOMElement();
   });
 });
@@ -114,7 +149,14 @@ describe('ProgressBar', () => {
 describe('MessageList', () => {
   it("empty: 'Ready!' and clickable example prompts", async () => {
     const onExample = vi.fn();
-    render(<MessageList messages={[]} generating={false} examples={['Tips for Paris']} onExample={onExample} />);
+    render(
+      <MessageList
+        messages={[]}
+        generating={false}
+        examples={['Tips for Paris']}
+        onExample={onExample}
+      />,
+    );
     expect(screen.getByText('Ready!')).toBeInTheDocument();
     await userEvent.click(screen.getByRole('button', { name: 'Tips for Paris' }));
     expect(onExample).toHaveBeenCalledWith('Tips for Paris');
@@ -127,16 +169,29 @@ describe('MessageList', () => {
     ];
     render(<MessageList messages={messages} generating />);
     expect(screen.getByText('<b>not bold</b>')).toBeInTheDocument();
-    expect(screen.getByRole('status', { name: 'Waiting for the reply' }).querySelectorAll('span')).toHaveLength(3);
+    expect(
+      screen.getByRole('status', { name: 'Waiting for the reply' }).querySelectorAll('span'),
+    ).toHaveLength(3);
   });
 
   it('reasoning shows in a collapsible Thinking… block apart from the answer', async () => {
-    render(<MessageList messages={[{ role: 'assistant', content: 'answer', thinking: 'hmm' }]} generating={false} />);
+    render(
+      <MessageList
+        messages={[{ role: 'assistant', content: 'answer', thinking: 'hmm' }]}
+        generating={false}
+      />,
+    );
     expect(screen.getByText('Thinking…').closest('details')).toHaveTextContent('hmm');
-    expect((await screen.findAllByTestId('md')).map((e) => e.textContent)).toEqual(['hmm', 'answer']);
+    expect((await screen.findAllByTestId('md')).map((e) => e.textContent)).toEqual([
+      'hmm',
+      'answer',
+    ]);
   });
 
-  function scrollable(el: HTMLElement, { scrollHeight, clientHeight }: { scrollHeight: number; clientHeight: number }) {
+  function scrollable(
+    el: HTMLElement,
+    { scrollHeight, clientHeight }: { scrollHeight: number; clientHeight: number },
+  ) {
     Object.defineProperty(el, 'scrollHeight', { configurable: true, value: scrollHeight });
     Object.defineProperty(el, 'clientHeight', { configurable: true, value: clientHeight });
   }
@@ -150,13 +205,20 @@ describe('MessageList', () => {
     list.scrollTop = 500;
     act(() => void fireEvent.scroll(list));
     scrollable(list, { scrollHeight: 1200, clientHeight: 400 });
-    rerender(<MessageList messages={[...first, { role: 'assistant', content: 'b' }]} generating={false} />);
+    rerender(
+      <MessageList messages={[...first, { role: 'assistant', content: 'b' }]} generating={false} />,
+    );
     expect(list.scrollTop).toBe(1200);
     // Scrolled up (more than 120 px away): stays put.
     list.scrollTop = 200;
     act(() => void fireEvent.scroll(list));
     scrollable(list, { scrollHeight: 1500, clientHeight: 400 });
-    rerender(<MessageList messages={[...first, { role: 'assistant', content: 'bc' }]} generating={false} />);
+    rerender(
+      <MessageList
+        messages={[...first, { role: 'assistant', content: 'bc' }]}
+        generating={false}
+      />,
+    );
     expect(list.scrollTop).toBe(200);
   });
 });
