@@ -19,6 +19,7 @@ import type { ModelLoadSpec, WorkerRequest, WorkerResponse } from '../shared/wor
 import { DEFAULT_MODEL_HOST } from '../shared/models';
 import { TokenTextStreamer } from './token-streamer';
 import { describeLoadError, resolveVariant } from './load-plan';
+import { cacheCoversPrompt } from './kv-cache';
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -47,6 +48,8 @@ let loaded: Loaded | null = null;
 const stopping = new InterruptableStoppingCriteria();
 /** KV cache reused across turns; cleared on reset (and after an interrupted turn). */
 let pastKeyValues: Record<string, { dispose?: () => void }> | null = null;
+/** The token ids the cache was built from (prompt + reply of the last turn). */
+let cachedIds: bigint[] | null = null;
 let generating = false;
 
 function disposeCache() {
@@ -54,6 +57,7 @@ function disposeCache() {
     for (const tensor of Object.values(pastKeyValues)) tensor.dispose?.();
   }
   pastKeyValues = null;
+  cachedIds = null;
 }
 
 async function check() {
@@ -184,7 +188,9 @@ async function generate(messages: Extract<WorkerRequest, { type: 'generate' }>) 
     const inputs = tokenizer.apply_chat_template(messages.data, {
       add_generation_prompt: true,
       return_dict: true,
-    }) as Record<string, unknown>;
+    }) as Record<string, unknown> & { input_ids: { tolist(): bigint[][] } };
+    if (useCache && !cacheCoversPrompt(cachedIds, inputs.input_ids.tolist()[0] ?? []))
+      disposeCache();
     const result = (await model.generate({
       ...inputs,
       past_key_values: useCache ? pastKeyValues : null,
@@ -196,6 +202,7 @@ async function generate(messages: Extract<WorkerRequest, { type: 'generate' }>) 
       // The streamer is structurally a BaseStreamer; the typings do not declare the KV-cache option.
     } as unknown as Parameters<PreTrainedModel['generate']>[0])) as {
       past_key_values?: typeof pastKeyValues;
+      sequences?: { tolist(): bigint[][] };
     };
     const interrupted = stopping.interrupted;
     if (!useCache) {
@@ -206,6 +213,7 @@ async function generate(messages: Extract<WorkerRequest, { type: 'generate' }>) 
       for (const t of Object.values(result.past_key_values ?? {})) t.dispose?.();
     } else {
       pastKeyValues = result.past_key_values ?? null;
+      cachedIds = result.sequences?.tolist()[0] ?? null;
     }
     post({
       status: 'complete',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, fromCallback, fromPromise, waitFor } from 'xstate';
-import { appMachine } from '../machines/appMachine';
+import { appMachine, type GpuInfo } from '../machines/appMachine';
 import { createLocalGenerator } from './local-generator';
 import type { WorkerRequest, WorkerResponse } from '../shared/worker-protocol';
 import { MODELS } from '../shared/models';
@@ -11,7 +11,7 @@ function setup() {
   const actor = createActor(
     appMachine.provide({
       actors: {
-        probeWebGPU: fromPromise(async () => ({ supported: true, shaderF16: true })),
+        probeWebGPU: fromPromise<GpuInfo>(async () => ({ supported: true, shaderF16: true })),
         llmWorker: fromCallback<WorkerRequest>(({ receive, sendBack }) => {
           emit = (message) => sendBack({ type: 'worker.message', message });
           receive((r) => void posted.push(r));
