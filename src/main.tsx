@@ -11,6 +11,7 @@ import { probeWebGPUActor } from './actors/webgpu-probe';
 import { AppActorContext } from './ui/AppActorContext';
 import { App } from './ui/App';
 import { readRuntimeConfig } from './runtime-config';
+import { inspect } from './inspection/bus';
 import './ui/styles.css';
 
 async function main() {
@@ -40,6 +41,7 @@ async function main() {
         <AppActorContext.Provider
           logic={logic}
           options={{
+            inspect,
             input: {
               models: config.models,
               modelHost: config.modelHost,
