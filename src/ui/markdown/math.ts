@@ -27,6 +27,36 @@ export function loadKatex(): Promise<Katex> {
   return loading;
 }
 
+/**
+ * The open block is re-rendered on every update, so the same formulas are typeset again and again:
+ * keep KaTeX's output per (formula, mode) in a small LRU cache.
+ */
+const cache = new Map<string, string>();
+const CACHE_SIZE = 500;
+
+function renderCached(k: Katex, tex: string, display: boolean): string {
+  const key = `${display ? 'D' : 'I'}${tex}`;
+  const hit = cache.get(key);
+  if (hit !== undefined) {
+    cache.delete(key);
+    cache.set(key, hit);
+    return hit;
+  }
+  let html: string;
+  try {
+    html = k.renderToString(tex, { ...KATEX_OPTIONS, displayMode: display });
+  } catch (error) {
+    // With throwOnError false KaTeX reports parse errors inline; anything else shows as text.
+    const span = document.createElement('span');
+    span.className = 'math-error';
+    span.textContent = `${tex} (${error instanceof Error ? error.message : String(error)})`;
+    html = span.outerHTML;
+  }
+  cache.set(key, html);
+  if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value ?? '');
+  return html;
+}
+
 /** Typesets every untypeset math placeholder under `root`; returns false if KaTeX is not loaded yet. */
 export function typeset(root: ParentNode): boolean {
   const elements = root.querySelectorAll<HTMLElement>('[data-tex]:not([data-typeset])');
@@ -37,15 +67,8 @@ export function typeset(root: ParentNode): boolean {
   }
   for (const el of elements) {
     const tex = el.dataset.tex ?? '';
-    try {
-      katex.render(tex, el, {
-        ...KATEX_OPTIONS,
-        displayMode: el.classList.contains('math-display'),
-      });
-    } catch (error) {
-      // With throwOnError false KaTeX reports errors inline; anything else shows as text.
-      el.textContent = `${tex} (${error instanceof Error ? error.message : String(error)})`;
-    }
+    const display = el.classList.contains('math-display');
+    el.innerHTML = renderCached(katex, tex, display);
     el.dataset.typeset = '';
   }
   return true;

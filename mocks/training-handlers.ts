@@ -1,0 +1,264 @@
+/**
+ * MSW handlers standing in for the local training service (service/), validated by the same
+ * schema module. Used by the UI tests and by the mock mode (`npm run dev:mock`).
+ *
+ * Scenarios: `progress` (a run that advances `stepsPerPoll` steps per log poll and finishes),
+ * `fail-start` (POST /train answers 500 with the service's message), `fail-run` (the run starts,
+ * then its script exits with code 1). In the browser, `?trainingScenario=fail-run` picks one.
+ */
+import {
+  http,
+  HttpResponse,
+  type DefaultBodyType,
+  type PathParams,
+  type RequestHandler,
+} from 'msw';
+import * as z from 'zod/mini';
+import { resolveTrainingUrl } from '../src/actors/training-client';
+import {
+  DEFAULT_TRAINING_URL,
+  DatasetSchema,
+  LogsQuerySchema,
+  LOG_TAIL,
+  TrainRequestSchema,
+  formatIssues,
+  type DatasetResponse,
+  type ErrorResponse,
+  type LogsResponse,
+  type RunInfo,
+  type TrainRequest,
+  type TrainResponse,
+} from '../src/shared/training-api';
+
+export type TrainingScenario = 'progress' | 'fail-start' | 'fail-run';
+export const TRAINING_SCENARIOS: readonly TrainingScenario[] = [
+  'progress',
+  'fail-start',
+  'fail-run',
+];
+
+export const MOCK_MESSAGES = {
+  startFailed: 'Could not start python3 (set TRAINING_PYTHON): spawn python3 ENOENT',
+  busy: (id: string) =>
+    `A training run is already in progress (run ${id}). Cancel it or wait for it to finish before starting another.`,
+  runError: 'RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB',
+} as const;
+
+interface MockRun {
+  info: RunInfo;
+  log: string[];
+  polls: number;
+  scenario: TrainingScenario;
+}
+
+export interface TrainingMockOptions {
+  baseUrl?: string;
+  scenario?: TrainingScenario;
+  /** Steps a run advances per GET /logs (default 12: 10 polls, 20 s in the browser). */
+  stepsPerPoll?: number;
+}
+
+export interface TrainingMock {
+  handlers: RequestHandler[];
+  setScenario(scenario: TrainingScenario): void;
+  /** Forgets every run (between tests). */
+  reset(): void;
+  /** Requests received, as 'METHOD /path', for assertions. */
+  requests: string[];
+  /** The bodies POST /train received. */
+  starts: TrainRequest[];
+  runs: Map<string, MockRun>;
+}
+
+const error = (status: number, message: string) =>
+  HttpResponse.json<ErrorResponse>({ error: message }, { status });
+
+const now = () => new Date().toISOString();
+
+export function createTrainingMock(options: TrainingMockOptions = {}): TrainingMock {
+  const base = (options.baseUrl ?? DEFAULT_TRAINING_URL).replace(/\/+$/, '');
+  const stepsPerPoll = options.stepsPerPoll ?? 12;
+  let scenario: TrainingScenario = options.scenario ?? 'progress';
+  const runs = new Map<string, MockRun>();
+  const requests: string[] = [];
+  const starts: TrainRequest[] = [];
+  let counter = 0;
+
+  const active = () => [...runs.values()].find((r) => r.info.state === 'running');
+
+  function advance(run: MockRun) {
+    if (run.info.state !== 'running') return;
+    run.polls += 1;
+    if (run.scenario === 'fail-run' && run.polls >= 2) {
+      run.log.push('Traceback (most recent call last):', MOCK_MESSAGES.runError);
+      Object.assign(run.info, { state: 'failed', exit_code: 1, ended_at: now() });
+      return;
+    }
+    const total = run.info.total ?? 1;
+    const from = run.info.current ?? 0;
+    const to = Math.min(total, from + stepsPerPoll);
+    for (let step = from + 1; step <= to; step++)
+      run.log.push(`step ${step}/${total} loss ${(2 / (1 + step / 10)).toFixed(4)}`);
+    run.info.current = to;
+    run.info.progress = Math.round((to / total) * 10_000) / 100;
+    if (to >= total) {
+      run.log.push('saved LoRA adapter');
+      Object.assign(run.info, { state: 'succeeded', exit_code: 0, ended_at: now() });
+    }
+  }
+
+  function find(id: string | readonly string[] | undefined) {
+    return typeof id === 'string' ? runs.get(id) : undefined;
+  }
+
+  const record = (request: Request) => {
+    const url = new URL(request.url);
+    requests.push(`${request.method} ${url.pathname}${url.search}`);
+  };
+
+  const isJson = (request: Request) =>
+    (request.headers.get('content-type') ?? '').split(';')[0]?.trim() === 'application/json';
+
+  const handlers: RequestHandler[] = [
+    http.post<PathParams, DefaultBodyType, TrainResponse | ErrorResponse>(
+      `${base}/train`,
+      async ({ request }) => {
+        record(request);
+        if (!isJson(request)) return error(415, 'Content-Type must be application/json');
+        let body: unknown;
+        try {
+          body = await request.json();
+        } catch {
+          return error(400, 'Malformed JSON body');
+        }
+        const parsed = z.safeParse(TrainRequestSchema, body);
+        if (!parsed.success)
+          return error(400, `Invalid body: ${formatIssues(parsed.error.issues, 'body')}`);
+        starts.push(parsed.data);
+        if (scenario === 'fail-start') return error(500, MOCK_MESSAGES.startFailed);
+        const busy = active();
+        if (busy) return error(409, MOCK_MESSAGES.busy(busy.info.id));
+        counter += 1;
+        const id = `mock-run-${counter}`;
+        runs.set(id, {
+          scenario,
+          polls: 0,
+          log: [`loading ${parsed.data.base_model}`, `step 0/${parsed.data.max_steps}`],
+          info: {
+            id,
+            state: 'running',
+            exit_code: null,
+            signal: null,
+            current: 0,
+            total: parsed.data.max_steps,
+            progress: 0,
+            started_at: now(),
+            ended_at: null,
+            script_path: parsed.data.script_path,
+            base_model: parsed.data.base_model,
+            output_dir: parsed.data.output_dir,
+            data_file: parsed.data.data_file,
+          },
+        });
+        return HttpResponse.json<TrainResponse>({ run_id: id });
+      },
+    ),
+
+    http.get<PathParams, DefaultBodyType, LogsResponse | ErrorResponse>(
+      `${base}/logs/:id`,
+      ({ request, params }) => {
+        record(request);
+        const run = find(params.id);
+        if (!run) return error(404, `No run with id "${String(params.id)}"`);
+        const query = z.safeParse(
+          LogsQuerySchema,
+          Object.fromEntries(new URL(request.url).searchParams),
+        );
+        if (!query.success)
+          return error(400, `Invalid query: ${formatIssues(query.error.issues, 'query')}`);
+        advance(run);
+        const tail = query.data.tail ?? LOG_TAIL;
+        return HttpResponse.json<LogsResponse>({
+          lines: run.log.slice(-tail),
+          total: run.log.length,
+          next_offset: run.log.length,
+        });
+      },
+    ),
+
+    http.get(`${base}/runs`, ({ request }) => {
+      record(request);
+      return HttpResponse.json({ runs: [...runs.values()].map((r) => r.info).reverse() });
+    }),
+
+    http.get<PathParams, DefaultBodyType, RunInfo | ErrorResponse>(
+      `${base}/runs/:id`,
+      ({ request, params }) => {
+        record(request);
+        const run = find(params.id);
+        if (!run) return error(404, `No run with id "${String(params.id)}"`);
+        return HttpResponse.json<RunInfo>(run.info);
+      },
+    ),
+
+    http.post<PathParams, DefaultBodyType, RunInfo | ErrorResponse>(
+      `${base}/runs/:id/cancel`,
+      ({ request, params }) => {
+        record(request);
+        if (!isJson(request)) return error(415, 'Content-Type must be application/json');
+        const run = find(params.id);
+        if (!run) return error(404, `No run with id "${String(params.id)}"`);
+        if (run.info.state !== 'running')
+          return error(409, `Run ${run.info.id} is not running (it is ${run.info.state})`);
+        run.log.push('[service] cancel requested: SIGTERM sent to the process group');
+        Object.assign(run.info, { state: 'cancelled', signal: 'SIGTERM', ended_at: now() });
+        return HttpResponse.json<RunInfo>(run.info);
+      },
+    ),
+
+    http.put<PathParams, DefaultBodyType, DatasetResponse | ErrorResponse>(
+      `${base}/datasets/:name`,
+      async ({ request, params }) => {
+        record(request);
+        if (!isJson(request)) return error(415, 'Content-Type must be application/json');
+        const parsed = z.safeParse(DatasetSchema, await request.json().catch(() => null));
+        if (!parsed.success)
+          return error(400, `Invalid body: ${formatIssues(parsed.error.issues, 'body')}`);
+        const name = String(params.name).replace(/\.json$/, '');
+        return HttpResponse.json<DatasetResponse>({
+          path: `service-data/datasets/${name}.json`,
+          entries: parsed.data.length,
+        });
+      },
+    ),
+  ];
+
+  return {
+    handlers,
+    requests,
+    starts,
+    runs,
+    setScenario: (next) => {
+      scenario = next;
+    },
+    reset: () => {
+      runs.clear();
+      counter = 0;
+      requests.length = 0;
+      starts.length = 0;
+      scenario = options.scenario ?? 'progress';
+    },
+  };
+}
+
+function scenarioFromLocation(): TrainingScenario {
+  const value = new URLSearchParams(globalThis.location?.search ?? '').get('trainingScenario');
+  return TRAINING_SCENARIOS.find((s) => s === value) ?? 'progress';
+}
+
+/** The mock mode's training service: the app's service URL, scenario from `?trainingScenario=`. */
+export const trainingMock = createTrainingMock({
+  baseUrl: resolveTrainingUrl(),
+  scenario: scenarioFromLocation(),
+});
+export const trainingHandlers: RequestHandler[] = trainingMock.handlers;

@@ -1,0 +1,119 @@
+/**
+ * The service's configuration, from environment variables (documented in service/README.md).
+ * Every path is absolute and every root is resolved through symlinks once, at start-up.
+ */
+import { realpathSync, mkdirSync } from 'node:fs';
+import { delimiter, isAbsolute, resolve } from 'node:path';
+
+/** The repository root: service/src/../.. */
+export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
+
+export interface ServiceConfig {
+  host: string;
+  port: number;
+  /** Relative paths in requests are resolved against this folder. */
+  baseDir: string;
+  /** Where run records, logs and uploaded datasets live. */
+  dataDir: string;
+  /** Scripts may only be run from inside these folders (real paths). */
+  scriptRoots: string[];
+  /** data_file must be inside these folders (real paths). */
+  dataRoots: string[];
+  /** output_dir must be inside these folders (real paths). */
+  outputRoots: string[];
+  /** Origins allowed to call the service from a browser (never 'null'). */
+  allowedOrigins: string[];
+  /** Interpreter for .py scripts. */
+  python: string;
+  /** Between SIGTERM and SIGKILL when a run is cancelled, in ms. */
+  killGraceMs: number;
+  /** Largest request body for POST /train and POST /runs/{id}/cancel, in bytes. */
+  bodyLimit: number;
+  /** Largest dataset accepted by PUT /datasets/{name}, in bytes. */
+  datasetLimit: number;
+  /** Longest log line kept; the rest of a longer line is dropped and counted. */
+  maxLineChars: number;
+  /** Committed log lines kept in memory per run (the rest are on disk). */
+  ringLines: number;
+}
+
+export const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '::1'];
+
+function list(value: string | undefined, sep: string): string[] | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  return value
+    .split(sep)
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+function int(name: string, value: string | undefined, fallback: number, min: number, max: number) {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new Error(`${name} must be an integer from ${min} to ${max}, got "${value}"`);
+  return n;
+}
+
+/** Resolves, creates when missing (data folders only) and realpaths a root. */
+function root(path: string, baseDir: string, create: boolean): string {
+  const abs = isAbsolute(path) ? path : resolve(baseDir, path);
+  if (create) mkdirSync(abs, { recursive: true });
+  return realpathSync(abs);
+}
+
+/** Builds the configuration from `env` (process.env by default); throws a clear Error if invalid. */
+export function loadConfig(
+  env: Record<string, string | undefined> = process.env,
+  overrides: Partial<ServiceConfig> = {},
+): ServiceConfig {
+  const host = env.TRAINING_HOST ?? '127.0.0.1';
+  if (!LOOPBACK_HOSTS.includes(host))
+    throw new Error(
+      `TRAINING_HOST must be a loopback address (${LOOPBACK_HOSTS.join(', ')}): the service runs programs and must not be reachable from the network; got "${host}"`,
+    );
+  const allowedOrigins = list(env.TRAINING_ALLOWED_ORIGINS, ',') ?? [
+    'http://127.0.0.1:5173',
+    'http://localhost:5173',
+  ];
+  for (const origin of allowedOrigins) {
+    if (origin === 'null' || origin === '*' || !/^https?:\/\/[^/]+$/.test(origin))
+      throw new Error(
+        `TRAINING_ALLOWED_ORIGINS holds "${origin}": each entry must be a scheme://host[:port] origin ('null' and '*' are never allowed)`,
+      );
+  }
+  const baseDir = realpathSync(env.TRAINING_BASE_DIR ?? REPO_ROOT);
+  const dataDir = root(env.TRAINING_DATA_DIR ?? 'service-data', baseDir, true);
+  const scriptRoots = (list(env.TRAINING_SCRIPT_ROOTS, delimiter) ?? ['training']).map((p) =>
+    root(p, baseDir, false),
+  );
+  const dataRoots = (list(env.TRAINING_DATA_ROOTS, delimiter) ?? [dataDir]).map((p) =>
+    root(p, baseDir, true),
+  );
+  const outputRoots = (list(env.TRAINING_OUTPUT_ROOTS, delimiter) ?? [dataDir]).map((p) =>
+    root(p, baseDir, true),
+  );
+  return {
+    host,
+    port: int('TRAINING_PORT', env.TRAINING_PORT, 8000, 0, 65535),
+    baseDir,
+    dataDir,
+    scriptRoots,
+    dataRoots,
+    outputRoots,
+    allowedOrigins,
+    python: env.TRAINING_PYTHON ?? 'python3',
+    killGraceMs: int('TRAINING_KILL_GRACE_MS', env.TRAINING_KILL_GRACE_MS, 5000, 0, 600_000),
+    bodyLimit: int('TRAINING_BODY_LIMIT', env.TRAINING_BODY_LIMIT, 16 * 1024, 256, 1 << 20),
+    datasetLimit: int(
+      'TRAINING_DATASET_LIMIT',
+      env.TRAINING_DATASET_LIMIT,
+      20 * 1024 * 1024,
+      1024,
+      1 << 30,
+    ),
+    maxLineChars: int('TRAINING_MAX_LINE_CHARS', env.TRAINING_MAX_LINE_CHARS, 8192, 80, 1 << 20),
+    ringLines: 1000,
+    ...overrides,
+  };
+}

@@ -1,0 +1,125 @@
+/**
+ * Confining request paths to configured roots. Decisions are made on real paths (symlinks
+ * resolved), so a link inside a root that points outside it is refused like `../` is.
+ */
+import { constants } from 'node:fs';
+import { access, realpath, stat } from 'node:fs/promises';
+import { dirname, extname, isAbsolute, relative, resolve, sep, basename, join } from 'node:path';
+
+/** A request the service refuses, with the HTTP status and a sentence for the user. */
+export class RequestError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RequestError';
+  }
+}
+
+export function isInside(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel) && !rel.startsWith(sep));
+}
+
+function inAny(roots: readonly string[], path: string): boolean {
+  return roots.some((root) => isInside(root, path));
+}
+
+function describeRoots(roots: readonly string[]): string {
+  return roots.join(', ');
+}
+
+async function realpathOrNull(path: string): Promise<string | null> {
+  try {
+    return await realpath(path);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * An existing file inside `roots`: resolved against `baseDir`, checked lexically (catches `../`),
+ * then by real path (catches symlinks that escape). Returns the real path.
+ */
+export async function confineExistingFile(
+  field: string,
+  input: string,
+  roots: readonly string[],
+  baseDir: string,
+): Promise<string> {
+  const lexical = resolve(baseDir, input);
+  if (!inAny(roots, lexical))
+    throw new RequestError(
+      400,
+      `${field} "${input}" is outside the allowed folders (${describeRoots(roots)})`,
+    );
+  const real = await realpathOrNull(lexical);
+  if (real === null) throw new RequestError(400, `${field} "${input}" does not exist`);
+  if (!inAny(roots, real))
+    throw new RequestError(
+      400,
+      `${field} "${input}" resolves (through a symbolic link) to ${real}, outside the allowed folders (${describeRoots(roots)})`,
+    );
+  const info = await stat(real);
+  if (!info.isFile()) throw new RequestError(400, `${field} "${input}" is not a file`);
+  return real;
+}
+
+/**
+ * A folder that may not exist yet, inside `roots`: its nearest existing ancestor is resolved
+ * through symlinks and must be inside a root. Returns the real ancestor joined with the rest.
+ */
+export async function confineDirectory(
+  field: string,
+  input: string,
+  roots: readonly string[],
+  baseDir: string,
+): Promise<string> {
+  const lexical = resolve(baseDir, input);
+  if (!inAny(roots, lexical))
+    throw new RequestError(
+      400,
+      `${field} "${input}" is outside the allowed folders (${describeRoots(roots)})`,
+    );
+  let existing = lexical;
+  const rest: string[] = [];
+  let real = await realpathOrNull(existing);
+  while (real === null) {
+    const parent = dirname(existing);
+    if (parent === existing) break;
+    rest.unshift(basename(existing));
+    existing = parent;
+    real = await realpathOrNull(existing);
+  }
+  if (real === null || !inAny(roots, real))
+    throw new RequestError(
+      400,
+      `${field} "${input}" resolves (through a symbolic link) outside the allowed folders (${describeRoots(roots)})`,
+    );
+  if (rest.length === 0 && !(await stat(real)).isDirectory())
+    throw new RequestError(400, `${field} "${input}" exists and is not a folder`);
+  return join(real, ...rest);
+}
+
+/** How a script is started: an interpreter chosen by extension, or the file itself. */
+export interface Launch {
+  command: string;
+  args: string[];
+}
+
+export async function launchFor(script: string, python: string): Promise<Launch> {
+  const ext = extname(script).toLowerCase();
+  if (ext === '.py') return { command: python, args: ['-u', script] };
+  if (ext === '.js' || ext === '.mjs' || ext === '.cjs')
+    return { command: process.execPath, args: [script] };
+  try {
+    await access(script, constants.X_OK);
+  } catch {
+    throw new RequestError(
+      400,
+      `script_path "${script}" is neither a .py/.js/.mjs script nor an executable file`,
+    );
+  }
+  return { command: script, args: [] };
+}

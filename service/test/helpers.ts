@@ -1,0 +1,171 @@
+/**
+ * Starts the real service (Fastify on a free loopback port) with temporary data folders and the
+ * fixture scripts as the only script root, and talks to it over real HTTP (node:http, so tests
+ * can send any Host, Origin or Content-Type).
+ */
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { mkdtempSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { buildService, type TrainingService } from '../src/app';
+import { loadConfig, type ServiceConfig } from '../src/config';
+import type { RunInfo } from '../../src/shared/training-api';
+
+export const FIXTURES = resolve(import.meta.dirname, 'fixtures');
+
+export interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  json: unknown;
+}
+
+export interface TestService {
+  port: number;
+  config: ServiceConfig;
+  service: TrainingService;
+  /** Every spawn the service made, in order. */
+  spawned: { command: string; args: string[] }[];
+  /** A temporary folder outside every root. */
+  outside: string;
+  dataFile: string;
+  request(options: RequestOptions): Promise<Reply>;
+  train(body: Record<string, unknown>, headers?: Record<string, string>): Promise<Reply>;
+  waitForEnd(id: string, timeoutMs?: number): Promise<RunInfo>;
+  close(): Promise<void>;
+}
+
+export interface RequestOptions {
+  method?: string;
+  path: string;
+  headers?: Record<string, string | undefined>;
+  body?: string | Buffer;
+  port?: number;
+}
+
+export function rawRequest(port: number, options: RequestOptions): Promise<Reply> {
+  const headers: Record<string, string> = { host: `127.0.0.1:${port}` };
+  for (const [key, value] of Object.entries(options.headers ?? {})) {
+    if (value === undefined) delete headers[key.toLowerCase()];
+    else headers[key.toLowerCase()] = value;
+  }
+  return new Promise((ok, fail) => {
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method: options.method ?? 'GET',
+        path: options.path,
+        headers,
+        setHost: false,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: unknown = undefined;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            // not JSON
+          }
+          ok({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+        });
+      },
+    );
+    req.on('error', fail);
+    if (options.body !== undefined) req.write(options.body);
+    req.end();
+  });
+}
+
+export const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
+
+export function tempDir(prefix: string): string {
+  return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+}
+
+export async function startTestService(
+  overrides: Partial<ServiceConfig> = {},
+): Promise<TestService> {
+  const base = tempDir('training-service-');
+  const data = join(base, 'data');
+  const out = join(base, 'out');
+  const outside = join(base, 'outside');
+  for (const dir of [data, out, outside]) mkdirSync(dir, { recursive: true });
+  const dataFile = join(data, 'input_data.json');
+  writeFileSync(dataFile, JSON.stringify([{ prompt: 'q', completion: 'a' }]));
+  const config = loadConfig(
+    {
+      TRAINING_PORT: '0',
+      TRAINING_BASE_DIR: base,
+      TRAINING_DATA_DIR: join(base, 'service-data'),
+      TRAINING_SCRIPT_ROOTS: FIXTURES,
+      TRAINING_DATA_ROOTS: data,
+      TRAINING_OUTPUT_ROOTS: out,
+      TRAINING_KILL_GRACE_MS: '300',
+    },
+    overrides,
+  );
+  const spawned: { command: string; args: string[] }[] = [];
+  const service = buildService(config, {
+    spawn: (command: string, args: string[], options: SpawnOptions): ChildProcess => {
+      spawned.push({ command, args });
+      return spawn(command, args, options);
+    },
+  });
+  const port = await service.listen();
+  const request = (options: RequestOptions) => rawRequest(options.port ?? port, options);
+  const test: TestService = {
+    port,
+    config,
+    service,
+    spawned,
+    outside,
+    dataFile,
+    request,
+    train: (body, headers = {}) =>
+      request({
+        method: 'POST',
+        path: '/train',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(validBody(body)),
+      }),
+    async waitForEnd(id, timeoutMs = 20_000) {
+      const until = Date.now() + timeoutMs;
+      for (;;) {
+        const reply = await request({ path: `/runs/${id}` });
+        const run = reply.json as RunInfo;
+        if (run.state !== 'running') return run;
+        if (Date.now() > until) throw new Error(`run ${id} still running after ${timeoutMs} ms`);
+        await sleep(25);
+      }
+    },
+    async close() {
+      await service.close();
+      rmSync(base, { recursive: true, force: true });
+    },
+  };
+  return test;
+}
+
+/** A valid body for the fixture `args.mjs`, with `patch` applied (undefined removes a field). */
+export function validBody(patch: Record<string, unknown> = {}) {
+  const body: Record<string, unknown> = {
+    script_path: join(FIXTURES, 'args.mjs'),
+    output_dir: 'out/lora',
+    data_file: 'data/input_data.json',
+    base_model: 'meta-llama/Llama-3.2-3B-Instruct',
+    max_len: 256,
+    repeat: 30,
+    max_steps: 5,
+    lr: 2e-4,
+  };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === undefined) delete body[key];
+    else body[key] = value;
+  }
+  return body;
+}

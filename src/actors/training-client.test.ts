@@ -1,0 +1,104 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { http, HttpResponse } from 'msw';
+import { setupServer } from 'msw/node';
+import { QueryClient } from '@tanstack/react-query';
+import { createActor, toPromise } from 'xstate';
+import {
+  TrainingHttpError,
+  createTrainingActors,
+  createTrainingClient,
+  logsQueryOptions,
+  resolveTrainingUrl,
+  trainingKeys,
+} from './training-client';
+import { createTrainingMock } from '../../mocks/training-handlers';
+import { TRAINING_PARAMS } from '../shared/training-api';
+
+const BASE = 'http://127.0.0.1:8000';
+const mock = createTrainingMock({ baseUrl: BASE, stepsPerPoll: 60 });
+const server = setupServer(...mock.handlers);
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+afterEach(() => {
+  server.resetHandlers();
+  mock.reset();
+});
+afterAll(() => server.close());
+
+const request = {
+  script_path: 'training/finetune.py',
+  output_dir: 'service-data/outputs/lora',
+  data_file: 'service-data/datasets/input_data.json',
+  base_model: 'meta-llama/Llama-3.2-3B-Instruct',
+  ...TRAINING_PARAMS,
+};
+
+describe('resolveTrainingUrl', () => {
+  it('takes ?trainingUrl= only when it is a loopback URL', () => {
+    expect(resolveTrainingUrl('?trainingUrl=http://127.0.0.1:9123/', undefined)).toBe(
+      'http://127.0.0.1:9123',
+    );
+    expect(resolveTrainingUrl('?trainingUrl=https://evil.example', undefined)).toBe(BASE);
+    expect(resolveTrainingUrl('', 'http://localhost:8001')).toBe('http://localhost:8001');
+    expect(resolveTrainingUrl('', undefined)).toBe(BASE);
+  });
+});
+
+describe('createTrainingClient', () => {
+  const client = createTrainingClient({ baseUrl: BASE });
+
+  it('starts, polls and cancels through the schema-validated calls', async () => {
+    const { run_id } = await client.startTraining(request);
+    expect(run_id).toBe('mock-run-1');
+    expect((await client.fetchLogs(run_id)).lines.at(-1)).toMatch(/^step 60\/120/);
+    expect(await client.fetchRun(run_id)).toMatchObject({ state: 'running', current: 60 });
+    expect(await client.cancelRun(run_id)).toMatchObject({ state: 'cancelled' });
+    expect(mock.requests).toEqual([
+      'POST /train',
+      'GET /logs/mock-run-1?tail=10',
+      'GET /runs/mock-run-1',
+      'POST /runs/mock-run-1/cancel',
+    ]);
+  });
+
+  it("a non-OK answer becomes an error carrying the server's text and status", async () => {
+    mock.setScenario('fail-start');
+    const error = await client.startTraining(request).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TrainingHttpError);
+    expect(error).toMatchObject({ kind: 'http', status: 500 });
+    expect((error as Error).message).toMatch(/^Could not start python3/);
+    server.use(
+      http.get(`${BASE}/runs/:id`, () => new HttpResponse('plain failure', { status: 502 })),
+    );
+    await expect(client.fetchRun('x')).rejects.toThrow('plain failure');
+  });
+
+  it('an answer that does not match the schema is refused', async () => {
+    server.use(http.get(`${BASE}/logs/:id`, () => HttpResponse.json({ lines: 'nope' })));
+    await expect(client.fetchLogs('x')).rejects.toMatchObject({ kind: 'invalid-response' });
+  });
+
+  it('stores a dataset with PUT /datasets/{name}', async () => {
+    const answer = await client.putDataset('input_data', [{ prompt: 'q', completion: 'a' }]);
+    expect(answer).toEqual({ path: 'service-data/datasets/input_data.json', entries: 1 });
+  });
+});
+
+describe('createTrainingActors', () => {
+  it('pollRun goes through the QueryClient cache that hooks read', async () => {
+    const queryClient = new QueryClient();
+    const client = createTrainingClient({ baseUrl: BASE });
+    const actors = createTrainingActors(queryClient, client);
+    const started = await toPromise(
+      createActor(actors.startTraining, { input: { request } }).start(),
+    );
+    const polled = await toPromise(
+      createActor(actors.pollRun, { input: { runId: started.runId, tail: 10 } }).start(),
+    );
+    expect(polled.run.id).toBe(started.runId);
+    expect(queryClient.getQueryData(logsQueryOptions(client, started.runId).queryKey)).toEqual(
+      expect.objectContaining({ lines: polled.lines }),
+    );
+    expect(queryClient.getQueryData(trainingKeys.run(BASE, started.runId))).toEqual(polled.run);
+    expect(queryClient.getMutationCache().getAll()).toHaveLength(1);
+  });
+});

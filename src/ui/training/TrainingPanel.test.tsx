@@ -1,0 +1,191 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { http, HttpResponse } from 'msw';
+import { setupServer } from 'msw/node';
+import type { ReactNode } from 'react';
+import { createTrainingMock, MOCK_MESSAGES } from '../../../mocks/training-handlers';
+import { createTrainingClient } from '../../actors/training-client';
+import { DEFAULT_TRAINING_URL } from '../../shared/training-api';
+import { TrainingPanel, type TrainingPanelProps } from './TrainingPanel';
+
+const mock = createTrainingMock({ stepsPerPoll: 40 });
+const server = setupServer(...mock.handlers);
+
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+beforeEach(() => {
+  localStorage.clear();
+  mock.reset();
+});
+afterEach(() => {
+  server.resetHandlers();
+  vi.restoreAllMocks();
+});
+afterAll(() => server.close());
+
+function renderPanel(props: TrainingPanelProps = {}) {
+  const queryClient = new QueryClient({
+    defaultOptions: { queries: { retry: false }, mutations: { retry: false } },
+  });
+  const wrap = (node: ReactNode) => (
+    <QueryClientProvider client={queryClient}>{node}</QueryClientProvider>
+  );
+  const panelProps = {
+    client: createTrainingClient({ baseUrl: DEFAULT_TRAINING_URL }),
+    pollInterval: 15,
+    ...props,
+  };
+  const view = render(wrap(<TrainingPanel {...panelProps} />));
+  return {
+    ...view,
+    rerenderWith: (next: TrainingPanelProps) =>
+      view.rerender(wrap(<TrainingPanel {...panelProps} {...next} />)),
+  };
+}
+
+const trainButton = () => screen.getByRole('button', { name: /Train Model|Training\.\.\./ });
+
+describe('TrainingPanel', () => {
+  it('shows the four labelled fields with defaults and the Train Model button', () => {
+    renderPanel();
+    expect(screen.getByLabelText('Script path')).toHaveValue('training/finetune.py');
+    expect(screen.getByLabelText('Output directory')).toHaveValue('service-data/outputs/lora');
+    expect(screen.getByLabelText('Data file path')).toHaveValue(
+      'service-data/datasets/input_data.json',
+    );
+    expect(screen.getByLabelText('Base model')).toHaveValue('meta-llama/Llama-3.2-3B-Instruct');
+    expect(trainButton()).toHaveTextContent('Train Model');
+    expect(trainButton()).toBeEnabled();
+    expect(screen.queryByRole('progressbar')).not.toBeInTheDocument();
+  });
+
+  it("Train Model → 'Training...' disabled with a progress bar → '✅ Training finished!'", async () => {
+    const user = userEvent.setup();
+    renderPanel();
+    await user.clear(screen.getByLabelText('Data file path'));
+    await user.type(screen.getByLabelText('Data file path'), 'service-data/datasets/mine.json');
+    await user.click(trainButton());
+    expect(trainButton()).toHaveTextContent('Training...');
+    expect(trainButton()).toBeDisabled();
+    const bar = await screen.findByRole('progressbar', { name: 'Training progress' });
+    await waitFor(() => expect(Number(bar.getAttribute('aria-valuenow'))).toBeGreaterThan(0));
+    expect(bar).toHaveAttribute('aria-valuetext', expect.stringMatching(/^\d+\.\d\d%$/));
+    expect(await screen.findByText('✅ Training finished!')).toBeInTheDocument();
+    expect(trainButton()).toHaveTextContent('Train Model');
+    expect(trainButton()).toBeEnabled();
+    expect(screen.queryByRole('progressbar')).not.toBeInTheDocument();
+    // Spec section 7: exactly this body, then GET /logs/{id}?tail=10.
+    expect(mock.starts).toEqual([
+      {
+        script_path: 'training/finetune.py',
+        output_dir: 'service-data/outputs/lora',
+        data_file: 'service-data/datasets/mine.json',
+        base_model: 'meta-llama/Llama-3.2-3B-Instruct',
+        max_len: 256,
+        repeat: 30,
+        max_steps: 120,
+        lr: 2e-4,
+      },
+    ]);
+    expect(mock.requests).toContain('GET /logs/mock-run-1?tail=10');
+    // The last log lines are visible.
+    const log = screen.getByRole('region', { name: 'Fine-tuning' }).querySelector('pre');
+    expect(log).toHaveTextContent('step 120/120');
+    // Polling stopped.
+    const polls = mock.requests.filter((r) => r.startsWith('GET /logs')).length;
+    await new Promise((r) => setTimeout(r, 80));
+    expect(mock.requests.filter((r) => r.startsWith('GET /logs')).length).toBe(polls);
+  });
+
+  it("a refused start shows the server's text in an alert and returns to idle", async () => {
+    const alert = vi.spyOn(window, 'alert').mockImplementation(() => {});
+    mock.setScenario('fail-start');
+    const user = userEvent.setup();
+    renderPanel();
+    await user.click(trainButton());
+    await waitFor(() => expect(alert).toHaveBeenCalledWith(MOCK_MESSAGES.startFailed));
+    expect(trainButton()).toHaveTextContent('Train Model');
+    expect(trainButton()).toBeEnabled();
+    expect(mock.requests.some((r) => r.startsWith('GET /logs'))).toBe(false);
+  });
+
+  it('a service that is not running: the alert says so', async () => {
+    const alert = vi.spyOn(window, 'alert').mockImplementation(() => {});
+    server.use(http.post(`${DEFAULT_TRAINING_URL}/train`, () => HttpResponse.error()));
+    const user = userEvent.setup();
+    renderPanel();
+    await user.click(trainButton());
+    await waitFor(() =>
+      expect(alert).toHaveBeenCalledWith(
+        expect.stringMatching(/^The training service at http:\/\/127\.0\.0\.1:8000 is unreachable/),
+      ),
+    );
+  });
+
+  it('a run whose script fails is shown as failed with its exit code and log', async () => {
+    mock.setScenario('fail-run');
+    const user = userEvent.setup();
+    renderPanel();
+    await user.click(trainButton());
+    const failed = await screen.findByText(/Training failed \(exit code 1\)\./);
+    expect(failed.closest('[role="alert"]')).toBeInTheDocument();
+    expect(screen.getByText(new RegExp(MOCK_MESSAGES.runError))).toBeInTheDocument();
+    expect(trainButton()).toBeEnabled();
+  });
+
+  it('Cancel stops the run', async () => {
+    const user = userEvent.setup();
+    renderPanel({ pollInterval: 60_000 });
+    await user.click(trainButton());
+    await user.click(await screen.findByRole('button', { name: 'Cancel' }));
+    expect(await screen.findByText('Training cancelled.')).toBeInTheDocument();
+    expect(mock.requests).toContain('POST /runs/mock-run-1/cancel');
+    expect(trainButton()).toBeEnabled();
+  });
+
+  it('after several failed polls it warns that the service is unreachable, keeping the run', async () => {
+    const user = userEvent.setup();
+    renderPanel();
+    server.use(http.get(`${DEFAULT_TRAINING_URL}/logs/:id`, () => HttpResponse.error()));
+    await user.click(trainButton());
+    const warning = await screen.findByText(/is not answering; still trying, the run is kept/);
+    expect(warning).toHaveTextContent('http://127.0.0.1:8000');
+    expect(trainButton()).toHaveTextContent('Training...');
+    server.resetHandlers();
+    expect(await screen.findByText('✅ Training finished!')).toBeInTheDocument();
+    expect(screen.queryByText(/is not answering/)).not.toBeInTheDocument();
+  });
+
+  it('keeps field values across reloads', async () => {
+    const user = userEvent.setup();
+    const first = renderPanel();
+    await user.clear(screen.getByLabelText('Script path'));
+    await user.type(screen.getByLabelText('Script path'), 'training/other.py');
+    first.unmount();
+    renderPanel();
+    expect(screen.getByLabelText('Script path')).toHaveValue('training/other.py');
+  });
+
+  it('picks a run still going up again after a reload', async () => {
+    const user = userEvent.setup();
+    const first = renderPanel({ pollInterval: 60_000 });
+    await user.click(trainButton());
+    await screen.findByRole('button', { name: 'Cancel' });
+    first.unmount();
+    renderPanel();
+    expect(trainButton()).toHaveTextContent('Training...');
+    expect(await screen.findByText('✅ Training finished!')).toBeInTheDocument();
+    expect(mock.starts).toHaveLength(1);
+  });
+
+  it('takes the data file path from the dataset feature', () => {
+    const view = renderPanel({ dataFileFromDataset: 'service-data/datasets/a.json' });
+    expect(screen.getByLabelText('Data file path')).toHaveValue('service-data/datasets/a.json');
+    view.rerenderWith({ dataFileFromDataset: 'service-data/datasets/b.json' });
+    const region = screen.getByRole('region', { name: 'Fine-tuning' });
+    expect(within(region).getByLabelText('Data file path')).toHaveValue(
+      'service-data/datasets/b.json',
+    );
+  });
+});

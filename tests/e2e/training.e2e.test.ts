@@ -1,0 +1,141 @@
+/**
+ * Fine-tuning end to end in Chromium: the built app against the real training service (in this
+ * process, on a free loopback port, with the fixture trainer scripts as its only script root and
+ * the app's origin allowed), from 'Train Model' to '✅ Training finished!'. The page finds the
+ * service through `?trainingUrl=`; every non-loopback request is aborted and asserted absent.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildService, type TrainingService } from '../../service/src/app';
+import { loadConfig } from '../../service/src/config';
+import { ROOT, SCREENSHOT_DIR, launch, serveDist, type RunningServer } from './harness';
+
+const FIXTURES = join(ROOT, 'service', 'test', 'fixtures');
+
+let app: RunningServer;
+let service: TrainingService;
+let servicePort: number;
+let base: string;
+const seenOrigins = new Set<string>();
+
+beforeAll(async () => {
+  app = await serveDist();
+  base = realpathSync(mkdtempSync(join(tmpdir(), 'training-e2e-')));
+  mkdirSync(join(base, 'data'));
+  mkdirSync(join(base, 'out'));
+  writeFileSync(
+    join(base, 'data', 'input_data.json'),
+    JSON.stringify([{ prompt: 'What is it?', completion: 'A test. It is short.' }]),
+  );
+  const config = loadConfig({
+    TRAINING_PORT: '0',
+    TRAINING_BASE_DIR: base,
+    TRAINING_DATA_DIR: join(base, 'service-data'),
+    TRAINING_SCRIPT_ROOTS: FIXTURES,
+    TRAINING_DATA_ROOTS: join(base, 'data'),
+    TRAINING_OUTPUT_ROOTS: join(base, 'out'),
+    TRAINING_ALLOWED_ORIGINS: app.url.replace(/\/$/, ''),
+  });
+  service = buildService(config);
+  service.app.addHook('onRequest', async (request) => {
+    if (request.headers.origin) seenOrigins.add(request.headers.origin);
+  });
+  servicePort = await service.listen();
+  // 120 steps at 40 ms: about 5 s, so the 2-second polls see the run in progress.
+  process.env.FIXTURE_STEP_MS = '40';
+});
+
+afterAll(async () => {
+  delete process.env.FIXTURE_STEP_MS;
+  await service?.close();
+  await app?.close();
+  if (base) rmSync(base, { recursive: true, force: true });
+});
+
+describe('fine-tuning in Chromium', () => {
+  it("Train Model → 'Training...' with progress → '✅ Training finished!' on the real service", async () => {
+    const browser = await launch({ webgpu: true });
+    try {
+      const { page } = browser;
+      await page.goto(`${app.url}?trainingUrl=http://127.0.0.1:${servicePort}`);
+      const panel = page.getByRole('region', { name: 'Fine-tuning' });
+      await panel.waitFor({ timeout: 60_000 });
+      await panel.getByLabel('Script path').fill(join(FIXTURES, 'args.mjs'));
+      await panel.getByLabel('Output directory').fill('out/lora');
+      await panel.getByLabel('Data file path').fill('data/input_data.json');
+      await panel.getByLabel('Base model').fill('meta-llama/Llama-3.2-3B-Instruct');
+
+      await panel.getByRole('button', { name: 'Train Model' }).click();
+      const busy = panel.getByRole('button', { name: 'Training...' });
+      await busy.waitFor();
+      expect(await busy.isDisabled()).toBe(true);
+
+      const bar = panel.getByRole('progressbar', { name: 'Training progress' });
+      await expect
+        .poll(async () => Number((await bar.getAttribute('aria-valuenow')) ?? 0), {
+          timeout: 30_000,
+        })
+        .toBeGreaterThan(0);
+      const text = await bar.textContent();
+      expect(text).toMatch(/^\d{1,3}\.\d\d%$/);
+
+      await panel.getByText('✅ Training finished!').waitFor({ timeout: 60_000 });
+      expect(await panel.getByRole('button', { name: 'Train Model' }).isEnabled()).toBe(true);
+      expect(await panel.locator('pre').textContent()).toMatch(/step 120\/120/);
+      mkdirSync(SCREENSHOT_DIR, { recursive: true });
+      await page.screenshot({ path: join(SCREENSHOT_DIR, 'training-finished.png') });
+
+      // The run the service knows about is the one the page started, with the spec's parameters.
+      const [run] = service.runs.list();
+      expect(run).toMatchObject({ state: 'succeeded', exit_code: 0, current: 120, total: 120 });
+      expect(seenOrigins).toEqual(new Set([app.url.replace(/\/$/, '')]));
+      expect(browser.foreignRequests).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('a script that fails at once: shown as failed with its exit code and message', async () => {
+    const browser = await launch({ webgpu: true });
+    try {
+      const { page } = browser;
+      await page.goto(`${app.url}?trainingUrl=http://127.0.0.1:${servicePort}`);
+      const panel = page.getByRole('region', { name: 'Fine-tuning' });
+      await panel.waitFor({ timeout: 60_000 });
+      await panel.getByLabel('Script path').fill(join(FIXTURES, 'fail.mjs'));
+      await panel.getByLabel('Output directory').fill('out/lora');
+      await panel.getByLabel('Data file path').fill('data/input_data.json');
+      await panel.getByRole('button', { name: 'Train Model' }).click();
+      await panel.getByText('Training failed (exit code 3).').waitFor({ timeout: 30_000 });
+      expect(await panel.locator('pre').textContent()).toContain(
+        'error: CUDA is not available on this machine',
+      );
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('a refused start (script outside the roots): the server text in an alert, back to idle', async () => {
+    const browser = await launch({ webgpu: true });
+    try {
+      const { page } = browser;
+      await page.goto(`${app.url}?trainingUrl=http://127.0.0.1:${servicePort}`);
+      const panel = page.getByRole('region', { name: 'Fine-tuning' });
+      await panel.waitFor({ timeout: 60_000 });
+      await panel.getByLabel('Script path').fill('/etc/hostname');
+      const dialog = page.waitForEvent('dialog');
+      await panel.getByRole('button', { name: 'Train Model' }).click();
+      const alert = await dialog;
+      expect(alert.type()).toBe('alert');
+      expect(alert.message()).toMatch(
+        /^script_path "\/etc\/hostname" is outside the allowed folders/,
+      );
+      await alert.dismiss();
+      await panel.getByRole('button', { name: 'Train Model' }).waitFor();
+    } finally {
+      await browser.close();
+    }
+  });
+});

@@ -1,0 +1,85 @@
+/**
+ * DOMPurify's public XSS vectors through the assistant renderer in real Chromium, rendered whole
+ * and streamed in small chunks: no script may run, and the output holds no active content.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { launch, ROOT, type Browser } from './harness';
+import { startRenderHarness } from '../render/server';
+
+interface Vector {
+  title: string;
+  payload: string;
+}
+const corpus = JSON.parse(
+  readFileSync(join(ROOT, '..', 'shared', 'corpora', 'dompurify-xss-vectors.json'), 'utf8'),
+) as { vectors: Vector[] };
+
+let harness: Awaited<ReturnType<typeof startRenderHarness>>;
+let browser: Browser;
+const dialogs: string[] = [];
+
+beforeAll(async () => {
+  harness = await startRenderHarness();
+  browser = await launch({ webgpu: false });
+  browser.page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
+  // Traps: any script that runs flips a flag.
+  await browser.page.addInitScript(() => {
+    const w = window as unknown as { __xss: string[] };
+    w.__xss = [];
+    for (const name of ['alert', 'confirm', 'prompt', 'print'] as const) {
+      (window as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => void w.__xss.push(`${name}:${String(args[0])}`);
+    }
+  });
+  await browser.page.goto(harness.url);
+  await browser.page.waitForFunction(() => 'harness' in window);
+  await browser.page.evaluate(() => window.harness.loadKatex());
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await harness?.server.close();
+});
+
+describe('XSS corpus through the renderer', () => {
+  it(`renders all ${corpus.vectors.length} vectors inert, whole and streamed`, async () => {
+    expect(corpus.vectors.length).toBeGreaterThan(100);
+    const failures: string[] = [];
+    for (const vector of corpus.vectors) {
+      for (const text of [vector.payload, `Answer:\n\n${vector.payload}\n\nand $x^2$ after`]) {
+        const { whole, streamed } = await browser.page.evaluate(
+          ([t]) => window.harness.renderBoth(t ?? '', 3),
+          [text],
+        );
+        for (const html of [whole, streamed]) {
+          const problems = await browser.page.evaluate((h) => {
+            const doc = new DOMParser().parseFromString(`<div>${h}</div>`, 'text/html');
+            const found: string[] = [];
+            if (doc.querySelector('script, iframe, object, embed, form, base, meta, link, style, frame, frameset, applet')) found.push('active element');
+            for (const el of doc.querySelectorAll('*')) {
+              for (const attr of el.attributes) {
+                if (/^on/i.test(attr.name)) found.push(`handler ${attr.name}`);
+                if (/^(href|src|action|formaction|xlink:href|data)$/i.test(attr.name) && /^\s*(javascript|vbscript|data):/i.test(attr.value.replace(/[\u0000-\u0020\u2028\u2029]/g, ''))) found.push(`url ${attr.name}=${attr.value}`);
+                // KaTeX's own output uses inline styles for layout; anything else must not.
+                if (attr.name === 'style' && !el.closest('.katex')) found.push('style attribute');
+              }
+            }
+            return found;
+          }, html);
+          if (problems.length) failures.push(`${vector.title}: ${problems.join(', ')}`);
+        }
+      }
+    }
+    // Give any deferred payload (onload, timers, lazy images) a moment to fire.
+    await browser.page.waitForTimeout(500);
+    const trapped = await browser.page.evaluate(() => (window as unknown as { __xss: string[] }).__xss);
+    expect(failures).toEqual([]);
+    expect(trapped).toEqual([]);
+    expect(dialogs).toEqual([]);
+    expect(browser.foreignRequests).toEqual([]);
+  });
+});

@@ -1,0 +1,60 @@
+/**
+ * Test/benchmark page for the assistant renderer (served by Vite's dev server, never built into
+ * the app): exposes the streaming renderer and a naive full re-parse on `window`.
+ */
+import { createStreamingRenderer } from '../../src/ui/markdown/streaming-renderer';
+import { renderMarkdown } from '../../src/ui/markdown/markdown';
+import { loadKatex, typeset } from '../../src/ui/markdown/math';
+import '../../src/ui/markdown/markdown.css';
+
+const out = document.getElementById('out') as HTMLElement;
+
+declare global {
+  interface Window {
+    harness: typeof harness;
+  }
+}
+
+const harness = {
+  loadKatex: () => loadKatex().then(() => true),
+  /** Renders whole, then streamed in chunks; returns the final HTML of both. */
+  renderBoth(text: string, chunk: number): { whole: string; streamed: string } {
+    out.replaceChildren();
+    const r = createStreamingRenderer(out);
+    r.finish(text);
+    const whole = out.innerHTML;
+    r.dispose();
+    const s = createStreamingRenderer(out);
+    for (let i = chunk; i < text.length + chunk; i += chunk) s.update(text.slice(0, i));
+    s.finish(text);
+    return { whole, streamed: out.innerHTML };
+  },
+  /**
+   * Streams `tokens` one per update; returns the time of each update from index `from` on (ms,
+   * including layout). The naive mode starts from the prefix directly (its cost depends only on
+   * the text length), the incremental one streams every token.
+   */
+  streamTimed(tokens: string[], naive: boolean, from = 0): number[] {
+    out.replaceChildren();
+    const r = createStreamingRenderer(out);
+    const times: number[] = [];
+    let text = naive ? tokens.slice(0, from).join('') : '';
+    for (let i = naive ? from : 0; i < tokens.length; i++) {
+      const token = tokens[i] ?? '';
+      text += token;
+      const t0 = performance.now();
+      if (naive) {
+        out.innerHTML = renderMarkdown(text);
+        typeset(out);
+      } else {
+        r.update(text);
+      }
+      void out.offsetHeight; // force layout: the cost the user pays
+      if (i >= from) times.push(performance.now() - t0);
+    }
+    r.finish(text);
+    return times;
+  },
+};
+
+window.harness = harness;
