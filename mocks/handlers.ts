@@ -1,4 +1,6 @@
 import type { RequestHandler } from 'msw';
+import { trainingHandlers } from './training-handlers';
+import { datasetHandlers } from './dataset-handlers';
 
 /** Every MSW handler of the app, shared by the tests and the mock mode. */
-export const handlers: RequestHandler[] = [];
+export const handlers: RequestHandler[] = [...trainingHandlers, ...datasetHandlers];

@@ -20,6 +20,10 @@ async function main() {
     await startMockServiceWorker();
   }
   const config = readRuntimeConfig(window.location);
+  if (config.inspect === 'stately') {
+    const { startStatelyInspector } = await import('./inspection/stately');
+    await startStatelyInspector();
+  }
   const logic = appMachine.provide({
     actors: {
       probeWebGPU: probeWebGPUActor,
@@ -49,7 +53,7 @@ async function main() {
             },
           }}
         >
-          <App />
+          <App initialInspect={config.inspect === true} />
         </AppActorContext.Provider>
       </QueryClientProvider>
     </StrictMode>,

@@ -5,7 +5,12 @@ import { DEFAULT_MODEL_HOST, MODELS } from './shared/models';
 describe('readRuntimeConfig', () => {
   it('defaults: the Hub, the four models, 1024 tokens', () => {
     const c = readRuntimeConfig({ search: '' });
-    expect(c).toEqual({ models: MODELS, modelHost: DEFAULT_MODEL_HOST, maxNewTokens: 1024 });
+    expect(c).toEqual({
+      models: MODELS,
+      modelHost: DEFAULT_MODEL_HOST,
+      maxNewTokens: 1024,
+      inspect: false,
+    });
     expect(c.models).toHaveLength(4);
   });
   it('a loopback model host and an extra model are accepted', () => {
@@ -25,6 +30,10 @@ describe('readRuntimeConfig', () => {
     for (const v of ['0', '-5', 'abc', '99999', '1.5']) {
       expect(readRuntimeConfig({ search: `?maxTokens=${v}` }).maxNewTokens).toBe(1024);
     }
+  });
+  it('?inspect opens the inspector, ?inspect=stately selects Stately', () => {
+    expect(readRuntimeConfig({ search: '?inspect' }).inspect).toBe(true);
+    expect(readRuntimeConfig({ search: '?inspect=stately' }).inspect).toBe('stately');
   });
   it('isLoopbackUrl', () => {
     expect(isLoopbackUrl('http://localhost:1/')).toBe(true);

@@ -5,6 +5,8 @@ export interface RuntimeConfig {
   modelHost: string;
   /** Longest reply in tokens: `?maxTokens=N` (1–4096), default 1024. */
   maxNewTokens: number;
+  /** `?inspect` opens the state-machine inspector; `?inspect=stately` connects Stately's instead. */
+  inspect: boolean | 'stately';
 }
 
 /** Only loopback hosts may replace the model host: a link cannot point the app elsewhere. */
@@ -39,5 +41,7 @@ export function readRuntimeConfig(location: { search: string }): RuntimeConfig {
   const maxTokens = Number(params.get('maxTokens'));
   const maxNewTokens =
     Number.isInteger(maxTokens) && maxTokens >= 1 && maxTokens <= 4096 ? maxTokens : 1024;
-  return { models, modelHost, maxNewTokens };
+  const inspectParam = params.get('inspect');
+  const inspect = inspectParam === 'stately' ? 'stately' : inspectParam !== null;
+  return { models, modelHost, maxNewTokens, inspect };
 }

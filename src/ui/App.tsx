@@ -1,4 +1,4 @@
-import { Suspense, lazy, useEffect } from 'react';
+import { Suspense, lazy, useEffect, useMemo, useState } from 'react';
 import { AppActorContext } from './AppActorContext';
 import { selectChatRef, selectGate, selectModelRef } from '../machines/appMachine';
 import { useSelector } from '@xstate/react';
@@ -6,9 +6,12 @@ import { ModelPanel } from './chat/ModelPanel';
 import { ChatView } from './chat/ChatView';
 import { useHashRoute } from './useHashRoute';
 import { preloadMarkdown } from './chat/Message';
+import { createLocalGenerator } from '../actors/local-generator';
 
-// Loaded on demand: nothing of the hub weighs on the first page load.
-const HubView = lazy(() => import('./hub/HubView'));
+// Loaded on demand: nothing of the hub or the inspector weighs on the first page load.
+const InspectorPanel = lazy(() => import('./inspector/InspectorPanel'));
+// The dataset and training panels arrive as a chunk of their own, right after the first paint.
+const Tools = lazy(() => import('./Tools'));
 
 function Overlay() {
   return (
@@ -18,7 +21,13 @@ function Overlay() {
   );
 }
 
-function Header() {
+function Header({
+  inspecting,
+  onToggleInspector,
+}: {
+  inspecting: boolean;
+  onToggleInspector: () => void;
+}) {
   return (
     <header className="app-header">
       <a className="brand" href="#/">
@@ -26,10 +35,50 @@ function Header() {
       </a>
       <nav aria-label="Main">
         <a href="#/">Chat</a>
-        <a href="#/hub">Hub</a>
+        <button
+          type="button"
+          className="link-button"
+          aria-pressed={inspecting}
+          onClick={onToggleInspector}
+        >
+          {inspecting ? 'Close inspector' : 'Inspect state machines'}
+        </button>
       </nav>
     </header>
   );
+}
+
+function ToolsSlot() {
+  const app = AppActorContext.useActorRef();
+  const model = AppActorContext.useSelector(selectModelRef);
+  const generateLocal = useMemo(() => createLocalGenerator(app), [app]);
+  return (
+    <Suspense fallback={<p className="status-text">Loading the fine-tuning tools…</p>}>
+      <ToolsWithModel model={model} generateLocal={generateLocal} />
+    </Suspense>
+  );
+}
+
+function ToolsWithModel({
+  model,
+  generateLocal,
+}: {
+  model: ReturnType<typeof selectModelRef>;
+  generateLocal: ReturnType<typeof createLocalGenerator>;
+}) {
+  if (!model) return <Tools localModelReady={false} generateLocal={generateLocal} />;
+  return <ToolsReady model={model} generateLocal={generateLocal} />;
+}
+
+function ToolsReady({
+  model,
+  generateLocal,
+}: {
+  model: NonNullable<ReturnType<typeof selectModelRef>>;
+  generateLocal: ReturnType<typeof createLocalGenerator>;
+}) {
+  const ready = useSelector(model, (s) => s.matches('ready'));
+  return <Tools localModelReady={ready} generateLocal={generateLocal} />;
 }
 
 function Session() {
@@ -58,25 +107,29 @@ function SessionView({
   );
 }
 
-export function App() {
+export function App({ initialInspect = false }: { initialInspect?: boolean }) {
   const gate = AppActorContext.useSelector(selectGate);
   const route = useHashRoute();
+  const [inspecting, setInspecting] = useState(initialInspect);
   return (
-    <div className="app">
-      <Header />
-      {route.startsWith('/hub') ? (
-        <Suspense fallback={<p className="loading-view">Loading the hub…</p>}>
-          <HubView onClose={() => (window.location.hash = '#/')} />
-        </Suspense>
-      ) : (
+    <div className={inspecting ? 'app with-inspector' : 'app'}>
+      <Header inspecting={inspecting} onToggleInspector={() => setInspecting((v) => !v)} />
+      {route.startsWith('/hub') ? null : (
         <main className="main">
           {gate === 'checking' && <p className="status-text">Checking WebGPU support…</p>}
           {gate === 'supported' && <Session />}
-          <aside className="tools" aria-label="Fine-tuning tools" />
+          <aside className="tools" aria-label="Fine-tuning tools">
+            <ToolsSlot />
+          </aside>
         </main>
       )}
       <footer className="footer">Generated content may be inaccurate or false.</footer>
       {gate === 'unsupported' && <Overlay />}
+      {inspecting && (
+        <Suspense fallback={<p className="status-text">Loading the inspector…</p>}>
+          <InspectorPanel onClose={() => setInspecting(false)} />
+        </Suspense>
+      )}
     </div>
   );
 }

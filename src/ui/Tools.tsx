@@ -1,0 +1,41 @@
+import { useMemo, useState } from 'react';
+import { useMutation } from '@tanstack/react-query';
+import { DatasetPanel } from './dataset/DatasetPanel';
+import type { GenerateLocal } from './dataset/useDatasetActor';
+import { TrainingPanel } from './training/TrainingPanel';
+import { createTrainingClient, putDatasetMutationOptions } from '../actors/training-client';
+import type { DatasetEntry } from '../shared/training-api';
+
+/**
+ * The fine-tuning tools beside the chat: 'Format Input' (the dataset) and the training panel.
+ * A dataset sent with "Use for training" is stored by the training service, and its path fills
+ * the training panel's data file. Loaded as its own chunk after the first paint.
+ */
+export default function Tools({
+  localModelReady,
+  generateLocal,
+}: {
+  localModelReady: boolean;
+  generateLocal: GenerateLocal;
+}) {
+  const client = useMemo(() => createTrainingClient(), []);
+  const storeDataset = useMutation(putDatasetMutationOptions(client));
+  const [dataFile, setDataFile] = useState<string | undefined>();
+
+  const onUseForTraining = async (entries: DatasetEntry[], name: string) => {
+    const { path } = await storeDataset.mutateAsync({ name, entries });
+    setDataFile(path);
+    return path;
+  };
+
+  return (
+    <>
+      <DatasetPanel
+        localModelReady={localModelReady}
+        generateLocal={generateLocal}
+        onUseForTraining={onUseForTraining}
+      />
+      <TrainingPanel client={client} dataFileFromDataset={dataFile} />
+    </>
+  );
+}
