@@ -9,7 +9,10 @@ import { startRenderHarness } from '../render/server';
 
 export function answer(tokens: number): string[] {
   const parts: string[] = [];
-  const words = 'the model streams tokens while the view keeps only the open block live and every finished block stays as it was'.split(' ');
+  const words =
+    'the model streams tokens while the view keeps only the open block live and every finished block stays as it was'.split(
+      ' ',
+    );
   let n = 0;
   const push = (s: string) => {
     // split into word-ish tokens like a BPE tokenizer would
@@ -22,8 +25,12 @@ export function answer(tokens: number): string[] {
     push(`\n\n## Section ${section}\n\n`);
     for (let i = 0; i < 30; i++) push(`${words[(i + section) % words.length]} `);
     push(`with math $a_${section}^2 + b^2 = c^2$ inline.\n\n`);
-    push(`- first point about ${words[section % words.length]}\n- second point with **bold** text\n\n`);
-    push('```ts\nfunction area(width: number, height: number): number {\n  return width * height;\n}\n```\n\n');
+    push(
+      `- first point about ${words[section % words.length]}\n- second point with **bold** text\n\n`,
+    );
+    push(
+      '```ts\nfunction area(width: number, height: number): number {\n  return width * height;\n}\n```\n\n',
+    );
     push(`$$\n\\sum_{i=1}^{${section + 2}} i = \\frac{n(n+1)}{2}\n$$\n\n`);
     push('| a | b |\n|---|---|\n| 1 | 2 |\n\n');
   }
@@ -47,23 +54,45 @@ async function main() {
     await browser.page.evaluate(() => window.harness.loadKatex());
     const tokens = answer(4000);
     const N = 200;
-    const incremental = await browser.page.evaluate(([t]) => window.harness.streamTimed(t ?? [], false), [tokens]);
-    const naiveStart = await browser.page.evaluate(([t]) => window.harness.streamTimed((t ?? []).slice(0, 200), true, 0), [tokens]);
-    const naiveEnd = await browser.page.evaluate(([t]) => window.harness.streamTimed(t ?? [], true, 3800), [tokens]);
+    const incremental = await browser.page.evaluate(
+      ([t]) => window.harness.streamTimed(t ?? [], false),
+      [tokens],
+    );
+    const naiveStart = await browser.page.evaluate(
+      ([t]) => window.harness.streamTimed((t ?? []).slice(0, 200), true, 0),
+      [tokens],
+    );
+    const naiveEnd = await browser.page.evaluate(
+      ([t]) => window.harness.streamTimed(t ?? [], true, 3800),
+      [tokens],
+    );
     const rows = {
       'incremental, tokens 1-200': stats(incremental.slice(0, N)),
       'incremental, tokens 3801-4000': stats(incremental.slice(-N)),
       'naive full re-parse, tokens 1-200': stats(naiveStart),
       'naive full re-parse, tokens 3801-4000': stats(naiveEnd),
     };
-    console.log(`Streaming a ${tokens.length}-token answer (${tokens.join('').length} chars), one token per update, Chromium main thread:`);
-    for (const [name, { median, p99 }] of Object.entries(rows)) console.log(`  ${name.padEnd(40)} median ${fmt(median)}  p99 ${fmt(p99)}`);
-    const ratio = rows['naive full re-parse, tokens 3801-4000'].median / rows['incremental, tokens 3801-4000'].median;
-    console.log(`  at the end of the message the naive re-parse costs ${ratio.toFixed(1)}x the incremental update (median)`);
+    console.log(
+      `Streaming a ${tokens.length}-token answer (${tokens.join('').length} chars), one token per update, Chromium main thread:`,
+    );
+    for (const [name, { median, p99 }] of Object.entries(rows))
+      console.log(`  ${name.padEnd(40)} median ${fmt(median)}  p99 ${fmt(p99)}`);
+    const ratio =
+      rows['naive full re-parse, tokens 3801-4000'].median /
+      rows['incremental, tokens 3801-4000'].median;
+    console.log(
+      `  at the end of the message the naive re-parse costs ${ratio.toFixed(1)}x the incremental update (median)`,
+    );
     const over = incremental.filter((t) => t > 16.7).length;
     if (process.env.BENCH_DEBUG) {
-      const slow = incremental.map((t, i) => ({ t, i })).sort((a, b) => b.t - a.t).slice(0, 12);
-      for (const { t, i } of slow) console.log(`    slow #${i} ${t.toFixed(1)} ms ${JSON.stringify(tokens.slice(Math.max(0, i - 3), i + 1).join(''))}`);
+      const slow = incremental
+        .map((t, i) => ({ t, i }))
+        .sort((a, b) => b.t - a.t)
+        .slice(0, 12);
+      for (const { t, i } of slow)
+        console.log(
+          `    slow #${i} ${t.toFixed(1)} ms ${JSON.stringify(tokens.slice(Math.max(0, i - 3), i + 1).join(''))}`,
+        );
     }
     console.log(`  incremental updates over one frame (16.7 ms): ${over} of ${incremental.length}`);
   } finally {

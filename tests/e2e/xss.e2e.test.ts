@@ -32,7 +32,8 @@ beforeAll(async () => {
     const w = window as unknown as { __xss: string[] };
     w.__xss = [];
     for (const name of ['alert', 'confirm', 'prompt', 'print'] as const) {
-      (window as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => void w.__xss.push(`${name}:${String(args[0])}`);
+      (window as unknown as Record<string, unknown>)[name] = (...args: unknown[]) =>
+        void w.__xss.push(`${name}:${String(args[0])}`);
     }
   });
   await browser.page.goto(harness.url);
@@ -59,11 +60,23 @@ describe('XSS corpus through the renderer', () => {
           const problems = await browser.page.evaluate((h) => {
             const doc = new DOMParser().parseFromString(`<div>${h}</div>`, 'text/html');
             const found: string[] = [];
-            if (doc.querySelector('script, iframe, object, embed, form, base, meta, link, style, frame, frameset, applet')) found.push('active element');
+            if (
+              doc.querySelector(
+                'script, iframe, object, embed, form, base, meta, link, style, frame, frameset, applet',
+              )
+            )
+              found.push('active element');
             for (const el of doc.querySelectorAll('*')) {
               for (const attr of el.attributes) {
                 if (/^on/i.test(attr.name)) found.push(`handler ${attr.name}`);
-                if (/^(href|src|action|formaction|xlink:href|data)$/i.test(attr.name) && /^\s*(javascript|vbscript|data):/i.test(attr.value.replace(/[\u0000-\u0020\u2028\u2029]/g, ''))) found.push(`url ${attr.name}=${attr.value}`);
+                // eslint-disable-next-line no-control-regex -- browsers strip these control characters from URLs
+                if (
+                  /^(href|src|action|formaction|xlink:href|data)$/i.test(attr.name) &&
+                  /^\s*(javascript|vbscript|data):/i.test(
+                    attr.value.replace(/[\u0000-\u0020\u2028\u2029]/g, ''),
+                  )
+                )
+                  found.push(`url ${attr.name}=${attr.value}`);
                 // KaTeX's own output uses inline styles for layout; anything else must not.
                 if (attr.name === 'style' && !el.closest('.katex')) found.push('style attribute');
               }
@@ -76,7 +89,9 @@ describe('XSS corpus through the renderer', () => {
     }
     // Give any deferred payload (onload, timers, lazy images) a moment to fire.
     await browser.page.waitForTimeout(500);
-    const trapped = await browser.page.evaluate(() => (window as unknown as { __xss: string[] }).__xss);
+    const trapped = await browser.page.evaluate(
+      () => (window as unknown as { __xss: string[] }).__xss,
+    );
     expect(failures).toEqual([]);
     expect(trapped).toEqual([]);
     expect(dialogs).toEqual([]);
