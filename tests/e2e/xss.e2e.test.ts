@@ -69,10 +69,10 @@ describe('XSS corpus through the renderer', () => {
             for (const el of doc.querySelectorAll('*')) {
               for (const attr of el.attributes) {
                 if (/^on/i.test(attr.name)) found.push(`handler ${attr.name}`);
-                // eslint-disable-next-line no-control-regex -- browsers strip these control characters from URLs
                 if (
                   /^(href|src|action|formaction|xlink:href|data)$/i.test(attr.name) &&
                   /^\s*(javascript|vbscript|data):/i.test(
+                    // eslint-disable-next-line no-control-regex -- browsers strip these from URLs
                     attr.value.replace(/[\u0000-\u0020\u2028\u2029]/g, ''),
                   )
                 )

@@ -1,0 +1,149 @@
+import { describe, expect, it } from 'vitest';
+import { createMachine, fromPromise, setup } from 'xstate';
+import { appMachine } from '../machines/appMachine';
+import { chatMachine } from '../machines/chatMachine';
+import { modelMachine } from '../machines/modelMachine';
+import { activeNodeIds, buildDiagramModel, type DiagramModel } from './diagram-model';
+
+const states = (m: DiagramModel) => m.nodes.map((n) => `${n.id}:${n.type}${n.initial ? '*' : ''}`);
+const transitions = (m: DiagramModel) =>
+  m.edges.map((e) => `${e.source} --${e.label}--> ${e.internal ? '(self)' : e.target}`).sort();
+
+describe('buildDiagramModel', () => {
+  it('appMachine: the WebGPU gate, the invoke with onDone/onError, the session events', () => {
+    const model = buildDiagramModel(appMachine);
+    expect(states(model)).toEqual([
+      'app:compound',
+      'app.checking:atomic*',
+      'app.unsupported:atomic',
+      'app.supported:atomic',
+    ]);
+    expect(model.nodes.find((n) => n.id === 'app.checking')?.invokes).toEqual(['probeWebGPU']);
+    expect(transitions(model)).toEqual(
+      [
+        'app.checking --done: probeWebGPU [isSupported]--> app.supported',
+        'app.checking --done: probeWebGPU--> app.unsupported',
+        'app.checking --error: probeWebGPU--> app.unsupported',
+        'app.supported --worker.message--> (self)',
+        'app.supported --dataset.generate--> (self)',
+        'app.supported --dataset.cancel--> (self)',
+      ].sort(),
+    );
+  });
+
+  it('modelMachine: nesting, the stall timer, guards, re-entering self-transitions', () => {
+    const model = buildDiagramModel(modelMachine);
+    expect(states(model)).toEqual([
+      'model:compound',
+      'model.none:atomic*',
+      'model.loading:compound',
+      'model.loading.waiting:atomic*',
+      'model.failed:atomic',
+      'model.ready:atomic',
+    ]);
+    expect(model.nodes.find((n) => n.id === 'model.loading.waiting')?.parent).toBe('model.loading');
+    expect(transitions(model)).toEqual(
+      [
+        'model.none --model.select--> (self)',
+        'model.none --model.load [hasSelection]--> model.loading',
+        'model.none --worker.error [isLoadError]--> model.failed',
+        'model.loading --worker.ready--> model.ready',
+        'model.loading --worker.error [isLoadError]--> model.failed',
+        'model.loading.waiting --worker.loading--> model.loading.waiting',
+        'model.loading.waiting --worker.initiate--> model.loading.waiting',
+        'model.loading.waiting --worker.progress--> model.loading.waiting',
+        'model.loading.waiting --worker.done--> model.loading.waiting',
+        'model.loading.waiting --after loadStall--> model.failed',
+        'model.failed --model.select [selectsAnotherModel]--> model.none',
+        'model.failed --model.retry [hasSelection]--> model.loading',
+        'model.ready --worker.error [isLoadError]--> model.failed',
+      ].sort(),
+    );
+    const progress = model.edges.find((e) => e.event === 'worker.progress');
+    expect(progress?.reenter).toBe(true);
+    expect(model.edges.find((e) => e.kind === 'after')?.event).toBe('after loadStall');
+  });
+
+  it('chatMachine: root-level draft input, generation and reset', () => {
+    const model = buildDiagramModel(chatMachine);
+    expect(states(model)).toEqual([
+      'chat:compound',
+      'chat.unavailable:atomic*',
+      'chat.idle:atomic',
+      'chat.generating:atomic',
+      'chat.resetting:atomic',
+    ]);
+    expect(transitions(model)).toEqual(
+      [
+        'chat --chat.input--> (self)',
+        'chat.unavailable --worker.ready--> chat.idle',
+        'chat.idle --chat.send [hasText]--> chat.generating',
+        'chat.idle --chat.reset--> (self)',
+        'chat.generating --worker.start--> (self)',
+        'chat.generating --worker.update--> (self)',
+        'chat.generating --worker.complete--> chat.idle',
+        'chat.generating --worker.error [isGenerateError]--> chat.idle',
+        'chat.generating --chat.stop--> (self)',
+        'chat.generating --chat.reset--> chat.resetting',
+        'chat.resetting --worker.complete--> chat.idle',
+        'chat.resetting --worker.error [isGenerateError]--> chat.idle',
+      ].sort(),
+    );
+  });
+
+  it('any machine: parallel regions, final states, always, numeric delays, state onDone, custom ids', () => {
+    const machine = setup({ actors: { poll: fromPromise(async () => 1) } }).createMachine({
+      id: 'm',
+      type: 'parallel',
+      states: {
+        a: {
+          initial: 'one',
+          states: {
+            one: { after: { 2000: 'two' } },
+            two: { always: { target: 'done', guard: () => true } },
+            done: { type: 'final' },
+          },
+          onDone: '#custom',
+        },
+        b: {
+          initial: 'x',
+          states: {
+            x: { invoke: { src: 'poll', onDone: 'y' } },
+            y: { id: 'custom', on: { go: ['#m.a.one', 'x'] } },
+          },
+        },
+      },
+    });
+    const model = buildDiagramModel(machine);
+    expect(states(model)).toEqual([
+      'm:parallel',
+      'm.a:compound',
+      'm.a.one:atomic*',
+      'm.a.two:atomic',
+      'm.a.done:final',
+      'm.b:compound',
+      'm.b.x:atomic*',
+      'custom:atomic',
+    ]);
+    expect(transitions(model)).toEqual(
+      [
+        'm.a.one --after 2000ms--> m.a.two',
+        'm.a.two --always [guard]--> m.a.done',
+        'm.a --done--> custom',
+        'm.b.x --done: poll--> custom',
+        // A multi-target transition (one target per region) is one edge per target.
+        'custom --go--> m.a.one',
+        'custom --go--> m.b.x',
+      ].sort(),
+    );
+    expect(activeNodeIds(model, { a: 'two', b: 'y' })).toEqual(
+      new Set(['m', 'm.a', 'm.a.two', 'm.b', 'custom']),
+    );
+  });
+
+  it('a machine without states is one node', () => {
+    const model = buildDiagramModel(createMachine({ id: 'lone', on: { ping: {} } }));
+    expect(states(model)).toEqual(['lone:atomic']);
+    expect(transitions(model)).toEqual(['lone --ping--> (self)']);
+  });
+});

@@ -1,0 +1,33 @@
+/**
+ * `?inspect=stately`: forwards the bus to the Stately inspector (@statelyai/inspect, loaded only
+ * here, by dynamic import). It opens stately.ai/inspect in a new window, so it needs the network.
+ */
+import type { AnyActorRef, InspectionEvent } from 'xstate';
+import { getRoots, subscribe } from './bus';
+import { buildActorTree, flattenTree, snapshotOf } from './actor-tree';
+
+/** Starts the bridge; resolves to the function that stops it. */
+export async function startStatelyInspector(): Promise<() => void> {
+  const { createBrowserInspector } = await import('@statelyai/inspect');
+  const inspector = createBrowserInspector();
+  const forward = (event: InspectionEvent) => inspector.inspect.next?.(event);
+  // Actors that already exist: announce them and their current snapshots first.
+  for (const node of flattenTree(buildActorTree(getRoots()))) {
+    let root = node.ref;
+    while (root._parent) root = root._parent;
+    const actorRef = node.ref as AnyActorRef;
+    forward({ type: '@xstate.actor', actorRef, rootId: root.sessionId });
+    forward({
+      type: '@xstate.snapshot',
+      actorRef,
+      rootId: root.sessionId,
+      event: { type: 'xstate.init' },
+      snapshot: snapshotOf(node.ref) as never,
+    });
+  }
+  const unsubscribe = subscribe(forward);
+  return () => {
+    unsubscribe();
+    inspector.stop();
+  };
+}
