@@ -1,0 +1,273 @@
+import { useId, useState } from 'react';
+import { useSelector } from '@xstate/react';
+import {
+  selectEntries,
+  selectError,
+  selectInputError,
+  selectInvalid,
+  selectName,
+  selectPartialCount,
+  selectPhase,
+  selectProgress,
+  selectRawOutput,
+  selectRowProblems,
+} from '../../machines/datasetSelectors';
+import type { HostedChatOptions } from '../../actors/hosted-chat';
+import type { DatasetInput } from '../../machines/datasetMachine';
+import { SAMPLE_NAME, SAMPLE_TEXT } from '../../shared/dataset/sample';
+import type { DatasetEntry, DatasetSource } from '../../shared/dataset/types';
+import { DatasetReview } from './DatasetReview';
+import { DatasetProgress } from './DatasetProgress';
+import { downloadText } from './download';
+import { useDatasetActor, type GenerateLocal } from './useDatasetActor';
+import { readStoredToken, TokenField } from './TokenField';
+
+export { TOKEN_STORAGE_KEY } from './TokenField';
+import './dataset.css';
+
+export const MAX_PAIRS = 100;
+
+export interface DatasetPanelProps {
+  /** Whether the in-browser model is loaded (enables "Generate with the loaded local model"). */
+  localModelReady?: boolean;
+  /** Runs a prompt on the in-browser model (the chat worker); `onText` gets the reply so far. */
+  generateLocal?: GenerateLocal;
+  /** Stores the dataset on the training service; resolves with the stored file path. */
+  onUseForTraining?: (entries: DatasetEntry[], name: string) => Promise<string>;
+  /** Hosted-call tuning (tests shorten timeouts and back-off). */
+  hostedOptions?: HostedChatOptions;
+  /** Dataset machine tuning (chunk sizes, parallelism). */
+  machineInput?: DatasetInput;
+}
+
+type Sending =
+  | { status: 'idle' }
+  | { status: 'sending' }
+  | { status: 'sent'; path: string }
+  | { status: 'failed'; message: string };
+
+/** 'Format Input': a sample text turned into question/answer pairs, reviewed and downloaded. */
+export function DatasetPanel({
+  localModelReady = false,
+  generateLocal,
+  onUseForTraining,
+  hostedOptions,
+  machineInput,
+}: DatasetPanelProps) {
+  const id = useId();
+  const [name, setName] = useState(SAMPLE_NAME);
+  const [text, setText] = useState(SAMPLE_TEXT);
+  const [count, setCount] = useState(10);
+  const [source, setSource] = useState<DatasetSource>('hosted');
+  const [token, setToken] = useState(readStoredToken);
+  const [sending, setSending] = useState<Sending>({ status: 'idle' });
+  const actor = useDatasetActor({
+    getToken: () => token.trim(),
+    generateLocal,
+    hostedOptions,
+    machineInput,
+  });
+  const phase = useSelector(actor, selectPhase);
+  const entries = useSelector(actor, selectEntries);
+  const invalid = useSelector(actor, selectInvalid);
+  const problems = useSelector(actor, selectRowProblems);
+  const error = useSelector(actor, selectError);
+  const inputError = useSelector(actor, selectInputError);
+  const progress = useSelector(actor, selectProgress);
+  const raw = useSelector(actor, selectRawOutput);
+  const partial = useSelector(actor, selectPartialCount);
+  const datasetName = useSelector(actor, selectName);
+  const effectiveSource = source === 'local' && !localModelReady ? 'hosted' : source;
+  const badRows = problems.filter(Boolean).length;
+  const canExport = phase === 'review' && entries.length > 0 && badRows === 0;
+
+  const submit = (event: React.FormEvent) => {
+    event.preventDefault();
+    setSending({ status: 'idle' });
+    actor.send({
+      type: 'dataset.format',
+      name,
+      text,
+      count: Math.min(MAX_PAIRS, Math.max(1, Math.round(count) || 1)),
+      source: effectiveSource,
+      hasToken: token.trim() !== '',
+    });
+  };
+
+  const sendForTraining = async () => {
+    if (!onUseForTraining) return;
+    setSending({ status: 'sending' });
+    try {
+      const path = await onUseForTraining(entries, datasetName);
+      setSending({ status: 'sent', path });
+    } catch (e) {
+      const detail = e instanceof Error && e.message ? ` (${e.message})` : '';
+      setSending({
+        status: 'failed',
+        message: `Training service unreachable${detail}. The dataset is kept: download it or try again.`,
+      });
+    }
+  };
+
+  const generating = phase === 'generating';
+  return (
+    <section className="dataset-panel" aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>Dataset from a text</h2>
+      <form className="dataset-form" onSubmit={submit}>
+        <label htmlFor={`${id}-name`}>Name or title</label>
+        <input
+          id={`${id}-name`}
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          disabled={generating}
+        />
+        <label htmlFor={`${id}-text`}>Sample text</label>
+        <textarea
+          id={`${id}-text`}
+          value={text}
+          rows={8}
+          onChange={(e) => setText(e.target.value)}
+          disabled={generating}
+        />
+        <label htmlFor={`${id}-count`}>Number of pairs</label>
+        <input
+          id={`${id}-count`}
+          type="number"
+          min={1}
+          max={MAX_PAIRS}
+          value={count}
+          onChange={(e) => setCount(e.target.valueAsNumber)}
+          disabled={generating}
+        />
+        <fieldset className="dataset-source" disabled={generating}>
+          <legend>Model</legend>
+          <label>
+            <input
+              type="radio"
+              name={`${id}-source`}
+              checked={effectiveSource === 'hosted'}
+              onChange={() => setSource('hosted')}
+            />
+            Hosted model (openai/gpt-oss-20b)
+          </label>
+          <label>
+            <input
+              type="radio"
+              name={`${id}-source`}
+              checked={effectiveSource === 'local'}
+              disabled={!localModelReady}
+              aria-describedby={localModelReady ? undefined : `${id}-local-reason`}
+              onChange={() => setSource('local')}
+            />
+            Generate with the loaded local model
+          </label>
+          {!localModelReady && (
+            <p id={`${id}-local-reason`} className="dataset-hint">
+              Load a model first: the local option runs the prompt on the in-browser model.
+            </p>
+          )}
+        </fieldset>
+        {effectiveSource === 'hosted' && (
+          <TokenField id={`${id}-token`} token={token} disabled={generating} onChange={setToken} />
+        )}
+        {inputError && (
+          <p className="dataset-error" role="alert">
+            {inputError.message}
+          </p>
+        )}
+        <div className="dataset-actions">
+          <button type="submit" className="primary" disabled={generating}>
+            Format Input
+          </button>
+          {generating && (
+            <button type="button" onClick={() => actor.send({ type: 'dataset.cancel' })}>
+              Cancel
+            </button>
+          )}
+        </div>
+      </form>
+
+      {generating && <DatasetProgress progress={progress} />}
+
+      {phase === 'failed' && error && (
+        <div className="dataset-failure" role="alert">
+          <p>{error.message}</p>
+          <div className="dataset-actions">
+            {error.retryable && (
+              <button type="button" onClick={() => actor.send({ type: 'dataset.retry' })}>
+                Retry
+              </button>
+            )}
+            {partial > 0 && (
+              <button type="button" onClick={() => actor.send({ type: 'dataset.keepPartial' })}>
+                Review the {partial} pairs so far
+              </button>
+            )}
+          </div>
+        </div>
+      )}
+      {(phase === 'failed' || phase === 'review') && raw && (
+        <button
+          type="button"
+          className="link"
+          onClick={() => downloadText('raw-output.txt', raw, 'text/plain')}
+        >
+          Download raw output
+        </button>
+      )}
+
+      {phase === 'review' && (
+        <>
+          <DatasetReview
+            entries={entries}
+            problems={problems}
+            invalid={invalid}
+            onChange={(index, entry) => actor.send({ type: 'dataset.entry.change', index, entry })}
+            onDelete={(index) => actor.send({ type: 'dataset.entry.delete', index })}
+          />
+          {badRows > 0 && (
+            <p className="dataset-error">
+              Fix or delete the {badRows} {badRows === 1 ? 'row' : 'rows'} marked invalid before
+              using the dataset.
+            </p>
+          )}
+          <div className="dataset-actions">
+            <button
+              type="button"
+              className="primary"
+              disabled={!canExport}
+              onClick={() =>
+                downloadText(
+                  'input_data.json',
+                  JSON.stringify(entries, null, 2),
+                  'application/json',
+                )
+              }
+            >
+              Download input_data.json
+            </button>
+            {onUseForTraining && (
+              <button
+                type="button"
+                disabled={!canExport || sending.status === 'sending'}
+                onClick={() => void sendForTraining()}
+              >
+                {sending.status === 'sending' ? 'Sending…' : 'Use for training'}
+              </button>
+            )}
+          </div>
+          {sending.status === 'sent' && (
+            <p role="status">
+              Stored as {sending.path}; the training panel's data file now points to it.
+            </p>
+          )}
+          {sending.status === 'failed' && (
+            <p className="dataset-error" role="alert">
+              {sending.message}
+            </p>
+          )}
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,171 @@
+/**
+ * 'Format Input' in Debian Chromium against the app built in mock mode (MSW's service worker
+ * answers the hosted chat completion): Format Input → table → edit a row → download, and the
+ * downloaded input_data.json checked. The token field takes any non-empty string in mock mode;
+ * `mock-<scenario>` picks an error scenario (mocks/dataset-handlers.ts).
+ *
+ * Needs: npx vite build --mode mock --outDir dist-mock
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createReadStream, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { extname, join, normalize, sep } from 'node:path';
+import {
+  ROOT,
+  SCREENSHOT_DIR,
+  TINY_MODEL_DIR,
+  TINY_MODEL_ID,
+  launch,
+  listen,
+  serveModels,
+  type RunningServer,
+} from './harness';
+
+/** `DATASET_E2E_DIST` may point at another mock-mode build of the panel. */
+const DIST_MOCK = process.env.DATASET_E2E_DIST ?? join(ROOT, 'dist-mock');
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.svg': 'image/svg+xml',
+  '.woff2': 'font/woff2',
+};
+
+/** Serves a built app folder with an SPA fallback to index.html (like `serveDist`). */
+function serveDir(dir: string): Promise<RunningServer> {
+  if (!existsSync(join(dir, 'index.html')))
+    throw new Error(`${dir} is missing: run \`npx vite build --mode mock --outDir dist-mock\``);
+  return listen((req, res) => {
+    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    const candidate = normalize(join(dir, path));
+    const file =
+      candidate.startsWith(dir + sep) && existsSync(candidate) && statSync(candidate).isFile()
+        ? candidate
+        : join(dir, 'index.html');
+    res.writeHead(200, {
+      'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream',
+      'Content-Length': String(statSync(file).size),
+      'Cache-Control': 'no-cache',
+      // MSW's worker script must be allowed to control the whole origin.
+      'Service-Worker-Allowed': '/',
+    });
+    createReadStream(file).pipe(res);
+    return true;
+  });
+}
+
+let app: RunningServer;
+let models: RunningServer;
+beforeAll(async () => {
+  app = await serveDir(DIST_MOCK);
+  models = await serveModels({ [TINY_MODEL_ID]: TINY_MODEL_DIR });
+});
+afterAll(async () => {
+  await app?.close();
+  await models?.close();
+});
+
+describe("'Format Input' in Chromium (mock mode)", () => {
+  it('Format Input → table → edit a row → download input_data.json', async () => {
+    const browser = await launch({ webgpu: true });
+    try {
+      const { page } = browser;
+      await page.goto(app.url);
+      const token = page.getByLabel('Hugging Face access token');
+      await token.waitFor({ timeout: 30_000 });
+      await token.fill('mock-token');
+      await page.getByLabel('Number of pairs').fill('3');
+      await page.getByRole('button', { name: 'Format Input', exact: true }).click();
+
+      const table = page.getByRole('table');
+      await table.waitFor({ timeout: 30_000 });
+      expect(await page.getByText('3 pairs', { exact: true }).isVisible()).toBe(true);
+      const prompt2 = page.getByLabel('Prompt 2', { exact: true });
+      expect(await prompt2.inputValue()).toContain('Port Elsby Lantern Festival');
+      await prompt2.fill('When is the Port Elsby Lantern Festival held?');
+      await page
+        .getByLabel('Completion 2', { exact: true })
+        .fill('On the first Saturday of October. It began in 1894.');
+      await page.getByRole('button', { name: 'Delete pair 3' }).click();
+      mkdirSync(SCREENSHOT_DIR, { recursive: true });
+      await page.screenshot({ path: join(SCREENSHOT_DIR, 'dataset-review.png'), fullPage: true });
+
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('button', { name: 'Download input_data.json' }).click(),
+      ]);
+      expect(download.suggestedFilename()).toBe('input_data.json');
+      const path = await download.path();
+      const data = JSON.parse(readFileSync(path, 'utf8')) as Array<Record<string, string>>;
+      expect(data).toHaveLength(2);
+      expect(data[1]).toEqual({
+        prompt: 'When is the Port Elsby Lantern Festival held?',
+        completion: 'On the first Saturday of October. It began in 1894.',
+      });
+      expect(data[0]?.prompt).toContain('Port Elsby Lantern Festival');
+      expect(Object.keys(data[0] ?? {})).toEqual(['prompt', 'completion']);
+      // The hosted call was answered by the mock: nothing left the machine.
+      expect(browser.foreignRequests).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('a refused token: the error is shown with its message, never the token', async () => {
+    const browser = await launch({ webgpu: true });
+    try {
+      const { page } = browser;
+      await page.goto(app.url);
+      const token = page.getByLabel('Hugging Face access token');
+      await token.waitFor({ timeout: 30_000 });
+      await token.fill('mock-401');
+      await page.getByRole('button', { name: 'Format Input', exact: true }).click();
+      const alert = page.locator('.dataset-failure');
+      await alert.waitFor({ timeout: 30_000 });
+      expect(await alert.textContent()).toContain('The access token was refused (HTTP 401).');
+      expect(await alert.textContent()).not.toContain('mock-401');
+      expect(browser.consoleErrors.join('\n')).not.toContain('mock-401');
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('the local-model path: the tiny model in the browser, the same parsing and validation', async () => {
+    const browser = await launch({ webgpu: true });
+    try {
+      const { page } = browser;
+      const url = `${app.url}?modelHost=${encodeURIComponent(models.url)}&extraModel=${TINY_MODEL_ID}&maxTokens=48`;
+      await page.goto(url);
+      const local = page.getByRole('radio', { name: 'Generate with the loaded local model' });
+      await local.waitFor({ timeout: 30_000 });
+      expect(await local.isDisabled()).toBe(true);
+      await page.getByRole('button', { name: /^Model:/ }).click();
+      await page.getByRole('option', { name: /tiny-random-llama/ }).click();
+      await page.getByRole('button', { name: 'Load model' }).click();
+      await expect.poll(() => local.isEnabled(), { timeout: 120_000 }).toBe(true);
+      await local.check();
+      expect(await page.getByLabel('Hugging Face access token').count()).toBe(0);
+      await page.getByRole('button', { name: 'Format Input', exact: true }).click();
+      // Random weights write no JSON: the run fails with the parser's message and the raw output
+      // (what the model wrote) stays downloadable. Valid pairs would show the table instead.
+      const outcome = page.locator('.dataset-failure, .dataset-table');
+      await outcome.first().waitFor({ timeout: 180_000 });
+      if (await page.locator('.dataset-failure').count()) {
+        const text = (await page.locator('.dataset-failure').textContent()) ?? '';
+        expect(text).toMatch(/not valid JSON|expected shape|empty reply|no usable pairs/);
+        if (!/empty reply/.test(text)) {
+          const [download] = await Promise.all([
+            page.waitForEvent('download'),
+            page.getByRole('button', { name: 'Download raw output' }).click(),
+          ]);
+          expect(readFileSync(await download.path(), 'utf8').length).toBeGreaterThan(0);
+        }
+      }
+      expect(browser.foreignRequests).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  });
+});
