@@ -3,12 +3,12 @@ import { isLoopbackUrl, readRuntimeConfig } from './runtime-config';
 import { DEFAULT_MODEL_HOST, MODELS } from './shared/models';
 
 describe('readRuntimeConfig', () => {
-  it('defaults: the Hub, the four models, 1024 tokens', () => {
+  it('defaults: the Hub, the four models', () => {
     const c = readRuntimeConfig({ search: '' });
     expect(c).toEqual({
       models: MODELS,
       modelHost: DEFAULT_MODEL_HOST,
-      maxNewTokens: 1024,
+      maxNewTokens: undefined,
       inspect: false,
     });
     expect(c.models).toHaveLength(4);
@@ -26,9 +26,9 @@ describe('readRuntimeConfig', () => {
     expect(c.modelHost).toBe(DEFAULT_MODEL_HOST);
     expect(c.models).toHaveLength(4);
   });
-  it('bad maxTokens falls back to 1024', () => {
+  it('bad maxTokens is ignored (features keep their defaults)', () => {
     for (const v of ['0', '-5', 'abc', '99999', '1.5']) {
-      expect(readRuntimeConfig({ search: `?maxTokens=${v}` }).maxNewTokens).toBe(1024);
+      expect(readRuntimeConfig({ search: `?maxTokens=${v}` }).maxNewTokens).toBeUndefined();
     }
   });
   it('?inspect opens the inspector, ?inspect=stately selects Stately', () => {

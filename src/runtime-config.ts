@@ -3,8 +3,8 @@ import { DEFAULT_MODEL_HOST, MODELS, type ModelOption } from './shared/models';
 export interface RuntimeConfig {
   models: readonly ModelOption[];
   modelHost: string;
-  /** Longest reply in tokens: `?maxTokens=N` (1–4096), default 1024. */
-  maxNewTokens: number;
+  /** Longest reply in tokens: `?maxTokens=N` (1–4096); unset = each feature's default. */
+  maxNewTokens: number | undefined;
   /** `?inspect` opens the state-machine inspector; `?inspect=stately` connects Stately's instead. */
   inspect: boolean | 'stately';
 }
@@ -40,7 +40,7 @@ export function readRuntimeConfig(location: { search: string }): RuntimeConfig {
   }
   const maxTokens = Number(params.get('maxTokens'));
   const maxNewTokens =
-    Number.isInteger(maxTokens) && maxTokens >= 1 && maxTokens <= 4096 ? maxTokens : 1024;
+    Number.isInteger(maxTokens) && maxTokens >= 1 && maxTokens <= 4096 ? maxTokens : undefined;
   const inspectParam = params.get('inspect');
   const inspect = inspectParam === 'stately' ? 'stately' : inspectParam !== null;
   return { models, modelHost, maxNewTokens, inspect };

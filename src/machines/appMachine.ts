@@ -136,13 +136,13 @@ export const appMachine = setup({
     }),
     postDatasetGenerate: sendTo(
       ({ context }) => context.worker ?? '',
-      ({ event }): WorkerRequest =>
+      ({ context, event }): WorkerRequest =>
         event.type === 'dataset.generate'
           ? {
               type: 'generate',
               purpose: 'dataset',
               data: [{ role: 'user', content: event.prompt }],
-              options: { maxNewTokens: event.maxNewTokens ?? 2048 },
+              options: { maxNewTokens: event.maxNewTokens ?? context.input.maxNewTokens ?? 2048 },
             }
           : { type: 'interrupt' },
     ),
