@@ -6,6 +6,17 @@ import { TrainingPanel } from './training/TrainingPanel';
 import { createTrainingClient, putDatasetMutationOptions } from '../actors/training-client';
 import type { DatasetEntry } from '../shared/training-api';
 
+/** A title such as "Port Elsby Lantern Festival" → "port-elsby-lantern-festival" (the service's name rule). */
+export function datasetFileName(title: string): string {
+  const slug = title
+    .normalize('NFKD')
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[^a-z0-9]+|-+$/g, '')
+    .slice(0, 100);
+  return slug || 'input_data';
+}
+
 /**
  * The fine-tuning tools beside the chat: 'Format Input' (the dataset) and the training panel.
  * A dataset sent with "Use for training" is stored by the training service, and its path fills
@@ -23,7 +34,7 @@ export default function Tools({
   const [dataFile, setDataFile] = useState<string | undefined>();
 
   const onUseForTraining = async (entries: DatasetEntry[], name: string) => {
-    const { path } = await storeDataset.mutateAsync({ name, entries });
+    const { path } = await storeDataset.mutateAsync({ name: datasetFileName(name), entries });
     setDataFile(path);
     return path;
   };

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { useActorRef } from '@xstate/react';
+import { inspect } from '../../inspection/bus';
 import { useQueryClient } from '@tanstack/react-query';
 import { fromPromise } from 'xstate';
 import {
@@ -80,5 +81,5 @@ export function useDatasetActor(deps: DatasetActorDeps) {
       },
     }),
   );
-  return useActorRef(logic, { input: deps.machineInput ?? {} });
+  return useActorRef(logic, { input: deps.machineInput ?? {}, inspect });
 }
