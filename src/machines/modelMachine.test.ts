@@ -167,3 +167,27 @@ describe('modelMachine — never a hang', () => {
     expect(actor.getSnapshot().context.error).toMatch(/stopped responding/);
   });
 });
+
+describe('modelMachine — Load in chat from the hub', () => {
+  it('model.add appends a hub model (q4f16 with q4 fallback) and selects it', () => {
+    const { actor, worker } = start(false);
+    actor.send({ type: 'model.add', id: 'onnx-community/Qwen2.5-0.5B-Instruct' });
+    const s = actor.getSnapshot();
+    expect(s.context.selected).toBe('onnx-community/Qwen2.5-0.5B-Instruct');
+    expect(s.context.models.at(-1)).toMatchObject({ dtype: 'q4f16', fallback: { dtype: 'q4' } });
+    actor.send({ type: 'model.load' });
+    expect(worker.posted.at(-1)).toMatchObject({
+      type: 'load',
+      data: { id: 'onnx-community/Qwen2.5-0.5B-Instruct' },
+    });
+  });
+
+  it('a known model is selected, not duplicated; a bad id is ignored', () => {
+    const { actor } = start();
+    actor.send({ type: 'model.add', id: 'onnx-community/Llama-3.2-1B-Instruct-q4f16' });
+    expect(actor.getSnapshot().context.selected).toBe('llama-3.2-1b');
+    expect(actor.getSnapshot().context.models).toHaveLength(4);
+    actor.send({ type: 'model.add', id: 'not a repo' });
+    expect(actor.getSnapshot().context.models).toHaveLength(4);
+  });
+});

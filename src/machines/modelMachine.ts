@@ -34,6 +34,8 @@ export interface ModelInput {
 
 export type ModelEvent =
   | { type: 'model.select'; value: string }
+  /** A hub model offered "Load in chat": added to the list (q4f16, q4 fallback) and selected. */
+  | { type: 'model.add'; id: string }
   | { type: 'model.load' }
   | { type: 'model.retry' }
   | WorkerEventOf<'loading'>
@@ -69,12 +71,28 @@ export const modelMachine = setup({
     input: {} as ModelInput,
   },
   guards: {
+    isRepoId: ({ event }) =>
+      event.type === 'model.add' && /^[\w.-]+\/[\w.-]+$/.test(event.id.trim()),
     hasSelection: ({ context }) => toLoadSpec(context) !== null,
     isLoadError: ({ event }) => event.type === 'worker.error' && event.message.phase !== 'generate',
     selectsAnotherModel: ({ context, event }) =>
       event.type === 'model.select' && normaliseSelection(event.value) !== context.selected,
   },
   actions: {
+    addAndSelect: assign(({ context, event }) => {
+      assertEvent(event, 'model.add');
+      const id = event.id.trim();
+      const known = context.models.find((m) => m.id === id || m.value === id);
+      if (known) return { selected: known.value, error: null };
+      const option: ModelOption = {
+        value: id,
+        label: `${id} (from the hub)`,
+        id,
+        dtype: 'q4f16',
+        fallback: { id, dtype: 'q4' },
+      };
+      return { models: [...context.models, option], selected: id, error: null };
+    }),
     select: assign({
       selected: ({ event }) => {
         assertEvent(event, 'model.select');
@@ -158,6 +176,7 @@ export const modelMachine = setup({
     none: {
       on: {
         'model.select': { actions: 'select' },
+        'model.add': { guard: 'isRepoId', actions: 'addAndSelect' },
         // Spec: "Load model does nothing with no model selected."
         'model.load': { guard: 'hasSelection', target: 'loading' },
         // The worker failed to start, or WebGPU failed inside it: show it before any load.
@@ -194,6 +213,7 @@ export const modelMachine = setup({
           actions: ['select', 'clearError'],
         },
         'model.retry': { guard: 'hasSelection', target: 'loading' },
+        'model.add': { guard: 'isRepoId', target: 'none', actions: 'addAndSelect' },
       },
     },
     ready: {

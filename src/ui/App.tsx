@@ -9,6 +9,7 @@ import { preloadMarkdown } from './chat/Message';
 import { createLocalGenerator } from '../actors/local-generator';
 
 // Loaded on demand: nothing of the hub or the inspector weighs on the first page load.
+const HubView = lazy(() => import('./hub/HubView'));
 const InspectorPanel = lazy(() => import('./inspector/InspectorPanel'));
 // The dataset and training panels arrive as a chunk of their own, right after the first paint.
 const Tools = lazy(() => import('./Tools'));
@@ -35,6 +36,7 @@ function Header({
       </a>
       <nav aria-label="Main">
         <a href="#/">Chat</a>
+        <a href="#/hub">Hub</a>
         <button
           type="button"
           className="link-button"
@@ -107,6 +109,20 @@ function SessionView({
   );
 }
 
+function HubRoute() {
+  const model = AppActorContext.useSelector(selectModelRef);
+  const goHome = () => (window.location.hash = '#/');
+  return (
+    <HubView
+      onClose={goHome}
+      onLoadInChat={(id) => {
+        model?.send({ type: 'model.add', id });
+        goHome();
+      }}
+    />
+  );
+}
+
 export function App({ initialInspect = false }: { initialInspect?: boolean }) {
   const gate = AppActorContext.useSelector(selectGate);
   const route = useHashRoute();
@@ -114,7 +130,11 @@ export function App({ initialInspect = false }: { initialInspect?: boolean }) {
   return (
     <div className={inspecting ? 'app with-inspector' : 'app'}>
       <Header inspecting={inspecting} onToggleInspector={() => setInspecting((v) => !v)} />
-      {route.startsWith('/hub') ? null : (
+      {route.startsWith('/hub') ? (
+        <Suspense fallback={<p className="loading-view">Loading the hub…</p>}>
+          <HubRoute />
+        </Suspense>
+      ) : (
         <main className="main">
           {gate === 'checking' && <p className="status-text">Checking WebGPU support…</p>}
           {gate === 'supported' && <Session />}

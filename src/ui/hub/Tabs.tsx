@@ -1,0 +1,89 @@
+import { useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
+
+export interface TabItem {
+  id: string;
+  label: string;
+  content: ReactNode;
+}
+
+/**
+ * WAI-ARIA tabs: a tablist of buttons (arrow keys, Home and End move between them) and one
+ * tabpanel per tab. Panels mount when first shown and then stay mounted (hidden), so what was
+ * typed in them survives a switch.
+ */
+export function Tabs({
+  label,
+  tabs,
+  initialId,
+  className,
+}: {
+  label: string;
+  tabs: TabItem[];
+  initialId?: string;
+  className?: string;
+}) {
+  const prefix = useId();
+  const [chosen, setChosen] = useState(initialId ?? tabs[0]?.id ?? '');
+  const selected = tabs.some((t) => t.id === chosen) ? chosen : (tabs[0]?.id ?? '');
+  // A panel mounts when first shown, then stays mounted (hidden) so its state survives.
+  const [visited, setVisited] = useState<ReadonlySet<string>>(() => new Set([selected]));
+  if (!visited.has(selected)) setVisited(new Set(visited).add(selected));
+  const buttons = useRef(new Map<string, HTMLButtonElement>());
+
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    const index = tabs.findIndex((t) => t.id === selected);
+    const next =
+      event.key === 'ArrowRight'
+        ? (index + 1) % tabs.length
+        : event.key === 'ArrowLeft'
+          ? (index - 1 + tabs.length) % tabs.length
+          : event.key === 'Home'
+            ? 0
+            : event.key === 'End'
+              ? tabs.length - 1
+              : -1;
+    const tab = tabs[next];
+    if (!tab) return;
+    event.preventDefault();
+    setChosen(tab.id);
+    buttons.current.get(tab.id)?.focus();
+  };
+
+  return (
+    <div className={className ? `hub-tabs ${className}` : 'hub-tabs'}>
+      <div role="tablist" aria-label={label} className="hub-tablist" onKeyDown={onKeyDown}>
+        {tabs.map((tab) => (
+          <button
+            key={tab.id}
+            ref={(el) => {
+              if (el) buttons.current.set(tab.id, el);
+              else buttons.current.delete(tab.id);
+            }}
+            type="button"
+            role="tab"
+            id={`${prefix}-tab-${tab.id}`}
+            aria-selected={tab.id === selected}
+            aria-controls={`${prefix}-panel-${tab.id}`}
+            tabIndex={tab.id === selected ? 0 : -1}
+            onClick={() => setChosen(tab.id)}
+          >
+            {tab.label}
+          </button>
+        ))}
+      </div>
+      {tabs.map((tab) => (
+        <div
+          key={tab.id}
+          role="tabpanel"
+          id={`${prefix}-panel-${tab.id}`}
+          aria-labelledby={`${prefix}-tab-${tab.id}`}
+          hidden={tab.id !== selected}
+          tabIndex={0}
+          className="hub-tabpanel"
+        >
+          {visited.has(tab.id) && tab.content}
+        </div>
+      ))}
+    </div>
+  );
+}

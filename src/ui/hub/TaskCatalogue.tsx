@@ -1,0 +1,87 @@
+import { useId, useMemo, useState } from 'react';
+import { listTasks, type TaskAudience } from '../../hub/list-tasks';
+import { libraryRef } from '../../hub/library-ref';
+import type { TaskEntry } from '../../hub/types';
+import { TaskDetail } from './TaskDetail';
+
+function TaskCard({ task, onOpen }: { task: TaskEntry; onOpen: () => void }) {
+  return (
+    <article className="hub-task-card">
+      <h4>
+        <button type="button" className="hub-link-button" onClick={onOpen}>
+          {task.name}
+        </button>
+      </h4>
+      <code className="hub-task-key">{task.key}</code>
+      {(task.hideInModels || task.hideInDatasets) && (
+        <p className="hub-flags">
+          {task.hideInModels && <span className="hub-badge">hidden in models</span>}
+          {task.hideInDatasets && <span className="hub-badge">hidden in datasets</span>}
+        </p>
+      )}
+      {task.subtasks.length > 0 && (
+        <p>
+          <span className="hub-term">Subtasks: </span>
+          {task.subtasks.map((s) => s.name).join(', ')}
+        </p>
+      )}
+      <p>
+        <span className="hub-term">Libraries: </span>
+        {task.libraries.length > 0
+          ? task.libraries.map((key) => libraryRef(key).prettyLabel).join(', ')
+          : 'none listed'}
+      </p>
+    </article>
+  );
+}
+
+/** The task catalogue grouped by modality, with a search box and the hide flags as a filter. */
+export function TaskCatalogue() {
+  const searchId = useId();
+  const [query, setQuery] = useState('');
+  const [audience, setAudience] = useState<TaskAudience>('all');
+  const [open, setOpen] = useState<TaskEntry | null>(null);
+  const groups = useMemo(() => listTasks({ query, audience }), [query, audience]);
+  const count = groups.reduce((sum, g) => sum + g.tasks.length, 0);
+
+  if (open) return <TaskDetail task={open} onBack={() => setOpen(null)} />;
+  return (
+    <div className="hub-catalogue">
+      <div className="hub-toolbar" role="search">
+        <label htmlFor={searchId}>Search tasks</label>
+        <input
+          id={searchId}
+          type="search"
+          value={query}
+          placeholder="e.g. speech, sentiment, diffusers"
+          onChange={(e) => setQuery(e.target.value)}
+        />
+        <label>
+          Show{' '}
+          <select value={audience} onChange={(e) => setAudience(e.target.value as TaskAudience)}>
+            <option value="all">all tasks</option>
+            <option value="models">tasks listed for models</option>
+            <option value="datasets">tasks listed for datasets</option>
+          </select>
+        </label>
+      </div>
+      <p className="hub-muted" aria-live="polite">
+        {count === 0 ? `No task matches "${query.trim()}".` : `${count} tasks`}
+      </p>
+      {groups.map((group) => (
+        <section key={group.modality} aria-labelledby={`hub-modality-${group.modality}`}>
+          <h3 id={`hub-modality-${group.modality}`}>
+            {group.label} ({group.tasks.length})
+          </h3>
+          <ul className="hub-task-grid">
+            {group.tasks.map((task) => (
+              <li key={task.key}>
+                <TaskCard task={task} onOpen={() => setOpen(task)} />
+              </li>
+            ))}
+          </ul>
+        </section>
+      ))}
+    </div>
+  );
+}
