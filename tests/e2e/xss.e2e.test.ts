@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { launch, ROOT, type Browser } from './harness';
+import { launch, ROOT, SCREENSHOT_DIR, type Browser } from './harness';
 import { startRenderHarness } from '../render/server';
 
 interface Vector {
@@ -96,5 +96,45 @@ describe('XSS corpus through the renderer', () => {
     expect(trapped).toEqual([]);
     expect(dialogs).toEqual([]);
     expect(browser.foreignRequests).toEqual([]);
+  });
+});
+
+const SAMPLE = `## Pythagoras in code
+
+The theorem $a^2 + b^2 = c^2$ costs $5 and $10 to explain, and in display form:
+
+$$
+c = \\sqrt{a^2 + b^2}, \\qquad \\int_0^1 x^2\\,dx = \\frac{1}{3}
+$$
+
+| a | b | c = \\(\\sqrt{a^2+b^2}\\) |
+|---|---|:---:|
+| 3 | 4 | 5 |
+| 5 | 12 | 13 |
+
+\`\`\`ts
+export function hypotenuse(a: number, b: number): number { return Math.sqrt(a * a + b * b); } // a long line that scrolls horizontally
+\`\`\`
+
+> A quote with a [link](https://example.com) and \`inline code\`.
+
+- first point
+- second point with **bold** text
+`;
+
+describe('rendered sample', () => {
+  it('typesets math, lays out a table and a scrolling code block (screenshot)', async () => {
+    await browser.page.evaluate((t) => window.harness.show(t), SAMPLE);
+    const out = browser.page.locator('#out');
+    expect(await out.locator('.katex').count()).toBe(3);
+    expect(await out.locator('.katex-error').count()).toBe(0);
+    expect(await out.locator('table tr').count()).toBe(3);
+    expect(await out.textContent()).toContain('costs $5 and $10');
+    const scrolls = await out
+      .locator('pre')
+      .evaluate((pre) => pre.scrollWidth > pre.clientWidth && getComputedStyle(pre).overflowX);
+    expect(scrolls).toBe('auto');
+    expect(await out.locator('a').getAttribute('rel')).toContain('noopener');
+    await out.screenshot({ path: join(SCREENSHOT_DIR, 'markdown-sample.png') });
   });
 });

@@ -2,7 +2,7 @@
  * Test/benchmark page for the assistant renderer (served by Vite's dev server, never built into
  * the app): exposes the streaming renderer and a naive full re-parse on `window`.
  */
-import { createStreamingRenderer } from '../../src/ui/markdown/streaming-renderer';
+import { createStreamingRenderer, warmUpRenderer } from '../../src/ui/markdown/streaming-renderer';
 import { renderMarkdown } from '../../src/ui/markdown/markdown';
 import { loadKatex, typeset } from '../../src/ui/markdown/math';
 import '../../src/ui/markdown/markdown.css';
@@ -17,6 +17,16 @@ declare global {
 
 const harness = {
   loadKatex: () => loadKatex().then(() => true),
+  /** What AssistantMarkdown does when its chunk loads (on idle). */
+  warmUp: () => warmUpRenderer().then(() => true),
+  /** Renders `text` streamed in chunks of `chunk` characters, then finished; returns the HTML. */
+  show(text: string, chunk = 7): string {
+    out.replaceChildren();
+    const r = createStreamingRenderer(out);
+    for (let i = chunk; i < text.length; i += chunk) r.update(text.slice(0, i));
+    r.finish(text);
+    return out.innerHTML;
+  },
   /** Renders whole, then streamed in chunks; returns the final HTML of both. */
   renderBoth(text: string, chunk: number): { whole: string; streamed: string } {
     out.replaceChildren();
@@ -34,7 +44,8 @@ const harness = {
    * including layout). The naive mode starts from the prefix directly (its cost depends only on
    * the text length), the incremental one streams every token.
    */
-  streamTimed(tokens: string[], naive: boolean, from = 0): number[] {
+  streamTimed(tokens: string[], mode: 'incremental' | 'naive' | 'naive+math', from = 0): number[] {
+    const naive = mode !== 'incremental';
     out.replaceChildren();
     const r = createStreamingRenderer(out);
     const times: number[] = [];
@@ -45,7 +56,7 @@ const harness = {
       const t0 = performance.now();
       if (naive) {
         out.innerHTML = renderMarkdown(text);
-        typeset(out);
+        if (mode === 'naive+math') typeset(out);
       } else {
         r.update(text);
       }

@@ -1,30 +1,63 @@
 import { useLayoutEffect, useRef } from 'react';
-import { createStreamingRenderer, type StreamingRenderer } from './streaming-renderer';
+import {
+  createStreamingRenderer,
+  warmUpRenderer,
+  type StreamingRenderer,
+} from './streaming-renderer';
 import './markdown.css';
 
+const nextFrame: (callback: () => void) => number =
+  typeof requestAnimationFrame === 'function'
+    ? (callback) => requestAnimationFrame(callback)
+    : (callback) => window.setTimeout(callback, 16);
+const cancelFrame: (handle: number) => void =
+  typeof cancelAnimationFrame === 'function'
+    ? (handle) => cancelAnimationFrame(handle)
+    : (handle) => window.clearTimeout(handle);
+
+// This module is loaded lazily (when a model is ready): warm the renderer and KaTeX up when idle.
+if (typeof window !== 'undefined' && typeof window.requestIdleCallback === 'function')
+  window.requestIdleCallback(() => void warmUpRenderer(), { timeout: 2000 });
+
 /**
- * An assistant message as sanitized Markdown with math. Updates arrive at most once per animation
- * frame (the worker actor coalesces tokens), and each one re-renders only the open block.
+ * An assistant message as sanitized Markdown with math. The div is owned by a streaming renderer
+ * (React never sets its children): while streaming, updates are coalesced to one per animation
+ * frame and each re-renders only the open block; when streaming ends the final text renders at once.
  */
 export function AssistantMarkdown({ content, streaming }: { content: string; streaming: boolean }) {
   const ref = useRef<HTMLDivElement>(null);
   const renderer = useRef<StreamingRenderer | null>(null);
+  const frame = useRef<number | null>(null);
+  const pending = useRef('');
 
   useLayoutEffect(() => {
     const el = ref.current;
     if (!el) return;
-    renderer.current ??= createStreamingRenderer(el);
-    if (streaming) renderer.current.update(content);
-    else renderer.current.finish(content);
-  }, [content, streaming]);
-
-  useLayoutEffect(
-    () => () => {
-      renderer.current?.dispose();
+    const r = createStreamingRenderer(el);
+    renderer.current = r;
+    return () => {
+      if (frame.current !== null) cancelFrame(frame.current);
+      frame.current = null;
+      r.dispose();
       renderer.current = null;
-    },
-    [],
-  );
+    };
+  }, []);
+
+  useLayoutEffect(() => {
+    const r = renderer.current;
+    if (!r) return;
+    if (!streaming) {
+      if (frame.current !== null) cancelFrame(frame.current);
+      frame.current = null;
+      r.finish(content);
+      return;
+    }
+    pending.current = content;
+    frame.current ??= nextFrame(() => {
+      frame.current = null;
+      renderer.current?.update(pending.current);
+    });
+  }, [content, streaming]);
 
   return <div className="markdown" ref={ref} />;
 }

@@ -16,45 +16,66 @@ export const KATEX_OPTIONS = {
   output: 'htmlAndMathml' as const,
 };
 
+const WARM_UP = String.raw`\sum_{i=1}^{n} \frac{a_i^2}{\sqrt{b}} + \int_0^1 x\,dx = c^2`;
+
 let katex: Katex | null = null;
 let loading: Promise<Katex> | null = null;
 
 export function loadKatex(): Promise<Katex> {
-  loading ??= Promise.all([import('katex'), import('katex/dist/katex.min.css')]).then(([m]) => {
-    katex = m.default;
-    return katex;
-  });
+  loading ??= Promise.all([import('katex'), import('katex/dist/katex.min.css')]).then(
+    ([m]) => {
+      // Warm KaTeX up once on load (its first render compiles much of it, its first layout
+      // resolves its styles and starts its font loads), so the first formula of a stream does
+      // not cost a long frame.
+      const probe = document.createElement('div');
+      probe.style.cssText = 'position:absolute;visibility:hidden;pointer-events:none';
+      for (const displayMode of [false, true])
+        probe.insertAdjacentHTML(
+          'beforeend',
+          m.default.renderToString(WARM_UP, { ...KATEX_OPTIONS, displayMode }),
+        );
+      document.body.append(probe);
+      void probe.offsetHeight; // style and font lookup for KaTeX's classes, once
+      probe.remove();
+      katex = m.default;
+      return katex;
+    },
+    (error: unknown) => {
+      loading = null; // allow a retry; until then the formulas stay as text
+      throw error;
+    },
+  );
   return loading;
 }
 
 /**
  * The open block is re-rendered on every update, so the same formulas are typeset again and again:
- * keep KaTeX's output per (formula, mode) in a small LRU cache.
+ * keep KaTeX's output per (formula, mode) as parsed nodes in a small LRU cache, cloned on use.
  */
-const cache = new Map<string, string>();
+const cache = new Map<string, DocumentFragment>();
 const CACHE_SIZE = 500;
 
-function renderCached(k: Katex, tex: string, display: boolean): string {
+function renderCached(k: Katex, tex: string, display: boolean): DocumentFragment {
   const key = `${display ? 'D' : 'I'}${tex}`;
-  const hit = cache.get(key);
-  if (hit !== undefined) {
+  let nodes = cache.get(key);
+  if (nodes) {
     cache.delete(key);
-    cache.set(key, hit);
-    return hit;
+  } else {
+    const template = document.createElement('template');
+    try {
+      template.innerHTML = k.renderToString(tex, { ...KATEX_OPTIONS, displayMode: display });
+    } catch (error) {
+      // With throwOnError false KaTeX reports parse errors inline; anything else shows as text.
+      const span = document.createElement('span');
+      span.className = 'math-error';
+      span.textContent = `${tex} (${error instanceof Error ? error.message : String(error)})`;
+      template.content.append(span);
+    }
+    nodes = template.content;
+    if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value ?? '');
   }
-  let html: string;
-  try {
-    html = k.renderToString(tex, { ...KATEX_OPTIONS, displayMode: display });
-  } catch (error) {
-    // With throwOnError false KaTeX reports parse errors inline; anything else shows as text.
-    const span = document.createElement('span');
-    span.className = 'math-error';
-    span.textContent = `${tex} (${error instanceof Error ? error.message : String(error)})`;
-    html = span.outerHTML;
-  }
-  cache.set(key, html);
-  if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value ?? '');
-  return html;
+  cache.set(key, nodes);
+  return nodes.cloneNode(true) as DocumentFragment;
 }
 
 /** Typesets every untypeset math placeholder under `root`; returns false if KaTeX is not loaded yet. */
@@ -62,13 +83,16 @@ export function typeset(root: ParentNode): boolean {
   const elements = root.querySelectorAll<HTMLElement>('[data-tex]:not([data-typeset])');
   if (elements.length === 0) return true;
   if (!katex) {
-    void loadKatex().then(() => typeset(root));
+    loadKatex().then(
+      () => typeset(root),
+      () => undefined, // offline or chunk missing: the source stays readable as text
+    );
     return false;
   }
   for (const el of elements) {
     const tex = el.dataset.tex ?? '';
     const display = el.classList.contains('math-display');
-    el.innerHTML = renderCached(katex, tex, display);
+    el.replaceChildren(renderCached(katex, tex, display));
     el.dataset.typeset = '';
   }
   return true;
