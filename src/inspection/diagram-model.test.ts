@@ -45,6 +45,7 @@ describe('buildDiagramModel', () => {
     expect(transitions(model)).toEqual(
       [
         'model.none --model.select--> (self)',
+        'model.none --model.add [isRepoId]--> (self)',
         'model.none --model.load [hasSelection]--> model.loading',
         'model.none --worker.error [isLoadError]--> model.failed',
         'model.loading --worker.ready--> model.ready',
@@ -56,6 +57,7 @@ describe('buildDiagramModel', () => {
         'model.loading.waiting --after loadStall--> model.failed',
         'model.failed --model.select [selectsAnotherModel]--> model.none',
         'model.failed --model.retry [hasSelection]--> model.loading',
+        'model.failed --model.add [isRepoId]--> model.none',
         'model.ready --worker.error [isLoadError]--> model.failed',
       ].sort(),
     );
