@@ -38,6 +38,22 @@ async function realpathOrNull(path: string): Promise<string | null> {
   }
 }
 
+/** `input` resolved against `baseDir`, refused unless it lies lexically inside a root (catches `../`). */
+function resolveInside(
+  field: string,
+  input: string,
+  roots: readonly string[],
+  baseDir: string,
+): string {
+  const lexical = resolve(baseDir, input);
+  if (!inAny(roots, lexical))
+    throw new RequestError(
+      400,
+      `${field} "${input}" is outside the allowed folders (${describeRoots(roots)})`,
+    );
+  return lexical;
+}
+
 /**
  * An existing file inside `roots`: resolved against `baseDir`, checked lexically (catches `../`),
  * then by real path (catches symlinks that escape). Returns the real path.
@@ -48,12 +64,7 @@ export async function confineExistingFile(
   roots: readonly string[],
   baseDir: string,
 ): Promise<string> {
-  const lexical = resolve(baseDir, input);
-  if (!inAny(roots, lexical))
-    throw new RequestError(
-      400,
-      `${field} "${input}" is outside the allowed folders (${describeRoots(roots)})`,
-    );
+  const lexical = resolveInside(field, input, roots, baseDir);
   const real = await realpathOrNull(lexical);
   if (real === null) throw new RequestError(400, `${field} "${input}" does not exist`);
   if (!inAny(roots, real))
@@ -76,12 +87,7 @@ export async function confineDirectory(
   roots: readonly string[],
   baseDir: string,
 ): Promise<string> {
-  const lexical = resolve(baseDir, input);
-  if (!inAny(roots, lexical))
-    throw new RequestError(
-      400,
-      `${field} "${input}" is outside the allowed folders (${describeRoots(roots)})`,
-    );
+  const lexical = resolveInside(field, input, roots, baseDir);
   let existing = lexical;
   const rest: string[] = [];
   let real = await realpathOrNull(existing);

@@ -128,7 +128,7 @@ export function App({ initialInspect = false }: { initialInspect?: boolean }) {
   const route = useHashRoute();
   const [inspecting, setInspecting] = useState(initialInspect);
   return (
-    <div className={inspecting ? 'app with-inspector' : 'app'}>
+    <div className="app">
       <Header inspecting={inspecting} onToggleInspector={() => setInspecting((v) => !v)} />
       {route.startsWith('/hub') ? (
         <Suspense fallback={<p className="loading-view">Loading the hub…</p>}>
