@@ -107,7 +107,11 @@ async function loadAndChat(browser: Browser, message: string) {
     .toMatch(/Generated \d+ tokens/);
 }
 
-/** Chat online, then reload with the network off and the model server gone, and chat again. */
+/**
+ * Chat online, then reload with the network off and the model server gone, and chat again.
+ * Regression: under vite preview (`Vary: Origin`) the service worker's Vary-honouring lookups
+ * never matched module scripts, and this reload showed a white page.
+ */
 async function offlineReload(browser: Browser, appUrl: string) {
   const { page } = browser;
   const models = await serveModels({ [TINY_MODEL_ID]: TINY_MODEL_DIR });
