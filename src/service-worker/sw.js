@@ -64,7 +64,7 @@ self.addEventListener('fetch', (event) => {
     return;
   }
   const path = url.pathname;
-  if (!path.startsWith('/assets/') && !PRECACHE.includes(path)) return;
+  if (!path.startsWith('/assets/') && (path === '/' || !PRECACHE.includes(path))) return;
   // Hashed assets never change: cache first (keyed by URL), and cache what loads later (wasm).
   event.respondWith(
     caches.open(CACHE).then((cache) =>
