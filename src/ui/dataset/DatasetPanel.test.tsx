@@ -230,13 +230,15 @@ describe('Format Input errors offer only available actions', () => {
     const user = setup(null, { localModelReady: false });
     await user.click(screen.getByRole('button', { name: 'Format Input' }));
     const alert = screen.getByRole('alert');
+    expect(alert).not.toHaveTextContent(/local model/);
+    const link = await within(alert).findByRole('link', {
+      name: 'Create a token on huggingface.co',
+    });
+    expect(link).toHaveAttribute('href', 'https://huggingface.co/settings/tokens');
     expect(alert).toHaveTextContent(
       'Enter a Hugging Face access token to use the hosted model. Create a token on huggingface.co',
     );
     expect(alert).not.toHaveTextContent(/local model/);
-    expect(
-      within(alert).getByRole('link', { name: 'Create a token on huggingface.co' }),
-    ).toHaveAttribute('href', 'https://huggingface.co/settings/tokens');
   });
 
   it('no token with a local model loaded: the local model is offered', async () => {
@@ -250,7 +252,7 @@ describe('Format Input errors offer only available actions', () => {
     const user = setup('401');
     await formatWithToken(user);
     const alert = await screen.findByRole('alert');
-    expect(within(alert).getByRole('link')).toHaveAttribute(
+    expect(await within(alert).findByRole('link')).toHaveAttribute(
       'href',
       'https://huggingface.co/settings/tokens',
     );

@@ -1,4 +1,5 @@
 import { useId, useState } from 'react';
+import { DatasetMessage } from './DatasetMessage';
 import { useSelector } from '@xstate/react';
 import {
   selectEntries,
@@ -16,7 +17,6 @@ import type { HostedChatOptions } from '../../actors/hosted-chat';
 import type { DatasetInput } from '../../machines/datasetMachine';
 import { SAMPLE_NAME, SAMPLE_TEXT } from '../../shared/dataset/sample';
 import type { DatasetEntry, DatasetSource } from '../../shared/dataset/types';
-import { DatasetMessage } from './DatasetMessage';
 import { DatasetReview } from './DatasetReview';
 import { DatasetProgress } from './DatasetProgress';
 import { downloadText } from './download';
@@ -24,6 +24,7 @@ import { useDatasetActor, type GenerateLocal } from './useDatasetActor';
 import { readStoredToken, TokenField } from './TokenField';
 
 export { TOKEN_STORAGE_KEY } from './TokenField';
+
 import './dataset.css';
 
 export const MAX_PAIRS = 100;

@@ -111,7 +111,7 @@ describe('TrainingPanel', () => {
     renderPanel({ dataFileFromDataset: undefined });
     await user.click(trainButton());
     expect(await screen.findByRole('alert')).toHaveTextContent(
-      'No dataset yet: make one with Format Input and press Use for training',
+      'Training did not start. No dataset stored yet. Make one with Format Input and press Use for training',
     );
     expect(mock.starts).toHaveLength(0);
     expect(alert).not.toHaveBeenCalled();
@@ -131,7 +131,7 @@ describe('TrainingPanel', () => {
     await user.click(trainButton());
     const alert = await screen.findByRole('alert');
     expect(alert).toHaveTextContent('data_file "service-data/datasets/gone.json" does not exist');
-    expect(alert).toHaveTextContent('Store a dataset with Format Input → Use for training');
+    expect(alert).toHaveTextContent('Store one with Format Input → Use for training.');
   });
 
   // Regression: a refused start used window.alert.

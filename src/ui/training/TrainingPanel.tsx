@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { Suspense, lazy, useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { useSelector } from '@xstate/react';
 import {
   selectFailure,
@@ -14,7 +14,8 @@ import { DEFAULT_BASE_MODEL, TRAINING_PARAMS } from '../../shared/training-api';
 import { formatPercent } from '../../shared/training-progress';
 import type { TrainingClient } from '../../actors/training-client';
 import { useTrainingActor } from './useTrainingActor';
-import { failureCause } from './failure-cause';
+// Only a failed run needs it (keeps the first-load bundle within budget).
+const FailedRun = lazy(() => import('./FailedRun'));
 import './training.css';
 
 /** Spec section 3, Training props. */
@@ -64,10 +65,8 @@ function saveForm(form: TrainingForm) {
 }
 
 const NO_DATASET =
-  'No dataset yet: make one with Format Input and press Use for training, or type the path of a JSON dataset.';
+  'No dataset stored yet. Make one with Format Input and press Use for training, or type the path of a JSON dataset.';
 const DATA_FILE_MISSING = /data_file .*does not exist/;
-const MISSING_DATA_HINT =
-  'Store a dataset with Format Input → Use for training, or check the data file path.';
 
 const FIELDS: { key: keyof TrainingForm; label: string; placeholder: string }[] = [
   { key: 'scriptPath', label: 'Script path', placeholder: 'training/finetune.py' },
@@ -176,9 +175,7 @@ export function TrainingPanel({ dataFileFromDataset, client, pollInterval }: Tra
             />
             {key === 'dataFile' && noDataset && (
               <p className="training-hint" id={dataHintId}>
-                No dataset stored yet. Make one with <strong>Format Input</strong> and press{' '}
-                <strong>Use for training</strong>, or type the path of a JSON dataset on the
-                training service&apos;s machine.
+                {NO_DATASET}
               </p>
             )}
           </div>
@@ -224,7 +221,9 @@ export function TrainingPanel({ dataFileFromDataset, client, pollInterval }: Tra
       {startError && status === 'idle' && (
         <p className="training-failed" role="alert">
           <strong>Training did not start.</strong> {startError}
-          {DATA_FILE_MISSING.test(startError) ? ` ${MISSING_DATA_HINT}` : ''}
+          {DATA_FILE_MISSING.test(startError)
+            ? ' Store one with Format Input → Use for training.'
+            : ''}
         </p>
       )}
       {status === 'finished' && (
@@ -238,13 +237,9 @@ export function TrainingPanel({ dataFileFromDataset, client, pollInterval }: Tra
         </div>
       )}
       {failure && (
-        <p className="training-failed" role="alert">
-          <strong>
-            Training failed
-            {failure.exitCode !== null ? ` (exit code ${failure.exitCode})` : ''}:
-          </strong>{' '}
-          {failureCause(lines) ?? failure.message}
-        </p>
+        <Suspense fallback={null}>
+          <FailedRun exitCode={failure.exitCode} message={failure.message} lines={lines} />
+        </Suspense>
       )}
       {status === 'cancelled' && <p role="status">Training cancelled.</p>}
 
