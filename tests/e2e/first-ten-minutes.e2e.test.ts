@@ -170,6 +170,35 @@ describe.each(SIZES)('first ten minutes at $width×$height', ({ name, width, hei
     }
   });
 
+  // Regression: the message said "are you offline?" twice, named the q4 variant without saying
+  // why it was tried, and showed a greyed Load beside Retry.
+  it('a load error: said once, the fallback and why, one action (Retry)', async () => {
+    const browser = await launch({ webgpu: true, viewport: { width, height } });
+    try {
+      const { page } = browser;
+      const dialogs = recordDialogs(page);
+      await page.goto(real.url);
+      await page.getByRole('button', { name: /^Model:/ }).click({ timeout: 60_000 });
+      await page.getByRole('option', { name: /Llama 3\.2 1B/ }).click();
+      await page.getByRole('button', { name: 'Load model' }).click();
+      // SwiftShader has no shader-f16, so the q4 variant is tried; the Hub is unreachable here.
+      const alert = page.getByRole('alert').filter({ hasText: 'Unable to load model' });
+      await alert.waitFor({ timeout: 60_000 });
+      const text = (await alert.textContent()) ?? '';
+      expect(text).toContain(
+        'No shader-f16 on this GPU, so the q4 variant (onnx-community/Llama-3.2-1B-Instruct) was tried.',
+      );
+      expect(text.match(/are you offline\?/g)?.length ?? 0).toBe(1);
+      expect(await page.getByRole('button', { name: 'Load model' }).count()).toBe(0);
+      expect(await page.getByRole('button', { name: 'Retry' }).isEnabled()).toBe(true);
+      expect(await sideways(page)).toBe(0);
+      await shot(page, `${name}-load-error`);
+      expect(dialogs).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  });
+
   it('the inspector: full screen on a phone with its close button visible', async () => {
     const browser = await launch({ webgpu: false, viewport: { width, height } });
     try {
