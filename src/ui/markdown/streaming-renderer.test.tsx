@@ -1,6 +1,14 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createStreamingRenderer, finishedCount } from './streaming-renderer';
 import { lex, renderMarkdown } from './markdown';
+import { loadKatex, typeset } from './math';
+
+// Regression (issue 12): KaTeX used to load lazily in the middle of these tests, so whether a
+// test typeset its formulas (and how long it took) depended on timing; it loads first now, and
+// both sides of every comparison are typeset synchronously.
+beforeAll(async () => {
+  await loadKatex();
+}, 30_000);
 
 const SAMPLE = `# Title
 
@@ -83,6 +91,7 @@ function html(el: HTMLElement): string {
 function full(text: string): string {
   const el = document.createElement('div');
   el.innerHTML = renderMarkdown(text);
+  typeset(el);
   return normalize(el.innerHTML);
 }
 
@@ -170,7 +179,7 @@ describe('createStreamingRenderer', () => {
     expect(el.querySelectorAll('.md-chunk > .md-block').length).toBeGreaterThan(90);
     r.finish(doc);
     expect(html(el)).toBe(full(doc));
-  });
+  }, 30_000);
 
   it('an open code fence stays one code block across blank lines', () => {
     const el = document.createElement('div');
