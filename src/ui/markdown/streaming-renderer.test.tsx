@@ -174,7 +174,7 @@ describe('createStreamingRenderer', () => {
     const doc = Array.from({ length: 100 }, (_, i) => `Paragraph ${i} with $x_${i}$.\n\n`).join('');
     const el = document.createElement('div');
     const r = createStreamingRenderer(el);
-    for (let i = 1; i <= doc.length; i += 9) r.update(doc.slice(0, i));
+    for (let i = 1; i <= doc.length; i += 23) r.update(doc.slice(0, i));
     expect(el.children.length).toBeLessThanOrEqual(5); // 4 chunks + the open block
     expect(el.querySelectorAll('.md-chunk > .md-block').length).toBeGreaterThan(90);
     r.finish(doc);
@@ -222,7 +222,7 @@ describe('createStreamingRenderer', () => {
     r.finish(text);
     const hrefs = [...el.querySelectorAll('a')].map((a) => a.getAttribute('href'));
     expect(hrefs).toEqual(['https://example.com/a', 'https://example.com/d']);
-  });
+  }, 30_000);
 
   it('sanitizes the open block too', () => {
     const el = document.createElement('div');
