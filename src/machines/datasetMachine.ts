@@ -230,7 +230,7 @@ const machineSetup = setup({
       error: { kind: 'cancelled', message: DATASET_MESSAGES.cancelled, retryable: true },
     }),
     logError: ({ context }) => {
-      // Spec §8: dataset generation failures are logged to the console (never the token).
+      // Dataset generation failures are logged to the console (never the token).
       if (context.error) console.error(`Format Input failed: ${context.error.message}`);
     },
     retryUnfinished: assign({

@@ -5,6 +5,8 @@ import { setupServer } from 'msw/node';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { datasetScenarioHandler, type DatasetScenario } from '../../../mocks/dataset-handlers';
 import { DatasetPanel, TOKEN_STORAGE_KEY, type DatasetPanelProps } from './DatasetPanel';
+import { createServices } from '../../composition';
+import { ServicesContext } from '../services';
 import { SAMPLE_NAME, SAMPLE_TEXT } from '../../shared/dataset/sample';
 
 const server = setupServer();
@@ -47,9 +49,15 @@ function pageWithoutTokenField(): string {
 function setup(scenario: DatasetScenario | null, props: DatasetPanelProps = {}) {
   if (scenario) server.use(datasetScenarioHandler(scenario));
   const client = new QueryClient();
+  const services = createServices({
+    queryClient: client,
+    hosted: { backoffMs: 1, timeoutMs: 5000 },
+  });
   render(
     <QueryClientProvider client={client}>
-      <DatasetPanel hostedOptions={{ backoffMs: 1, timeoutMs: 5000 }} {...props} />
+      <ServicesContext value={services}>
+        <DatasetPanel {...props} />
+      </ServicesContext>
     </QueryClientProvider>,
   );
   return userEvent.setup();

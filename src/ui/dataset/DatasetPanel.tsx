@@ -12,14 +12,13 @@ import {
   selectRawOutput,
   selectRowProblems,
 } from '../../machines/datasetSelectors';
-import type { HostedChatOptions } from '../../actors/hosted-chat';
-import type { DatasetInput } from '../../machines/datasetMachine';
 import { SAMPLE_NAME, SAMPLE_TEXT } from '../../shared/dataset/sample';
 import type { DatasetEntry, DatasetSource } from '../../shared/dataset/types';
 import { DatasetReview } from './DatasetReview';
 import { DatasetProgress } from './DatasetProgress';
 import { downloadText } from './download';
-import { useDatasetActor, type GenerateLocal } from './useDatasetActor';
+import { useDatasetActor } from './useDatasetActor';
+import type { GenerateLocal } from '../services';
 import { readStoredToken, TokenField } from './TokenField';
 
 export { TOKEN_STORAGE_KEY } from './TokenField';
@@ -34,10 +33,6 @@ export interface DatasetPanelProps {
   generateLocal?: GenerateLocal;
   /** Stores the dataset on the training service; resolves with the stored file path. */
   onUseForTraining?: (entries: DatasetEntry[], name: string) => Promise<string>;
-  /** Hosted-call tuning (tests shorten timeouts and back-off). */
-  hostedOptions?: HostedChatOptions;
-  /** Dataset machine tuning (chunk sizes, parallelism). */
-  machineInput?: DatasetInput;
 }
 
 type Sending =
@@ -51,8 +46,6 @@ export function DatasetPanel({
   localModelReady = false,
   generateLocal,
   onUseForTraining,
-  hostedOptions,
-  machineInput,
 }: DatasetPanelProps) {
   const id = useId();
   const [name, setName] = useState(SAMPLE_NAME);
@@ -64,8 +57,6 @@ export function DatasetPanel({
   const actor = useDatasetActor({
     getToken: () => token.trim(),
     generateLocal,
-    hostedOptions,
-    machineInput,
   });
   const phase = useSelector(actor, selectPhase);
   const entries = useSelector(actor, selectEntries);
