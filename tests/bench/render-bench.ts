@@ -2,10 +2,14 @@
  * npm run bench:render — streams a 4,000-token Markdown answer (paragraphs, lists, code, tables,
  * math) into the assistant renderer in Chromium, one token per update, and prints the main-thread
  * time per update (median, p99) at the start and the end of the message, against a naive full
- * re-parse + sanitize + typeset per update.
+ * re-parse + sanitize + typeset per update. `--smoke`: 300 tokens, 50 per window (CI: runs, no figures).
  */
 import { launch } from '../e2e/harness';
 import { startRenderHarness } from '../render/server';
+
+const SMOKE = process.argv.includes('--smoke');
+const TOKENS = SMOKE ? 300 : 4000;
+const WINDOW = SMOKE ? 50 : 200;
 
 export function answer(tokens: number): string[] {
   const parts: string[] = [];
@@ -53,8 +57,8 @@ async function main() {
     await browser.page.waitForFunction(() => 'harness' in window);
     // As the app does once the markdown chunk has loaded (on idle, before any message).
     await browser.page.evaluate(() => window.harness.warmUp());
-    const tokens = answer(4000);
-    const N = 200;
+    const tokens = answer(TOKENS);
+    const N = WINDOW;
     const incremental = await browser.page.evaluate(
       ([t]) => window.harness.streamTimed(t ?? [], 'incremental'),
       [tokens],
