@@ -113,6 +113,21 @@ describe('refused requests (state unchanged, reason shown)', () => {
     actor.send(format());
     expect(actor.getSnapshot().context.inputError?.kind).toBe('too-long');
   });
+
+  it("a pair count outside 1–100 or not whole → bad-count (the limit is the machine's, not only the UI's)", () => {
+    const { actor, gen } = start();
+    for (const count of [0, -3, 101, 2.5, Number.NaN]) {
+      actor.send(format({ count }));
+      expect(actor.getSnapshot().value).toBe('idle');
+      expect(actor.getSnapshot().context.inputError?.kind).toBe('bad-count');
+    }
+    expect(actor.getSnapshot().context.inputError?.message).toBe(
+      'The number of pairs must be a whole number from 1 to 100; got nothing.',
+    );
+    expect(gen.calls).toHaveLength(0);
+    actor.send(format({ count: 100 }));
+    expect(actor.getSnapshot().value).toBe('generating');
+  });
 });
 
 describe('generation', () => {

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { setupServer } from 'msw/node';
+import { http, HttpResponse } from 'msw';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { datasetScenarioHandler, type DatasetScenario } from '../../../mocks/dataset-handlers';
 import { DatasetPanel, TOKEN_STORAGE_KEY, type DatasetPanelProps } from './DatasetPanel';
@@ -205,20 +206,60 @@ describe('DatasetPanel', () => {
     expect(generateLocal.mock.calls[0]?.[0]).toContain(SAMPLE_TEXT.slice(0, 200));
   });
 
-  it('Use for training: shows the stored path; when unreachable says so and keeps the dataset', async () => {
+  it('Use for training: shows the stored path; on failure the specific error, and keeps the dataset', async () => {
     const onUseForTraining = vi
       .fn<(entries: unknown[], name: string) => Promise<string>>()
-      .mockRejectedValueOnce(new TypeError('Failed to fetch'))
+      .mockRejectedValueOnce(new Error('The dataset name is not allowed.'))
       .mockResolvedValueOnce('datasets/port.json');
     const user = setup('success', { onUseForTraining });
     await formatWithToken(user, 2);
     await user.click(await screen.findByRole('button', { name: 'Use for training' }));
-    expect(await screen.findByRole('alert')).toHaveTextContent('Training service unreachable');
+    // Regression: every failure used to read "Training service unreachable".
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent('The dataset name is not allowed. The dataset is kept');
+    expect(alert).not.toHaveTextContent(/unreachable/i);
     expect(screen.getByRole('table')).toBeInTheDocument();
     await user.click(screen.getByRole('button', { name: 'Use for training' }));
     expect(await screen.findByText(/Stored as datasets\/port.json/)).toBeInTheDocument();
     expect(onUseForTraining).toHaveBeenLastCalledWith(expect.any(Array), SAMPLE_NAME);
     expect(onUseForTraining.mock.calls[1]?.[0]).toHaveLength(2);
+  });
+
+  it("Use for training through the real client: the service's refusal, then unreachable", async () => {
+    const url = 'http://127.0.0.1:8000/datasets/:name';
+    server.use(
+      http.put(
+        url,
+        () => HttpResponse.json({ error: 'Dataset too large: 5 MB at most.' }, { status: 413 }),
+        {
+          once: true,
+        },
+      ),
+    );
+    const queryClient = new QueryClient();
+    const services = createServices({
+      queryClient,
+      trainingUrl: 'http://127.0.0.1:8000',
+      hosted: { backoffMs: 1, timeoutMs: 5000 },
+    });
+    server.use(datasetScenarioHandler('success'));
+    render(
+      <QueryClientProvider client={queryClient}>
+        <ServicesContext value={services}>
+          <DatasetPanel onUseForTraining={services.storeDataset} />
+        </ServicesContext>
+      </QueryClientProvider>,
+    );
+    const user = userEvent.setup();
+    await formatWithToken(user, 2);
+    await user.click(await screen.findByRole('button', { name: 'Use for training' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'Dataset too large: 5 MB at most. The dataset is kept',
+    );
+    server.use(http.put(url, () => HttpResponse.error()));
+    await user.click(screen.getByRole('button', { name: 'Use for training' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent(/is unreachable.*npm run service/);
+    expect(screen.getByRole('table')).toBeInTheDocument();
   });
 
   it('the token stays in memory unless remembered for the session', async () => {

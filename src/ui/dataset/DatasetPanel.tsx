@@ -12,7 +12,9 @@ import {
   selectRawOutput,
   selectRowProblems,
 } from '../../machines/datasetSelectors';
+import { MAX_PAIRS } from '../../shared/dataset/chunk';
 import { SAMPLE_NAME, SAMPLE_TEXT } from '../../shared/dataset/sample';
+import { errorMessage } from '../../shared/errors';
 import type { DatasetEntry, DatasetSource } from '../../shared/dataset/types';
 import { DatasetReview } from './DatasetReview';
 import { DatasetProgress } from './DatasetProgress';
@@ -23,8 +25,6 @@ import { readStoredToken, TokenField } from './TokenField';
 
 export { TOKEN_STORAGE_KEY } from './TokenField';
 import './dataset.css';
-
-export const MAX_PAIRS = 100;
 
 export interface DatasetPanelProps {
   /** Whether the in-browser model is loaded (enables "Generate with the loaded local model"). */
@@ -92,10 +92,10 @@ export function DatasetPanel({
       const path = await onUseForTraining(entries, datasetName);
       setSending({ status: 'sent', path });
     } catch (e) {
-      const detail = e instanceof Error && e.message ? ` (${e.message})` : '';
+      // The client's own message: unreachable (with the command to start it) or the service's text.
       setSending({
         status: 'failed',
-        message: `Training service unreachable${detail}. The dataset is kept: download it or try again.`,
+        message: `${errorMessage(e)} The dataset is kept: download it or try again.`,
       });
     }
   };
