@@ -71,7 +71,8 @@ async function formatWithToken(user: ReturnType<typeof userEvent.setup>, count =
   await user.click(screen.getByRole('button', { name: 'Format Input' }));
 }
 
-describe('DatasetPanel', () => {
+// Typing into the panel re-renders it per key; on a loaded 2-core machine that passes 5 s.
+describe('DatasetPanel', { timeout: 20_000 }, () => {
   it('prefills the sample; the token is a password field', () => {
     setup(null);
     expect(screen.getByLabelText('Name or title')).toHaveValue(SAMPLE_NAME);
@@ -105,6 +106,22 @@ describe('DatasetPanel', () => {
     expect(data).toHaveLength(2);
     expect(data[0]?.prompt).toBe('What is the Lantern Festival?');
     expect(Object.keys(data[0] ?? {})).toEqual(['prompt', 'completion']);
+  });
+
+  it('the review opens in its own dialog; Alt+↓/↑ move between rows; it closes and reopens', async () => {
+    const user = setup('success');
+    await formatWithToken(user, 3);
+    const dialog = await screen.findByRole('dialog', { name: /^Review: / });
+    expect(within(dialog).getByRole('table')).toBeInTheDocument();
+    within(dialog).getByLabelText('Completion 1').focus();
+    await user.keyboard('{Alt>}{ArrowDown}{/Alt}');
+    expect(within(dialog).getByLabelText('Completion 2')).toHaveFocus();
+    await user.keyboard('{Alt>}{ArrowUp}{/Alt}');
+    expect(within(dialog).getByLabelText('Completion 1')).toHaveFocus();
+    await user.click(within(dialog).getByRole('button', { name: 'Close the review' }));
+    expect(screen.queryByRole('table')).not.toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: /^Review the \d+ pairs$/ }));
+    expect(await screen.findByRole('table')).toBeInTheDocument();
   });
 
   it('a row made invalid blocks the download with a reason', async () => {

@@ -17,6 +17,7 @@ import { SAMPLE_NAME, SAMPLE_TEXT } from '../../shared/dataset/sample';
 import { errorMessage } from '../../shared/errors';
 import type { DatasetEntry, DatasetSource } from '../../shared/dataset/types';
 import { DatasetReview } from './DatasetReview';
+import { ReviewDialog } from './ReviewDialog';
 import { DatasetProgress } from './DatasetProgress';
 import { downloadText } from './download';
 import { useDatasetActor } from './useDatasetActor';
@@ -54,6 +55,7 @@ export function DatasetPanel({
   const [source, setSource] = useState<DatasetSource>('hosted');
   const [token, setToken] = useState(readStoredToken);
   const [sending, setSending] = useState<Sending>({ status: 'idle' });
+  const [reviewOpen, setReviewOpen] = useState(false);
   const actor = useDatasetActor({
     getToken: () => token.trim(),
     generateLocal,
@@ -70,6 +72,12 @@ export function DatasetPanel({
   const datasetName = useSelector(actor, selectName);
   const effectiveSource = source === 'local' && !localModelReady ? 'hosted' : source;
   const badRows = problems.filter(Boolean).length;
+  // The review opens in its own wide view each time a dataset arrives (state adjusted in render).
+  const [seenPhase, setSeenPhase] = useState(phase);
+  if (phase !== seenPhase) {
+    setSeenPhase(phase);
+    setReviewOpen(phase === 'review');
+  }
   const canExport = phase === 'review' && entries.length > 0 && badRows === 0;
 
   const submit = (event: React.FormEvent) => {
@@ -208,6 +216,15 @@ export function DatasetPanel({
       )}
 
       {phase === 'review' && (
+        <button type="button" onClick={() => setReviewOpen(true)}>
+          Review the {entries.length} {entries.length === 1 ? 'pair' : 'pairs'}
+        </button>
+      )}
+      <ReviewDialog
+        open={phase === 'review' && reviewOpen}
+        title={`Review: ${datasetName || 'dataset'}`}
+        onClose={() => setReviewOpen(false)}
+      >
         <>
           <DatasetReview
             entries={entries}
@@ -258,7 +275,7 @@ export function DatasetPanel({
             </p>
           )}
         </>
-      )}
+      </ReviewDialog>
     </section>
   );
 }
