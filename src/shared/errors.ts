@@ -6,7 +6,7 @@ export function errorMessage(error: unknown, fallback = 'Something went wrong.')
   if (error instanceof Error) return error.message.trim() || error.name || fallback;
   if (typeof error === 'string') return error.trim() || fallback;
   if (typeof error === 'object' && error !== null && 'message' in error) {
-    const { message } = error as { message: unknown };
+    const { message } = error;
     if (typeof message === 'string' && message.trim()) return message.trim();
   }
   return fallback;
