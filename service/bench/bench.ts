@@ -2,7 +2,8 @@
  * `npm run bench:service`: GET /logs/{id}?tail=10 latency (median, p99) on a run with 1,000 and
  * with 1,000,000 log lines, then with 50 concurrent pollers, and the service's resident memory.
  * The service runs as `npm run service` does (its own process), on a free loopback port, with a
- * temporary data folder; the load script is service/test/fixtures/lines.mjs.
+ * temporary data folder; the load script is service/test/fixtures/lines.mjs. `--smoke`: 100 and
+ * 1,000 lines, 5 pollers, few requests (CI: it runs end to end; the figures mean nothing).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,9 +14,11 @@ import { join, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const FIXTURES = join(ROOT, 'service', 'test', 'fixtures');
-const SEQUENTIAL = 2000;
-const POLLERS = 50;
-const PER_POLLER = 100;
+const SMOKE = process.argv.includes('--smoke');
+const SEQUENTIAL = SMOKE ? 50 : 2000;
+const POLLERS = SMOKE ? 5 : 50;
+const PER_POLLER = SMOKE ? 10 : 100;
+const SIZES = SMOKE ? [100, 1000] : [1000, 1_000_000];
 
 function freePort(): Promise<number> {
   return new Promise((ok) => {
@@ -103,7 +106,7 @@ async function main() {
     console.log(`service pid ${pid}, RSS at start ${idle.rss.toFixed(1)} MiB\n`);
     const rows: string[][] = [];
     let bigRun = '';
-    for (const lines of [1000, 1_000_000]) {
+    for (const lines of SIZES) {
       const started = performance.now();
       const { run_id } = JSON.parse(
         await call(port, 'POST', '/train', {
@@ -155,7 +158,7 @@ async function main() {
     const c = stats(concurrent);
     const mem = rssMiB(pid);
     rows.push([
-      `1,000,000 lines, ${POLLERS} pollers`,
+      `${(SIZES.at(-1) ?? 0).toLocaleString('en-US')} lines, ${POLLERS} pollers`,
       c.median.toFixed(3),
       c.p99.toFixed(3),
       String(c.n),
