@@ -124,17 +124,6 @@ describe('modelMachine', () => {
     expect(actor.getSnapshot().context.error).toBeNull();
     expect(selectCanLoad(actor.getSnapshot())).toBe(true);
   });
-
-  it('generation errors do not fail the model', () => {
-    const { actor } = start();
-    actor.send({ type: 'model.select', value: 'phi-3.5-mini' });
-    actor.send({ type: 'model.load' });
-    actor.send({
-      type: 'worker.error',
-      message: { status: 'error', data: 'gen', phase: 'generate' },
-    });
-    expect(actor.getSnapshot().matches('loading')).toBe(true);
-  });
 });
 
 describe('modelMachine — never a hang', () => {
@@ -142,7 +131,7 @@ describe('modelMachine — never a hang', () => {
     const { actor } = start();
     actor.send({
       type: 'worker.error',
-      message: { status: 'error', data: 'no adapter', phase: 'check' },
+      message: { status: 'error', data: 'no adapter', phase: 'load' },
     });
     expect(actor.getSnapshot().value).toBe('failed');
     expect(actor.getSnapshot().context.error).toBe('no adapter');
