@@ -176,7 +176,7 @@ async function warmUp(tokenizer: PreTrainedTokenizer, model: PreTrainedModel) {
     do_sample: false,
     max_new_tokens: 4,
     return_dict_in_generate: true,
-  } as Parameters<PreTrainedModel['generate']>[0])) as {
+  })) as {
     past_key_values?: Record<string, { dispose?: () => void }>;
   };
   for (const t of Object.values(result.past_key_values ?? {})) t.dispose?.();
