@@ -27,13 +27,15 @@ async function main() {
   const logic = appMachine.provide({
     actors: {
       probeWebGPU: probeWebGPUActor,
-      llmWorker: createLlmWorkerActor(
-        () =>
-          new Worker(new URL('./actors/llm.worker.ts', import.meta.url), {
-            type: 'module',
-            name: 'llm',
-          }),
-      ),
+      llmWorker: createLlmWorkerActor(() => {
+        const worker = new Worker(new URL('./actors/llm.worker.ts', import.meta.url), {
+          type: 'module',
+          name: config.debug ? 'llm-debug' : 'llm',
+        });
+        // `?debug` only: the e2e tests terminate the worker through this handle.
+        if (config.debug) Object.assign(window, { __llmWorker: worker });
+        return worker;
+      }),
     },
   });
   const queryClient = new QueryClient();
@@ -50,6 +52,7 @@ async function main() {
               models: config.models,
               modelHost: config.modelHost,
               maxNewTokens: config.maxNewTokens,
+              replyStallMs: config.replyStallMs,
             },
           }}
         >

@@ -32,6 +32,8 @@ export interface AppInput {
   modelHost?: string | undefined;
   initialModel?: string | undefined;
   maxNewTokens?: number | undefined;
+  /** Silence allowed while a reply is due (chatMachine's default otherwise). */
+  replyStallMs?: number | undefined;
 }
 
 /**
@@ -101,7 +103,11 @@ export const appMachine = setup({
       });
       const chat = spawn('chat', {
         id: 'chat',
-        input: { worker, maxNewTokens: context.input.maxNewTokens },
+        input: {
+          worker,
+          maxNewTokens: context.input.maxNewTokens,
+          replyStallMs: context.input.replyStallMs,
+        },
       });
       return { worker, model, chat };
     }),

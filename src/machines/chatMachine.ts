@@ -13,6 +13,7 @@ export interface DisplayMessage extends ChatMessage {
 export interface ChatContext {
   worker: WorkerPort;
   maxNewTokens: number;
+  replyStallMs: number;
   messages: DisplayMessage[];
   /** The text box's content; cleared on send (spec). */
   draft: string;
@@ -31,6 +32,8 @@ export interface ChatInput {
   worker: WorkerPort;
   /** Longest reply in tokens (default 1024). */
   maxNewTokens?: number | undefined;
+  /** Silence allowed while a reply is due (default REPLY_STALL_MS). */
+  replyStallMs?: number | undefined;
 }
 
 export type ChatEvent =
@@ -117,7 +120,7 @@ export const chatMachine = setup({
     abandonWorker: ({ context }) =>
       context.worker.send({
         type: 'abandon',
-        data: `no reply for ${REPLY_STALL_MS / 1000} seconds`,
+        data: `no reply for ${context.replyStallMs / 1000} seconds`,
       }),
     appendAssistantMessage: assign({
       messages: ({ context }) => [...context.messages, { role: 'assistant' as const, content: '' }],
@@ -165,13 +168,14 @@ export const chatMachine = setup({
     },
   },
   delays: {
-    replyStall: REPLY_STALL_MS,
+    replyStall: ({ context }) => context.replyStallMs,
   },
 }).createMachine({
   id: 'chat',
   context: ({ input }) => ({
     worker: input.worker,
     maxNewTokens: input.maxNewTokens ?? 1024,
+    replyStallMs: input.replyStallMs ?? REPLY_STALL_MS,
     messages: [],
     draft: '',
     tps: null,
