@@ -319,5 +319,5 @@ describe('chat in Chromium', () => {
       await browser.close();
       await host.close();
     }
-  });
+  }, 540_000);
 });
