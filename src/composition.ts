@@ -20,18 +20,23 @@ import {
 } from './actors/training-client';
 import type { Services } from './ui/services';
 
-/** The root actor's logic: the Web Worker and the WebGPU probe provided. */
-export function createAppLogic() {
+/**
+ * The root actor's logic: the Web Worker and the WebGPU probe provided. `debug` (`?debug`, tests
+ * only) names the worker `llm-debug` and exposes it as `window.__llmWorker`, so the e2e tests can
+ * terminate it mid-reply.
+ */
+export function createAppLogic({ debug = false }: { debug?: boolean } = {}) {
   return appMachine.provide({
     actors: {
       probeWebGPU: probeWebGPUActor,
-      llmWorker: createLlmWorkerActor(
-        () =>
-          new Worker(new URL('./actors/llm.worker.ts', import.meta.url), {
-            type: 'module',
-            name: 'llm',
-          }),
-      ),
+      llmWorker: createLlmWorkerActor(() => {
+        const worker = new Worker(new URL('./actors/llm.worker.ts', import.meta.url), {
+          type: 'module',
+          name: debug ? 'llm-debug' : 'llm',
+        });
+        if (debug) Object.assign(window, { __llmWorker: worker });
+        return worker;
+      }),
     },
   });
 }

@@ -25,7 +25,7 @@ async function main() {
     const { startStatelyInspector } = await import('./inspection/stately');
     await startStatelyInspector();
   }
-  const logic = createAppLogic();
+  const logic = createAppLogic({ debug: config.debug });
   // Caches the app shell so a loaded model keeps working offline after a reload.
   const updates = registerServiceWorker();
   const queryClient = new QueryClient();
@@ -43,6 +43,7 @@ async function main() {
               models: config.models,
               modelHost: config.modelHost,
               maxNewTokens: config.maxNewTokens,
+              replyStallMs: config.replyStallMs,
             },
           }}
         >
