@@ -151,11 +151,17 @@ export async function startTestService(
   return test;
 }
 
-/** A valid body for the fixture `args.mjs`, with `patch` applied (undefined removes a field). */
+let outputCounter = 0;
+
+/**
+ * A valid body for the fixture `args.mjs`, with `patch` applied (undefined removes a field). Each
+ * body gets its own output folder (`out/run-N`): a folder holding a result is refused (409).
+ */
 export function validBody(patch: Record<string, unknown> = {}) {
+  outputCounter += 1;
   const body: Record<string, unknown> = {
     script_path: join(FIXTURES, 'args.mjs'),
-    output_dir: 'out/lora',
+    output_dir: `out/run-${outputCounter}`,
     data_file: 'data/input_data.json',
     base_model: 'meta-llama/Llama-3.2-3B-Instruct',
     max_len: 256,
