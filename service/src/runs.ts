@@ -339,7 +339,8 @@ export class RunManager {
     void exited.then((value) => (seen.exit = value));
     let reported = false;
     for (;;) {
-      await Promise.race([exited, delay(SCAN_MS)]);
+      // Until the launcher exits, wake at once when it does; after that, poll the leftovers.
+      await (seen.exit ? delay(SCAN_MS) : Promise.race([exited, delay(SCAN_MS)]));
       if (tree.scan()) {
         record.processes = tree.entries();
         this.save(record);

@@ -4,12 +4,22 @@
  * can send any Host, Origin or Content-Type).
  */
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { mkdtempSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { buildService, type TrainingService } from '../src/app';
 import { loadConfig, type ServiceConfig } from '../src/config';
+import { RUN_MARKER } from '../src/proc-tree';
 import type { RunInfo } from '../../src/shared/training-api';
 
 export const FIXTURES = resolve(import.meta.dirname, 'fixtures');
@@ -175,3 +185,50 @@ export function validBody(patch: Record<string, unknown> = {}) {
   }
   return body;
 }
+
+/** Running (a zombie left for a reaper that never comes in a container counts as dead). */
+export function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^\d+ \(.*\) [ZX]/.test(stat);
+  } catch {
+    return false;
+  }
+}
+
+/** Live processes whose environment carries the run's marker, read from the process table. */
+export function processesOfRun(id: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid)) continue;
+    try {
+      const env = readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0');
+      if (env.includes(`${RUN_MARKER}=${id}`) && alive(pid)) found.push(pid);
+    } catch {
+      // gone, or not ours
+    }
+  }
+  return found;
+}
+
+/** The pids a tree fixture wrote to <output_dir>/pids.txt once it has `count` of them. */
+export async function treePids(outputDir: string, count = 3): Promise<number[]> {
+  const file = join(outputDir, 'pids.txt');
+  for (let i = 0; i < 500; i++) {
+    if (existsSync(file)) {
+      const pids = readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map(Number);
+      if (pids.length >= count) return pids;
+    }
+    await sleep(10);
+  }
+  throw new Error(`${file} never listed ${count} pids`);
+}
+
+export const postJson = (svc: TestService, path: string, body: unknown = {}) =>
+  svc.request({
+    method: 'POST',
+    path,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
