@@ -384,22 +384,28 @@ export class RunManager {
     const { record, store } = active;
     for (const assembler of store.assemblers) assembler.end();
     store.assemblers.length = 0;
-    record.exit_code = code;
-    record.signal = signal;
-    record.ended_at = new Date().toISOString();
-    record.phase = null;
-    record.processes = active.tree.entries();
-    if (record.state === 'running') {
-      if (active.cancelRequested) record.state = 'cancelled';
-      else if (code !== 0) record.state = 'failed';
+    let state = record.state;
+    if (state === 'running') {
+      if (active.cancelRequested) state = 'cancelled';
+      else if (code !== 0) state = 'failed';
       else if ((await readdir(record.output_dir).catch(() => [])).length === 0) {
-        record.state = 'failed';
+        state = 'failed';
         record.error = `The trainer exited with code 0 but saved nothing in ${record.output_dir}.`;
         store.append(`[service] ${record.error}`);
-      } else record.state = 'succeeded';
+      } else state = 'succeeded';
     }
-    if (record.state === 'succeeded') await this.noteModel(record);
+    if (state === 'succeeded') await this.noteModel(record);
     await Promise.all([store.close(), active.metrics.close()]);
+    // The record turns final and the service idle in the same tick: a client that sees the
+    // run ended can start the next one.
+    Object.assign(record, {
+      state,
+      phase: null,
+      exit_code: code,
+      signal,
+      ended_at: new Date().toISOString(),
+      processes: active.tree.entries(),
+    });
     this.save(record);
     this.remember(record.id, Promise.resolve([store, active.metrics]));
     if (this.active === active) this.active = null;
