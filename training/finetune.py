@@ -2,7 +2,7 @@
 """Reference fine-tuning script for the local training service.
 
 LoRA fine-tuning of a causal language model (transformers + peft) on the app's dataset: a JSON
-array of {"prompt", "completion"} entries (spec section 3). Each entry becomes the model's chat
+array of {"prompt", "completion"} entries. Each entry becomes the model's chat
 template applied to a user prompt and an assistant completion; the loss covers the completion
 only. Progress is printed as `step current/total` (the app reads the last `current/total`) and
 each step's metrics as a JSON line `{"loss": …, "learning_rate": …, "epoch": …, "step": …}` (the

@@ -197,6 +197,5 @@ export const appMachine = setup({
 export type AppSnapshot = SnapshotFrom<typeof appMachine>;
 export type AppActorRef = ActorRefFrom<typeof appMachine>;
 export const selectGate = (s: AppSnapshot): 'checking' | 'unsupported' | 'supported' => s.value;
-export const selectGpu = (s: AppSnapshot) => s.context.gpu;
 export const selectModelRef = (s: AppSnapshot) => s.context.model;
 export const selectChatRef = (s: AppSnapshot) => s.context.chat;

@@ -45,7 +45,7 @@ export type ModelEvent =
   | WorkerEventOf<'ready'>
   | WorkerEventOf<'error'>;
 
-/** Blank or whitespace-only = no selection (spec section 5). */
+/** Blank or whitespace-only = no selection. */
 export function normaliseSelection(value: string): string {
   return value.trim();
 }

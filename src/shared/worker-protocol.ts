@@ -1,5 +1,5 @@
 /**
- * The messages exchanged with the LLM Web Worker (spec section 3 and 7).
+ * The messages exchanged with the LLM Web Worker.
  * Both directions are discriminated unions on `type` (out) and `status` (in),
  * so every handler is checked for exhaustiveness by the compiler.
  */
@@ -75,4 +75,3 @@ export type WorkerResponse =
   | { status: 'error'; data: string; phase: 'check' | 'load' | 'generate'; purpose?: Purpose };
 
 /** All statuses, handy for exhaustive tests. */
-export type WorkerStatus = WorkerResponse['status'];

@@ -12,7 +12,7 @@ import {
 import { ModelDropdown } from '../ModelDropdown';
 import { ProgressBar } from './ProgressBar';
 
-/** The initial and loading states of the start screen (spec section 2). */
+/** The initial and loading states of the start screen. */
 export function ModelPanel({ model }: { model: ActorRefFrom<typeof modelMachine> }) {
   const state = useSelector(model, selectModelStatus);
   const selected = useSelector(model, selectSelectedModel);
