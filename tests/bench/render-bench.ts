@@ -5,6 +5,8 @@
  * naive baseline (marked + DOMPurify + innerHTML + KaTeX of the whole text per update).
  * Cases: a mixed 4,000-token answer, a 500 × 10 table, 2,000 inline formulas, a 200-deep nested
  * list, a 300-line code fence. `--smoke`: tiny sizes, a few seconds, no goals checked.
+ * `--case WORD`: only the cases whose name holds WORD (e.g. `--case table`), as the full run takes
+ * many minutes on a loaded machine.
  */
 import { launch } from '../e2e/harness';
 import { startRenderHarness } from '../render/server';
@@ -18,6 +20,8 @@ import {
 } from './render-cases';
 
 const smoke = process.argv.includes('--smoke');
+const only = process.argv[process.argv.indexOf('--case') + 1];
+const filter = process.argv.includes('--case') && only ? only : '';
 const GOAL_MEDIAN = 1;
 const GOAL_P99 = 16;
 
@@ -30,6 +34,10 @@ function stats(xs: number[]) {
 const ms = (x: number) => `${x < 10 ? x.toFixed(2) : x.toFixed(0)} ms`.padStart(9);
 
 function cases(): [string, string[]][] {
+  return allCases().filter(([name]) => name.includes(filter));
+}
+
+function allCases(): [string, string[]][] {
   return smoke
     ? [
         ['200-token answer', answer(200)],
