@@ -28,6 +28,13 @@ describe('readRuntimeConfig', () => {
     expect(c.modelHost).toBe(DEFAULT_MODEL_HOST);
     expect(c.models).toHaveLength(4);
   });
+  it('an extra model whose id breaks the Hub rule is ignored', () => {
+    // Broke before: the own rule let `../x`, `a--b/c` and `owner/name.` through.
+    for (const id of ['../x', 'a--b/c', 'owner/name.', 'tiny', 'a/b/c', `o/${'n'.repeat(97)}`]) {
+      const search = `?modelHost=http://127.0.0.1:9999/&extraModel=${encodeURIComponent(id)}`;
+      expect(readRuntimeConfig({ search }).models, id).toHaveLength(4);
+    }
+  });
   it('bad maxTokens is ignored (features keep their defaults)', () => {
     for (const v of ['0', '-5', 'abc', '99999', '1.5']) {
       expect(readRuntimeConfig({ search: `?maxTokens=${v}` }).maxNewTokens).toBeUndefined();

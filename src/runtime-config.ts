@@ -1,3 +1,4 @@
+import { isModelId } from './shared/model-id';
 import { DEFAULT_MODEL_HOST, MODELS, type ModelOption } from './shared/models';
 
 export interface RuntimeConfig {
@@ -38,7 +39,7 @@ export function readRuntimeConfig(location: { search: string }): RuntimeConfig {
   const models: ModelOption[] = [...MODELS];
   const dtype = params.get('extraDtype') ?? 'fp32';
   for (const extra of params.getAll('extraModel')) {
-    if (/^[\w.-]+\/[\w.-]+$/.test(extra) && modelHost !== DEFAULT_MODEL_HOST) {
+    if (isModelId(extra, { requireOwner: true }) && modelHost !== DEFAULT_MODEL_HOST) {
       models.push({ value: extra, label: `${extra} (${dtype}, local)`, id: extra, dtype });
     }
   }

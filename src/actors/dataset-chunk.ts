@@ -7,6 +7,7 @@ import { fromPromise } from 'xstate';
 import type { GenerateChunkInput, GenerateChunkOutput } from '../machines/datasetMachine';
 import { DatasetFailure, redactSecrets } from '../shared/dataset/errors';
 import { runHostedChat, type HostedChatOptions } from './hosted-chat';
+import { errorMessage } from '../shared/errors';
 
 /** Runs the prompt on the in-browser model; `onText` gets the whole reply so far. */
 export type GenerateLocal = (
@@ -33,7 +34,7 @@ async function runLocal(
   } catch (error) {
     if (error instanceof DatasetFailure) throw error;
     if (signal.aborted) throw new DatasetFailure('cancelled', 'Generation cancelled.');
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     throw new DatasetFailure('local', `The local model failed: ${redactSecrets(message)}`);
   }
 }

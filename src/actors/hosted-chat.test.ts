@@ -10,7 +10,7 @@ import {
 import { DatasetFailure } from '../shared/dataset/errors';
 import { buildDatasetPrompt } from '../shared/dataset/prompt';
 import { parseDatasetOutput } from '../shared/dataset/parse';
-import { hostedChatCompletion, parseRetryAfter, runHostedChat } from './hosted-chat';
+import { hostedChatCompletion, runHostedChat } from './hosted-chat';
 
 const server = setupServer();
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
@@ -207,15 +207,5 @@ describe('cancel', () => {
     ).rejects.toMatchObject({ kind: 'cancelled' });
     server.events.removeAllListeners();
     expect(handler).not.toHaveBeenCalled();
-  });
-});
-
-describe('parseRetryAfter', () => {
-  it('seconds or an HTTP date', () => {
-    expect(parseRetryAfter('3')).toBe(3000);
-    expect(parseRetryAfter(null)).toBeUndefined();
-    expect(parseRetryAfter('soon')).toBeUndefined();
-    const now = Date.parse('2025-01-01T00:00:00Z');
-    expect(parseRetryAfter('Wed, 01 Jan 2025 00:00:10 GMT', now)).toBe(10_000);
   });
 });

@@ -5,7 +5,8 @@
  * goes only into the Authorization header, never into a message or a log.
  */
 import { MutationObserver, type QueryClient } from '@tanstack/react-query';
-import { DatasetFailure, redactSecrets } from '../shared/dataset/errors';
+import { createApiError, readHttpFailure, retryWait } from '../shared/api-error';
+import { DatasetFailure, redactSecrets, type DatasetErrorKind } from '../shared/dataset/errors';
 import { DATASET_JSON_SCHEMA } from '../shared/dataset/prompt';
 import { decodeStreamData, splitSseBuffer } from '../shared/dataset/sse';
 
@@ -42,87 +43,45 @@ const DEFAULTS = { timeoutMs: 60_000, maxAttempts: 3, maxRetryAfterMs: 60_000, b
 /** Kinds the mutation retries by itself (bounded by `maxAttempts`). */
 const TRANSIENT = new Set(['rate-limited', 'server', 'network', 'timeout']);
 
-/** Retry-After as ms: delta-seconds or an HTTP date; undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
-  if (!value) return undefined;
-  const seconds = Number(value.trim());
-  if (Number.isFinite(seconds) && seconds >= 0) return Math.round(seconds * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-
-async function errorDetail(response: Response, token: string): Promise<string> {
-  const text = (await response.text().catch(() => '')).slice(0, 2000);
-  let detail = text;
-  try {
-    const body = JSON.parse(text) as { error?: unknown; message?: unknown };
-    const error = body.error;
-    detail =
-      typeof error === 'string'
-        ? error
-        : typeof error === 'object' && error !== null && 'message' in error
-          ? String(error.message)
-          : typeof body.message === 'string'
-            ? body.message
-            : text;
-  } catch {
-    // Not JSON: the text itself is the detail.
-  }
-  return redactSecrets(detail.replace(/\s+/g, ' ').trim().slice(0, 300), token);
-}
-
 const CONTEXT_TOO_LONG =
   /context|too long|maximum.{0,40}tokens|token limit|max_tokens|too many tokens/i;
 const SCHEMA_UNSUPPORTED = /response_format|json_schema|structured output|guided/i;
 
-function httpFailure(
-  status: number,
-  detail: string,
-  retryAfterMs: number | undefined,
-  o: typeof DEFAULTS & { model: string },
-) {
-  const suffix = detail ? `: ${detail}` : '';
-  if (status === 401 || status === 403)
-    return new DatasetFailure(
-      'auth',
-      `The access token was refused (HTTP ${status}). Check that it is a valid Hugging Face token allowed to make calls to Inference Providers.`,
-      { status },
-    );
-  if (status === 402)
-    return new DatasetFailure(
-      'credits',
-      'Your Hugging Face account has no inference credits left (HTTP 402). Add credits, or generate with the loaded local model.',
-      { status },
-    );
-  if (status === 404)
-    return new DatasetFailure(
-      'model-not-served',
-      `The model ${o.model} is not served by any inference provider right now (HTTP 404).`,
-      { status },
-    );
-  if (status === 429) {
-    const wait =
-      retryAfterMs === undefined ? 'in a minute' : `in ${Math.ceil(retryAfterMs / 1000)} s`;
-    return new DatasetFailure(
-      'rate-limited',
-      `Rate limited by Hugging Face (HTTP 429). Try again ${wait}.`,
-      { status, ...(retryAfterMs !== undefined && { retryAfterMs }) },
-    );
-  }
-  if (status === 413 || ((status === 400 || status === 422) && CONTEXT_TOO_LONG.test(detail)))
-    return new DatasetFailure(
-      'too-long',
-      `The text is too long for the model's context (HTTP ${status}). Use a shorter text or fewer pairs.`,
-      { status },
-    );
-  if (status >= 500)
-    return new DatasetFailure(
-      'server',
-      `The inference provider failed (HTTP ${status}${suffix}); gave up after ${o.maxAttempts} attempts.`,
-      { status },
-    );
-  return new DatasetFailure('bad-request', `The request was rejected (HTTP ${status}${suffix}).`, {
-    status,
+/** Our messages for a failed response (the kinds the dataset panel branches on). */
+function httpFailure(response: Response, token: string, o: typeof DEFAULTS & { model: string }) {
+  return createApiError<DatasetErrorKind, DatasetFailure>(response, {
+    ErrorClass: DatasetFailure,
+    redact: (text) => redactSecrets(text, token),
+    kind: ({ kind, status, detail }) =>
+      kind === 'auth'
+        ? 'auth'
+        : kind === 'payment'
+          ? 'credits'
+          : kind === 'not-found' && status === 404
+            ? 'model-not-served'
+            : kind === 'rate-limited'
+              ? 'rate-limited'
+              : kind === 'too-large' || (kind === 'bad-request' && CONTEXT_TOO_LONG.test(detail))
+                ? 'too-long'
+                : kind === 'server'
+                  ? 'server'
+                  : 'bad-request',
+    message: ({ kind, status, detail, retryAfterMs }) => {
+      const suffix = detail ? `: ${detail}` : '';
+      if (kind === 'auth')
+        return `The access token was refused (HTTP ${status}). Check that it is a valid Hugging Face token allowed to make calls to Inference Providers.`;
+      if (kind === 'payment')
+        return 'Your Hugging Face account has no inference credits left (HTTP 402). Add credits, or generate with the loaded local model.';
+      if (kind === 'not-found' && status === 404)
+        return `The model ${o.model} is not served by any inference provider right now (HTTP 404).`;
+      if (kind === 'rate-limited')
+        return `Rate limited by Hugging Face (HTTP 429). Try again ${retryWait(retryAfterMs)}.`;
+      if (kind === 'too-large' || (kind === 'bad-request' && CONTEXT_TOO_LONG.test(detail)))
+        return `The text is too long for the model's context (HTTP ${status}). Use a shorter text or fewer pairs.`;
+      if (kind === 'server')
+        return `The inference provider failed (HTTP ${status}${suffix}); gave up after ${o.maxAttempts} attempts.`;
+      return `The request was rejected (HTTP ${status}${suffix}).`;
+    },
   });
 }
 
@@ -229,13 +188,10 @@ export async function hostedChatCompletion(
     arm();
     let response = await request(true);
     if (!response.ok && (response.status === 400 || response.status === 422)) {
-      const detail = await errorDetail(response.clone(), vars.token);
+      const { detail } = await readHttpFailure(response.clone());
       if (SCHEMA_UNSUPPORTED.test(detail)) response = await request(false);
     }
-    if (!response.ok) {
-      const retryAfter = parseRetryAfter(response.headers.get('Retry-After'));
-      throw httpFailure(response.status, await errorDetail(response, vars.token), retryAfter, o);
-    }
+    if (!response.ok) throw await httpFailure(response, vars.token, o);
     vars.onText?.('');
     const type = response.headers.get('Content-Type') ?? '';
     if (type.includes('text/event-stream') && response.body)

@@ -1,4 +1,5 @@
 import type { ModelLoadSpec } from '../shared/worker-protocol';
+import { errorMessage } from '../shared/errors';
 
 /** Message when a model needs fp16 shaders and has no fallback. */
 export const NO_F16_MESSAGE =
@@ -35,8 +36,7 @@ const DESCRIBED =
 
 /** Turns whatever a failed load threw into a message a person can act on (idempotent). */
 export function describeLoadError(error: unknown): string {
-  const raw =
-    error instanceof Error ? error.message : typeof error === 'string' ? error : String(error);
+  const raw = errorMessage(error);
   if (DESCRIBED.test(raw)) return raw;
   if (
     /out of memory|OOM|allocation failed|Failed to allocate|RangeError: Array buffer allocation/i.test(

@@ -4,7 +4,6 @@ import { setupServer } from 'msw/node';
 import { QueryClient } from '@tanstack/react-query';
 import { createActor, toPromise } from 'xstate';
 import {
-  TrainingHttpError,
   createTrainingActors,
   createTrainingClient,
   logsQueryOptions,
@@ -13,6 +12,7 @@ import {
 } from './training-client';
 import { createTrainingMock } from '../../mocks/training-handlers';
 import { TRAINING_PARAMS } from '../shared/training-api';
+import { ApiError } from '../shared/api-error';
 
 const BASE = 'http://127.0.0.1:8000';
 const mock = createTrainingMock({ baseUrl: BASE, stepsPerPoll: 60 });
@@ -63,8 +63,8 @@ describe('createTrainingClient', () => {
   it("a non-OK answer becomes an error carrying the server's text and status", async () => {
     mock.setScenario('fail-start');
     const error = await client.startTraining(request).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(TrainingHttpError);
-    expect(error).toMatchObject({ kind: 'http', status: 500 });
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ kind: 'server', status: 500 });
     expect((error as Error).message).toMatch(/^Could not start python3/);
     server.use(
       http.get(`${BASE}/runs/:id`, () => new HttpResponse('plain failure', { status: 502 })),

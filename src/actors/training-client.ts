@@ -2,7 +2,10 @@
  * The local training service from the browser: fetchers validated by the shared schemas, the
  * TanStack Query key factory and `queryOptions`/mutation helpers (for hooks), and the XState
  * actors of the training machine built on the same helpers (`queryClient.fetchQuery`,
- * `MutationObserver`), so hooks and actors share one code path and one cache.
+ * `MutationObserver`), so hooks and actors share one code path and one cache. A failed call is an
+ * `ApiError` (src/shared/api-error.ts): `network` when the service was not reached,
+ * `invalid-response` when its answer did not match the schema, else its status's kind, with the
+ * server's own text as the message.
  */
 import {
   MutationObserver,
@@ -13,6 +16,8 @@ import {
 import { fromPromise } from 'xstate';
 import type * as z from 'zod/mini';
 import { isLoopbackUrl } from '../runtime-config';
+import { ApiError, createApiError, type HttpFailure } from '../shared/api-error';
+import { errorMessage } from '../shared/errors';
 import {
   DEFAULT_TRAINING_URL,
   DatasetResponseSchema,
@@ -38,22 +43,6 @@ import type {
   StartTrainingOutput,
 } from '../machines/trainingMachine';
 
-/** Why a call failed: the service answered non-OK (`http`), or could not be reached. */
-export type TrainingErrorKind = 'http' | 'network' | 'invalid-response';
-
-/** A failed call; `message` is what the user sees (for `http`: the server's own text). */
-export class TrainingHttpError extends Error {
-  constructor(
-    readonly kind: TrainingErrorKind,
-    message: string,
-    /** HTTP status, 0 when the service was not reached. */
-    readonly status = 0,
-  ) {
-    super(message);
-    this.name = 'TrainingHttpError';
-  }
-}
-
 /**
  * The service's base URL: `?trainingUrl=` when it is a loopback URL (tests, another port), else
  * `VITE_TRAINING_URL`, else http://127.0.0.1:8000.
@@ -73,14 +62,10 @@ export interface TrainingClientOptions {
 }
 
 /** The service's text for a non-OK answer: its `error` field, or the raw text. */
-function serverText(text: string, response: Response): string {
-  try {
-    const body = JSON.parse(text) as { error?: unknown };
-    if (typeof body.error === 'string' && body.error) return body.error;
-  } catch {
-    // not JSON: the text as sent
-  }
-  return text.trim() || `The training service answered ${response.status} ${response.statusText}`;
+function serverText(failure: HttpFailure): string {
+  return (
+    failure.detail || `The training service answered ${failure.status} ${failure.statusText}`.trim()
+  );
 }
 
 export interface TrainingClient {
@@ -114,20 +99,26 @@ export function createTrainingClient(options: TrainingClientOptions = {}): Train
       });
     } catch (error) {
       if (signal?.aborted) throw error;
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new TrainingHttpError(
+      throw new ApiError(
         'network',
-        `The training service at ${baseUrl} is unreachable (${reason}). Start it with \`npm run service\`.`,
+        `The training service at ${baseUrl} is unreachable (${errorMessage(error)}). Start it with \`npm run service\`.`,
+        { cause: error },
       );
     }
-    const text = await response.text();
     if (!response.ok)
-      throw new TrainingHttpError('http', serverText(text, response), response.status);
+      throw await createApiError(response, {
+        message: serverText,
+        maxDetail: 20_000,
+        keepWhitespace: true,
+      });
+    const text = await response.text();
     try {
       return parseOrThrow(schema, JSON.parse(text), 'response from the training service');
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new TrainingHttpError('invalid-response', reason, response.status);
+      throw new ApiError('invalid-response', errorMessage(error), {
+        status: response.status,
+        cause: error,
+      });
     }
   }
 
@@ -179,7 +170,7 @@ export function runQueryOptions(client: TrainingClient, runId: string) {
 
 /** POST /train. A start is never retried: a second POST could start a second run. */
 export function startTrainingMutationOptions(client: TrainingClient) {
-  return mutationOptions<TrainResponse, TrainingHttpError, TrainRequest>({
+  return mutationOptions<TrainResponse, ApiError, TrainRequest>({
     mutationKey: [...trainingKeys.all(client.baseUrl), 'start'],
     mutationFn: (request) => client.startTraining(request),
     retry: false,
@@ -187,7 +178,7 @@ export function startTrainingMutationOptions(client: TrainingClient) {
 }
 
 export function cancelRunMutationOptions(client: TrainingClient, queryClient?: QueryClient) {
-  return mutationOptions<RunInfo, TrainingHttpError, string>({
+  return mutationOptions<RunInfo, ApiError, string>({
     mutationKey: [...trainingKeys.all(client.baseUrl), 'cancel'],
     mutationFn: (runId) => client.cancelRun(runId),
     retry: false,
@@ -197,11 +188,7 @@ export function cancelRunMutationOptions(client: TrainingClient, queryClient?: Q
 
 /** PUT /datasets/{name}: stores a 'Format Input' dataset on the service, returns its path. */
 export function putDatasetMutationOptions(client: TrainingClient) {
-  return mutationOptions<
-    DatasetResponse,
-    TrainingHttpError,
-    { name: string; entries: DatasetEntry[] }
-  >({
+  return mutationOptions<DatasetResponse, ApiError, { name: string; entries: DatasetEntry[] }>({
     mutationKey: [...trainingKeys.all(client.baseUrl), 'dataset'],
     mutationFn: ({ name, entries }) => client.putDataset(name, entries),
     retry: false,

@@ -1,5 +1,6 @@
 import { fromPromise } from 'xstate';
 import type { GpuInfo } from '../machines/appMachine';
+import { errorMessage } from '../shared/errors';
 
 /** Minimal structural types so this file does not depend on @webgpu/types. */
 interface GpuAdapterLike {
@@ -18,7 +19,7 @@ export async function probeWebGPU(nav: object = navigator): Promise<GpuInfo> {
   try {
     adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
   } catch (error) {
-    return { supported: false, shaderF16: false, reason: String(error) };
+    return { supported: false, shaderF16: false, reason: errorMessage(error) };
   }
   if (!adapter) return { supported: false, shaderF16: false, reason: 'no WebGPU adapter' };
   const info = adapter.info;

@@ -1,21 +1,11 @@
-import { HubError } from './hub-error';
+import { createApiError, retryWait } from '../shared/api-error';
+import { modelIdProblem } from '../shared/model-id';
+import { HubError, type HubErrorKind } from './hub-error';
 import { MAX_RECORD_CHARS, parseModelRecord } from './parse-model-record';
 import type { ParsedModelRecord } from './types';
 
 /** The Hub the records come from. */
 export const HUB_URL = 'https://huggingface.co';
-
-/** `owner/name` or a bare legacy `name`: letters, digits, `-`, `_`, `.` (no path tricks). */
-const MODEL_ID = /^(?:[A-Za-z0-9][\w.-]{0,95}\/)?[A-Za-z0-9][\w.-]{0,95}$/;
-
-/** Reads Retry-After (seconds or an HTTP date) as whole seconds from now. */
-function retryAfterSeconds(header: string | null, now: number): number | undefined {
-  if (!header) return undefined;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds) && seconds >= 0) return Math.ceil(seconds);
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
-}
 
 /**
  * GET `{hubUrl}/api/models/{modelId}` and validate the answer with {@link parseModelRecord}.
@@ -34,12 +24,8 @@ export async function fetchModelRecord(params: {
   // Read at call time, not import time, so a patched global fetch (MSW) is the one used.
   const doFetch = params.fetch ?? globalThis.fetch;
   const now = params.now ?? Date.now;
-  if (!MODEL_ID.test(modelId)) {
-    throw new HubError(
-      'invalid-id',
-      `"${modelId}" is not a model id. A model id looks like "owner/name", e.g. "onnx-community/gemma-2-2b-jpn-it".`,
-    );
-  }
+  const problem = modelIdProblem(modelId);
+  if (problem) throw new HubError('invalid-id', problem);
   const path = modelId.split('/').map(encodeURIComponent).join('/');
   let response: Response;
   try {
@@ -55,25 +41,19 @@ export async function fetchModelRecord(params: {
       { cause },
     );
   }
-  const { status } = response;
-  if (status === 404 || status === 401) {
-    throw new HubError(
-      'not-found',
-      `Model "${modelId}" was not found on the Hub (${status}). Check the id; private and gated models are not listed.`,
-      { status },
-    );
-  }
-  if (status === 429) {
-    const wait = retryAfterSeconds(response.headers.get('Retry-After'), now());
-    throw new HubError(
-      'rate-limited',
-      `The Hub is rate limiting requests (429). ${wait === undefined ? 'Try again in a minute.' : `Try again in ${wait} s.`}`,
-      { status, retryAfterSeconds: wait },
-    );
-  }
   if (!response.ok) {
-    throw new HubError('http', `The Hub answered ${status} ${response.statusText}.`.trim(), {
-      status,
+    throw await createApiError<HubErrorKind, HubError>(response, {
+      ErrorClass: HubError,
+      now: now(),
+      // 401 too: the Hub answers it for private or gated repos.
+      kind: ({ status }) =>
+        status === 404 || status === 401 ? 'not-found' : status === 429 ? 'rate-limited' : 'http',
+      message: ({ status, statusText, retryAfterMs }) =>
+        status === 404 || status === 401
+          ? `Model "${modelId}" was not found on the Hub (${status}). Check the id; private and gated models are not listed.`
+          : status === 429
+            ? `The Hub is rate limiting requests (429). Try again ${retryWait(retryAfterMs)}.`
+            : `The Hub answered ${status} ${statusText}.`.replace(' .', '.'),
     });
   }
   const text = await response.text();
@@ -82,7 +62,10 @@ export async function fetchModelRecord(params: {
   try {
     body = JSON.parse(text);
   } catch (cause) {
-    throw new HubError('invalid-json', "The Hub's answer was not valid JSON.", { cause, status });
+    throw new HubError('invalid-json', "The Hub's answer was not valid JSON.", {
+      cause,
+      status: response.status,
+    });
   }
   return parseModelRecord({ json: body });
 }

@@ -8,6 +8,7 @@ import {
 } from '@huggingface/inference';
 import { SNIPPET_MESSAGES } from './messages';
 import type { InferenceSnippets, ModelRecord } from './types';
+import { errorMessage } from '../shared/errors';
 
 /** The providers (and the `auto` policy) a snippet can be made for, for a provider picker. */
 export const INFERENCE_PROVIDER_CHOICES: readonly InferenceProviderOrPolicy[] =
@@ -20,7 +21,7 @@ const CONVERSATIONAL_TASKS: ReadonlySet<string> = new Set([
 ]);
 
 function reasonOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }
 
 /**

@@ -6,6 +6,7 @@ import {
 import { libraryRef } from './library-ref';
 import { KNOWN_SNIPPET_MESSAGES } from './messages';
 import type { LibrarySnippets, ModelRecord, SnippetItem } from './types';
+import { errorMessage } from '../shared/errors';
 
 const LIBRARIES: Readonly<Record<string, LibraryUiElement | undefined>> =
   MODEL_LIBRARIES_UI_ELEMENTS;
@@ -97,7 +98,7 @@ export function getLibrarySnippets(params: {
           : [{ kind: 'message', text: 'The library gave no snippet for this model.' }],
     };
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     return {
       library,
       items: [{ kind: 'message', text: `Could not generate the snippet: ${reason}` }],

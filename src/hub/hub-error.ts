@@ -1,3 +1,5 @@
+import { ApiError, type ApiErrorFields } from '../shared/api-error';
+
 /** What went wrong, so the UI can say what to do next. */
 export type HubErrorKind =
   | 'invalid-id'
@@ -10,29 +12,29 @@ export type HubErrorKind =
   | 'invalid-record'
   | 'unknown-task';
 
-export interface HubErrorDetails {
-  /** HTTP status, where the Hub answered. */
-  status?: number;
+export interface HubErrorDetails extends ApiErrorFields {
   /** Seconds to wait before trying again (429 Retry-After), where the Hub said. */
   retryAfterSeconds?: number;
-  cause?: unknown;
 }
 
 /**
- * The one error type of the hub adapter: a kind to branch on and a message a person can act on.
- * (Shaped after huggingface.js `packages/hub/src/error.ts`.)
+ * The error type of the hub adapter: the app's one {@link ApiError} with the hub's kinds (HTTP
+ * failures are built by `createApiError`, which reads Retry-After).
  */
-export class HubError extends Error {
-  override readonly name = 'HubError';
-  readonly kind: HubErrorKind;
-  readonly status: number | undefined;
-  readonly retryAfterSeconds: number | undefined;
+export class HubError extends ApiError<HubErrorKind> {
+  override name = 'HubError';
 
   constructor(kind: HubErrorKind, message: string, details: HubErrorDetails = {}) {
-    super(message, details.cause === undefined ? undefined : { cause: details.cause });
-    this.kind = kind;
-    this.status = details.status;
-    this.retryAfterSeconds = details.retryAfterSeconds;
+    const { retryAfterSeconds, ...fields } = details;
+    super(kind, message, {
+      ...fields,
+      ...(retryAfterSeconds !== undefined && { retryAfterMs: retryAfterSeconds * 1000 }),
+    });
+  }
+
+  /** Retry-After in whole seconds (rounded up), where the Hub said. */
+  get retryAfterSeconds(): number | undefined {
+    return this.retryAfterMs === undefined ? undefined : Math.ceil(this.retryAfterMs / 1000);
   }
 }
 

@@ -1,6 +1,7 @@
 import { PIPELINE_TYPES_SET } from '@huggingface/tasks';
 import { HubError } from './hub-error';
 import type { ModelRecord, ParsedModelRecord, RecordIssue } from './types';
+import { errorMessage } from '../shared/errors';
 
 /**
  * Largest record accepted, in characters of JSON. Real `/api/models/{id}` answers are a few KB to a
@@ -225,7 +226,7 @@ export function parseModelRecord(params: {
     try {
       data = JSON.parse(json);
     } catch (cause) {
-      const reason = cause instanceof Error ? cause.message : String(cause);
+      const reason = errorMessage(cause);
       throw new HubError('invalid-json', `This is not valid JSON: ${reason}`, { cause });
     }
   }

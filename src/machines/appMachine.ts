@@ -15,6 +15,7 @@ import type { ModelOption } from '../shared/models';
 import { chatMachine } from './chatMachine';
 import { modelMachine } from './modelMachine';
 import { routeWorkerResponse, type DatasetOutput } from './worker-events';
+import { errorMessage } from '../shared/errors';
 
 /** What the WebGPU probe reports. */
 export interface GpuInfo {
@@ -161,7 +162,7 @@ export const appMachine = setup({
             params: ({ event }) => ({
               supported: false,
               shaderF16: false,
-              reason: event.error instanceof Error ? event.error.message : String(event.error),
+              reason: errorMessage(event.error),
             }),
           },
         },

@@ -1,3 +1,6 @@
+import { ApiError, type ApiErrorFields } from '../api-error';
+import { errorMessage } from '../errors';
+
 /** Every way 'Format Input' can fail; each has its own message (see `DatasetError.message`). */
 export type DatasetErrorKind =
   | 'empty-input'
@@ -54,25 +57,20 @@ export function isRetryable(kind: DatasetErrorKind): boolean {
   return RETRYABLE.has(kind);
 }
 
-/** Thrown by the actors; carries a `DatasetError`. */
-export class DatasetFailure extends Error {
-  override readonly name = 'DatasetFailure';
-  readonly kind: DatasetErrorKind;
-  readonly status: number | undefined;
-  readonly retryAfterMs: number | undefined;
+/** Thrown by the actors: the app's one {@link ApiError} with the dataset's kinds; carries a `DatasetError`. */
+export class DatasetFailure extends ApiError<DatasetErrorKind> {
+  override name = 'DatasetFailure';
   /** Text received before the failure (a stream cut short), kept for the raw download. */
   readonly partial: string | undefined;
 
   constructor(
     kind: DatasetErrorKind,
     message: string,
-    extra: { status?: number; retryAfterMs?: number; partial?: string } = {},
+    extra: ApiErrorFields & { partial?: string } = {},
   ) {
-    super(message);
-    this.kind = kind;
-    this.status = extra.status;
-    this.retryAfterMs = extra.retryAfterMs;
-    this.partial = extra.partial;
+    const { partial, ...fields } = extra;
+    super(kind, message, fields);
+    this.partial = partial;
   }
 
   toDatasetError(): DatasetError {
@@ -99,10 +97,9 @@ export function redactSecrets(text: string, token?: string): string {
 /** Any thrown value as a `DatasetError` (what the machine stores and the panel shows). */
 export function toDatasetError(error: unknown): DatasetError {
   if (error instanceof DatasetFailure) return error.toDatasetError();
-  const message = error instanceof Error ? error.message : String(error);
   return {
     kind: 'unknown',
-    message: redactSecrets(message || 'Something went wrong.'),
+    message: redactSecrets(errorMessage(error)),
     retryable: true,
   };
 }

@@ -1,4 +1,5 @@
 import { stripJsonFences } from './fences';
+import { errorMessage } from '../errors';
 
 /** Why a model's output could not be read as a list of items. */
 export type ParseFailure = {
@@ -15,7 +16,7 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false; er
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch (error) {
-    return { ok: false, error: error instanceof Error ? error.message : String(error) };
+    return { ok: false, error: errorMessage(error) };
   }
 }
 

@@ -86,7 +86,7 @@ describe('Model snippets view', { timeout: 15_000 }, () => {
     ],
     [
       'not a/valid/id',
-      '"not a/valid/id" is not a model id. A model id looks like "owner/name", e.g. "onnx-community/gemma-2-2b-jpn-it".',
+      '"not a/valid/id" has more than one "/". A model id looks like "owner/name", e.g. "onnx-community/gemma-2-2b-jpn-it".',
     ],
   ])('%s: a clear message, and the rest of the view still works', async (id, message) => {
     const user = setup();

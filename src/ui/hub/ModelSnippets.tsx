@@ -4,15 +4,11 @@ import { MODELS } from '../../shared/models';
 import { modelRecordQueryOptions } from '../../hub/model-record-query-options';
 import { parseModelRecord } from '../../hub/parse-model-record';
 import { sampleModelRecord } from '../../hub/sample-model-record';
-import { isHubError } from '../../hub/hub-error';
 import type { ParsedModelRecord } from '../../hub/types';
 import { SnippetResults } from './SnippetResults';
+import { errorMessage } from '../../shared/errors';
 
 type Source = { kind: 'hub'; modelId: string } | { kind: 'local'; parsed: ParsedModelRecord };
-
-function messageOf(error: unknown): string {
-  return isHubError(error) || error instanceof Error ? error.message : String(error);
-}
 
 /** Model id → Hub record, or a pasted record (offline); then its snippets. */
 export function ModelSnippets({ onLoadInChat }: { onLoadInChat?: (modelId: string) => void }) {
@@ -43,7 +39,7 @@ export function ModelSnippets({ onLoadInChat }: { onLoadInChat?: (modelId: strin
       setModelId(parsed.record.id);
       setPasteError(null);
     } catch (error) {
-      setPasteError(messageOf(error));
+      setPasteError(errorMessage(error));
       // A new attempt: an older fetch error ("Could not reach the Hub") no longer applies.
       if (source?.kind === 'hub' && query.isError) setSource(null);
     }
@@ -59,7 +55,7 @@ export function ModelSnippets({ onLoadInChat }: { onLoadInChat?: (modelId: strin
     } else if (query.isError) {
       result = (
         <p role="alert" className="hub-error">
-          {messageOf(query.error)}
+          {errorMessage(query.error)}
         </p>
       );
     } else if (query.data) {

@@ -9,6 +9,7 @@ import { layoutDiagram, type DiagramLayout } from '../../inspection/layout';
 import { diagramScene } from '../../inspection/svg-scene';
 import { formatStateValue } from '../../inspection/actor-tree';
 import { sceneToReact } from './scene-react';
+import { errorMessage } from '../../shared/errors';
 
 interface Props {
   machine: AnyStateMachine;
@@ -26,7 +27,7 @@ function layoutFor(machine: AnyStateMachine): Promise<Laid> {
     const model = buildDiagramModel(machine);
     laid = layoutDiagram(model).then(
       (layout) => ({ model, layout }),
-      (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
+      (error: unknown) => ({ error: errorMessage(error) }),
     );
     layouts.set(machine, laid);
   }

@@ -4,6 +4,7 @@
  * expansion and sizes, errors rendered as text.
  */
 import type KatexModule from 'katex';
+import { errorMessage } from '../../shared/errors';
 
 type Katex = typeof KatexModule;
 
@@ -68,7 +69,7 @@ function renderCached(k: Katex, tex: string, display: boolean): DocumentFragment
       // With throwOnError false KaTeX reports parse errors inline; anything else shows as text.
       const span = document.createElement('span');
       span.className = 'math-error';
-      span.textContent = `${tex} (${error instanceof Error ? error.message : String(error)})`;
+      span.textContent = `${tex} (${errorMessage(error)})`;
       template.content.append(span);
     }
     nodes = template.content;
