@@ -16,6 +16,7 @@ import type { HostedChatOptions } from '../../actors/hosted-chat';
 import type { DatasetInput } from '../../machines/datasetMachine';
 import { SAMPLE_NAME, SAMPLE_TEXT } from '../../shared/dataset/sample';
 import type { DatasetEntry, DatasetSource } from '../../shared/dataset/types';
+import { DatasetMessage } from './DatasetMessage';
 import { DatasetReview } from './DatasetReview';
 import { DatasetProgress } from './DatasetProgress';
 import { downloadText } from './download';
@@ -172,7 +173,7 @@ export function DatasetPanel({
         )}
         {inputError && (
           <p className="dataset-error" role="alert">
-            {inputError.message}
+            <DatasetMessage message={inputError.message} localModelReady={localModelReady} />
           </p>
         )}
         <div className="dataset-actions">
@@ -180,7 +181,11 @@ export function DatasetPanel({
             Format Input
           </button>
           {generating && (
-            <button type="button" onClick={() => actor.send({ type: 'dataset.cancel' })}>
+            <button
+              type="button"
+              className="secondary"
+              onClick={() => actor.send({ type: 'dataset.cancel' })}
+            >
               Cancel
             </button>
           )}
@@ -191,15 +196,25 @@ export function DatasetPanel({
 
       {phase === 'failed' && error && (
         <div className="dataset-failure" role="alert">
-          <p>{error.message}</p>
+          <p>
+            <DatasetMessage message={error.message} localModelReady={localModelReady} />
+          </p>
           <div className="dataset-actions">
             {error.retryable && (
-              <button type="button" onClick={() => actor.send({ type: 'dataset.retry' })}>
+              <button
+                type="button"
+                className="secondary"
+                onClick={() => actor.send({ type: 'dataset.retry' })}
+              >
                 Retry
               </button>
             )}
             {partial > 0 && (
-              <button type="button" onClick={() => actor.send({ type: 'dataset.keepPartial' })}>
+              <button
+                type="button"
+                className="secondary"
+                onClick={() => actor.send({ type: 'dataset.keepPartial' })}
+              >
                 Review the {partial} pairs so far
               </button>
             )}
@@ -249,6 +264,7 @@ export function DatasetPanel({
             {onUseForTraining && (
               <button
                 type="button"
+                className="secondary"
                 disabled={!canExport || sending.status === 'sending'}
                 onClick={() => void sendForTraining()}
               >
