@@ -4,7 +4,7 @@ import { DatasetPanel } from './dataset/DatasetPanel';
 import type { GenerateLocal } from './dataset/useDatasetActor';
 import { TrainingPanel } from './training/TrainingPanel';
 import { createTrainingClient, putDatasetMutationOptions } from '../actors/training-client';
-import type { DatasetEntry } from '../shared/training-api';
+import type { DatasetEntry, TrainedModel } from '../shared/training-api';
 
 /** A title such as "Port Elsby Lantern Festival" → "port-elsby-lantern-festival" (the service's name rule). */
 export function datasetFileName(title: string): string {
@@ -25,9 +25,15 @@ export function datasetFileName(title: string): string {
 export default function Tools({
   localModelReady,
   generateLocal,
+  onTrainedModels,
+  onLoadInChat,
 }: {
   localModelReady: boolean;
   generateLocal: GenerateLocal;
+  /** The training service's browser-ready models (for the model picker). */
+  onTrainedModels?: (models: readonly TrainedModel[], serviceUrl: string) => void;
+  /** "Load in chat" on a trained model. */
+  onLoadInChat?: (model: TrainedModel, serviceUrl: string) => void;
 }) {
   const client = useMemo(() => createTrainingClient(), []);
   const storeDataset = useMutation(putDatasetMutationOptions(client));
@@ -46,7 +52,12 @@ export default function Tools({
         generateLocal={generateLocal}
         onUseForTraining={onUseForTraining}
       />
-      <TrainingPanel client={client} dataFileFromDataset={dataFile} />
+      <TrainingPanel
+        client={client}
+        dataFileFromDataset={dataFile}
+        onTrainedModels={onTrainedModels}
+        onLoadInChat={onLoadInChat ? (model) => onLoadInChat(model, client.baseUrl) : undefined}
+      />
     </>
   );
 }

@@ -1,68 +1,37 @@
-import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { lazy, Suspense, useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { useSelector } from '@xstate/react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import {
+  selectEndedRunId,
   selectFailure,
   selectIsBusy,
   selectLastError,
   selectLogLines,
   selectOutputDir,
   selectPercent,
+  selectPoints,
+  selectRun,
+  selectRunId,
   selectTrainingStatus,
   selectUnreachable,
-} from '../../machines/trainingMachine';
-import { DEFAULT_BASE_MODEL, TRAINING_PARAMS } from '../../shared/training-api';
-import { formatPercent } from '../../shared/training-progress';
-import type { TrainingClient } from '../../actors/training-client';
+} from '../../machines/trainingSelectors';
+import { DEFAULT_BASE_MODEL, TRAINING_PARAMS, type TrainedModel } from '../../shared/training-api';
+import { MODELS } from '../../shared/models';
+import {
+  runsQueryOptions,
+  trainedModelsQueryOptions,
+  trainingKeys,
+  type TrainingClient,
+} from '../../actors/training-client';
 import { useTrainingActor } from './useTrainingActor';
 import { failureCause } from './failure-cause';
+import { LoadInChat, RunProgress } from './RunProgress';
+import { loadForm, saveForm, type TrainingForm } from './training-form';
 import './training.css';
 
-/** Spec section 3, Training props. */
-export interface TrainingForm {
-  scriptPath: string;
-  outputDir: string;
-  dataFile: string;
-  baseModel: string;
-}
+const RunsList = lazy(() => import('./RunsList'));
 
-/**
- * Defaults that work with the service's default roots (paths relative to the repo root). The data
- * file starts empty: a fresh clone has no dataset, and 'Use for training' fills it.
- */
-export const DEFAULT_TRAINING_FORM: TrainingForm = {
-  scriptPath: 'training/finetune.py',
-  outputDir: 'service-data/outputs/lora',
-  dataFile: '',
-  baseModel: DEFAULT_BASE_MODEL,
-};
-
-const FORM_KEY = 'training.form.v1';
-
-function loadForm(): TrainingForm {
-  try {
-    const raw = globalThis.localStorage?.getItem(FORM_KEY);
-    const saved = raw ? (JSON.parse(raw) as Partial<Record<keyof TrainingForm, unknown>>) : {};
-    const pick = (key: keyof TrainingForm) =>
-      typeof saved[key] === 'string' ? saved[key] : DEFAULT_TRAINING_FORM[key];
-    return {
-      scriptPath: pick('scriptPath'),
-      outputDir: pick('outputDir'),
-      dataFile: pick('dataFile'),
-      baseModel: pick('baseModel'),
-    };
-  } catch {
-    return { ...DEFAULT_TRAINING_FORM };
-  }
-}
-
-function saveForm(form: TrainingForm) {
-  try {
-    globalThis.localStorage?.setItem(FORM_KEY, JSON.stringify(form));
-  } catch {
-    // storage full or disabled: the values just are not kept
-  }
-}
-
+const NO_MODELS: readonly TrainedModel[] = [];
 const NO_DATASET =
   'No dataset yet: make one with Format Input and press Use for training, or type the path of a JSON dataset.';
 const DATA_FILE_MISSING = /data_file .*does not exist/;
@@ -82,7 +51,11 @@ const FIELDS: { key: keyof TrainingForm; label: string; placeholder: string }[] 
 
 export interface TrainingPanelProps {
   /** A dataset path from 'Format Input' (e.g. PUT /datasets' answer): fills the data file field. */
-  dataFileFromDataset?: string;
+  dataFileFromDataset?: string | undefined;
+  /** The service's browser-ready models (GET /models), whenever the list changes (the picker). */
+  onTrainedModels?: ((models: readonly TrainedModel[], serviceUrl: string) => void) | undefined;
+  /** "Load in chat": load this trained model into the chat. */
+  onLoadInChat?: ((model: TrainedModel) => void) | undefined;
   /** Tests: the service client and a shorter poll interval. */
   client?: TrainingClient;
   pollInterval?: number;
@@ -90,10 +63,17 @@ export interface TrainingPanelProps {
 
 /**
  * The fine-tuning panel (spec: Training control): fields, 'Train Model' → 'Training...' with a
- * progress bar → '✅ Training finished!'; beyond the spec: last log lines, Cancel, failure with
- * exit code, an unreachable-service warning, and a run picked up again after a reload.
+ * progress bar → '✅ Training finished!'; beyond the spec: the run active on the service attached
+ * on load, "Saving…", the loss curve, last log lines, Cancel, failure with exit code, an
+ * unreachable-service warning, the Runs list and "Load in chat" for a browser-ready model.
  */
-export function TrainingPanel({ dataFileFromDataset, client, pollInterval }: TrainingPanelProps) {
+export function TrainingPanel({
+  dataFileFromDataset,
+  onTrainedModels,
+  onLoadInChat,
+  client,
+  pollInterval,
+}: TrainingPanelProps) {
   const { actorRef, client: service } = useTrainingActor({ client, pollInterval });
   const status = useSelector(actorRef, selectTrainingStatus);
   const busy = useSelector(actorRef, selectIsBusy);
@@ -103,6 +83,24 @@ export function TrainingPanel({ dataFileFromDataset, client, pollInterval }: Tra
   const lastError = useSelector(actorRef, selectLastError);
   const failure = useSelector(actorRef, selectFailure);
   const outputDir = useSelector(actorRef, selectOutputDir);
+  const points = useSelector(actorRef, selectPoints);
+  const run = useSelector(actorRef, selectRun);
+  const runId = useSelector(actorRef, selectRunId);
+  const endedRunId = useSelector(actorRef, selectEndedRunId);
+  // The Runs list (GET /runs) and the trained models are refreshed when a run starts or ends.
+  const queryClient = useQueryClient();
+  const runs = useQuery({ ...runsQueryOptions(service), staleTime: 1000 });
+  const models = useQuery(trainedModelsQueryOptions(service));
+  const trainedModels = models.data?.models ?? NO_MODELS;
+  useEffect(() => {
+    if (models.data) onTrainedModels?.(models.data.models, service.baseUrl);
+  }, [models.data, onTrainedModels, service.baseUrl]);
+  useEffect(() => {
+    if (!runId) return;
+    void queryClient.invalidateQueries({ queryKey: trainingKeys.runs(service.baseUrl) });
+    void queryClient.invalidateQueries({ queryKey: trainingKeys.models(service.baseUrl) });
+  }, [runId, endedRunId, queryClient, service.baseUrl]);
+  const trainedModel = run ? trainedModels.find((m) => m.run_id === run.id) : undefined;
   // Why the last start was refused (the server's text), shown in the panel, never as a pop-up.
   const [startError, setStartError] = useState<string | null>(null);
   useEffect(() => {
@@ -127,6 +125,7 @@ export function TrainingPanel({ dataFileFromDataset, client, pollInterval }: Tra
   const id = useId();
   const logId = `${id}-log`;
   const dataHintId = `${id}-data-hint`;
+  const suggestId = `${id}-base-models`;
   const noDataset = form.dataFile.trim() === '';
 
   // The log box follows its end, so the last (usually the telling) line is in view.
@@ -169,6 +168,7 @@ export function TrainingPanel({ dataFileFromDataset, client, pollInterval }: Tra
               placeholder={placeholder}
               required={key !== 'dataFile'}
               aria-describedby={key === 'dataFile' && noDataset ? dataHintId : undefined}
+              list={key === 'baseModel' ? suggestId : undefined}
               disabled={busy}
               spellCheck={false}
               autoComplete="off"
@@ -183,11 +183,18 @@ export function TrainingPanel({ dataFileFromDataset, client, pollInterval }: Tra
             )}
           </div>
         ))}
+        <datalist id={suggestId}>
+          {MODELS.map((m) => (
+            <option key={m.value} value={m.source}>
+              {m.label}
+            </option>
+          ))}
+        </datalist>
         <div className="training-actions">
           <button type="submit" className="training-start" disabled={busy}>
             {busy ? 'Training...' : 'Train Model'}
           </button>
-          {(status === 'running' || status === 'cancelling') && (
+          {(status === 'running' || status === 'saving' || status === 'cancelling') && (
             <button
               type="button"
               className="training-cancel"
@@ -200,20 +207,7 @@ export function TrainingPanel({ dataFileFromDataset, client, pollInterval }: Tra
         </div>
       </form>
 
-      {busy && (
-        <div
-          className="progress training-progress"
-          role="progressbar"
-          aria-label="Training progress"
-          aria-valuemin={0}
-          aria-valuemax={100}
-          aria-valuenow={percent}
-          aria-valuetext={formatPercent(percent)}
-        >
-          <div className="progress-fill" style={{ width: `${percent}%` }} />
-          <span className="progress-label">{formatPercent(percent)}</span>
-        </div>
-      )}
+      <RunProgress status={status} busy={busy} percent={percent} points={points} run={run} />
 
       {unreachable && (
         <p className="training-warning" role="alert">
@@ -237,6 +231,9 @@ export function TrainingPanel({ dataFileFromDataset, client, pollInterval }: Tra
           )}
         </div>
       )}
+      {status === 'finished' && run && (
+        <LoadInChat run={run} model={trainedModel} onLoadInChat={onLoadInChat} />
+      )}
       {failure && (
         <p className="training-failed" role="alert">
           <strong>
@@ -255,6 +252,17 @@ export function TrainingPanel({ dataFileFromDataset, client, pollInterval }: Tra
             {lines.join('\n')}
           </pre>
         </div>
+      )}
+
+      {runs.data && runs.data.runs.length > 0 && (
+        <Suspense fallback={null}>
+          <RunsList
+            runs={runs.data.runs}
+            client={service}
+            trainedModels={trainedModels}
+            onLoadInChat={onLoadInChat}
+          />
+        </Suspense>
       )}
     </section>
   );

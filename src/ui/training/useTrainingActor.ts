@@ -1,32 +1,18 @@
 /**
  * The panel's own training actor (a root, like the dataset actor), with the HTTP actors provided
- * here at the edge through the app's QueryClient. The run being watched is kept in localStorage
- * so a reload picks it up again.
+ * here at the edge through the app's QueryClient. Nothing is kept in the page: on load the
+ * machine asks the service which run is active and attaches to it.
  */
-import { useEffect, useState } from 'react';
-import { useActorRef, useSelector } from '@xstate/react';
+import { useState } from 'react';
+import { useActorRef } from '@xstate/react';
 import { useQueryClient } from '@tanstack/react-query';
 import {
   createTrainingActors,
   createTrainingClient,
   type TrainingClient,
 } from '../../actors/training-client';
-import { selectIsBusy, selectRunToResume, trainingMachine } from '../../machines/trainingMachine';
+import { trainingMachine } from '../../machines/trainingMachine';
 import { inspect } from '../../inspection/bus';
-
-const RUN_KEY = 'training.run.v1';
-
-function storage(): Storage | null {
-  try {
-    return globalThis.localStorage ?? null;
-  } catch {
-    return null; // storage disabled: nothing is kept across reloads
-  }
-}
-
-export function readStoredRunId(): string | null {
-  return storage()?.getItem(RUN_KEY) ?? null;
-}
 
 export interface TrainingActorOptions {
   /** The service client (tests, another URL); default from `?trainingUrl=` / env / :8000. */
@@ -46,16 +32,6 @@ export function useTrainingActor(options: TrainingActorOptions = {}) {
         : {}),
     }),
   );
-  const actorRef = useActorRef(logic, { input: { resumeRunId: readStoredRunId() }, inspect });
-
-  const toResume = useSelector(actorRef, selectRunToResume);
-  const busy = useSelector(actorRef, selectIsBusy);
-  useEffect(() => {
-    const store = storage();
-    if (!store) return;
-    if (toResume) store.setItem(RUN_KEY, toResume);
-    else if (!busy) store.removeItem(RUN_KEY);
-  }, [toResume, busy]);
-
+  const actorRef = useActorRef(logic, { input: {}, inspect });
   return { actorRef, client };
 }
