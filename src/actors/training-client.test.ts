@@ -114,15 +114,17 @@ describe('createTrainingActors', () => {
     expect(queryClient.getMutationCache().getAll()).toHaveLength(1);
   });
 
-  it('listRuns answers GET /runs with the active run to attach to', async () => {
+  it('fetchCatalog answers GET /runs (with the active run to attach to) and GET /models', async () => {
     const queryClient = new QueryClient();
     const client = createTrainingClient({ baseUrl: BASE });
     const actors = createTrainingActors(queryClient, client);
     const started = await toPromise(
       createActor(actors.startTraining, { input: { request } }).start(),
     );
-    const list = await toPromise(createActor(actors.listRuns).start());
-    expect(list.active).toBe(started.runId);
-    expect(list.runs[0]?.id).toBe(started.runId);
+    const catalog = await toPromise(createActor(actors.fetchCatalog).start());
+    expect(catalog.runs.active).toBe(started.runId);
+    expect(catalog.runs.runs[0]?.id).toBe(started.runId);
+    expect(catalog.models).toEqual([]);
+    expect(mock.requests).toContain('GET /models');
   });
 });

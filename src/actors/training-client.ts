@@ -36,6 +36,7 @@ import {
 } from '../shared/training-api';
 import type {
   CancelRunInput,
+  Catalog,
   PollRunInput,
   PollRunOutput,
   StartTrainingInput,
@@ -277,7 +278,14 @@ export function createTrainingActors(
       ]);
       return { lines: logs.lines, run, metrics };
     }),
-    listRuns: fromPromise<RunList>(() => queryClient.fetchQuery(runsQueryOptions(client))),
+    fetchCatalog: fromPromise<Catalog>(async () => {
+      const [runs, models] = await Promise.all([
+        queryClient.fetchQuery(runsQueryOptions(client)),
+        // Models are an extra: a failure here must not hide the runs.
+        queryClient.fetchQuery(trainedModelsQueryOptions(client)).catch(() => ({ models: [] })),
+      ]);
+      return { runs, models: models.models };
+    }),
     cancelRun: fromPromise<RunInfo, CancelRunInput>(({ input }) =>
       new MutationObserver(queryClient, cancelRunMutationOptions(client, queryClient)).mutate(
         input.runId,

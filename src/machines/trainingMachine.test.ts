@@ -12,6 +12,8 @@ import {
   selectIsBusy,
   selectPercent,
   selectPoints,
+  selectRunModel,
+  selectRuns,
   selectTrainingStatus,
   selectUnreachable,
 } from './trainingSelectors';
@@ -20,6 +22,7 @@ import {
   type MetricPoint,
   type RunInfo,
   type RunList,
+  type TrainedModel,
   type TrainRequest,
 } from '../shared/training-api';
 
@@ -73,6 +76,7 @@ async function harness(
     polls?: PollStep[];
     start?: string | Error;
     runs?: RunList | Error;
+    models?: TrainedModel[];
     cancel?: RunInfo | Error;
     input?: TrainingInput;
     pollInterval?: number;
@@ -82,7 +86,7 @@ async function harness(
     start: [] as TrainRequest[],
     poll: 0,
     cancel: 0,
-    listRuns: 0,
+    catalog: 0,
     after: [] as number[],
   };
   const polls = options.polls ?? [];
@@ -102,11 +106,11 @@ async function harness(
         if (step instanceof Error) throw step;
         return step;
       }),
-      listRuns: fromPromise(async () => {
-        calls.listRuns += 1;
+      fetchCatalog: fromPromise(async () => {
+        calls.catalog += 1;
         const list = options.runs ?? { runs: [], active: null };
         if (list instanceof Error) throw list;
-        return list;
+        return { runs: list, models: options.models ?? [] };
       }),
       cancelRun: fromPromise(async () => {
         calls.cancel += 1;
@@ -352,6 +356,31 @@ describe('trainingMachine', () => {
     // A new run starts a new curve.
     actor.send({ type: 'training.start', request });
     expect(selectPoints(actor.getSnapshot())).toEqual([]);
+  });
+
+  it('a run that ends refreshes the Runs list and the trained models', async () => {
+    const done = runInfo({ ...succeeded, model_id: 'trained/lora' });
+    const model: TrainedModel = {
+      id: 'trained/lora',
+      name: 'lora',
+      run_id: 'run-1',
+      base_model: request.base_model,
+      output_dir: request.output_dir,
+      variants: ['fp32'],
+      bytes: 1,
+      created_at: '2025-01-01T00:00:01.000Z',
+    };
+    const { actor, calls } = await harness({
+      polls: [poll(['step 1/1'], succeeded)],
+      runs: { runs: [done], active: null },
+      models: [model],
+    });
+    // The first answer (on load) already lists them; the end of the run asks again.
+    actor.send({ type: 'training.start', request });
+    await waitFor(actor, (s) => s.matches('finished'));
+    await waitFor(actor, () => calls.catalog === 2);
+    expect(selectRuns(actor.getSnapshot())).toEqual([done]);
+    expect(selectRunModel(actor.getSnapshot())).toEqual(model);
   });
 
   describe('the service owns the run: attaching on load (GET /runs)', () => {

@@ -24,6 +24,7 @@ import {
   type MetricsResponse,
   type RunInfo,
   type RunList,
+  type TrainedModel,
   type TrainRequest,
 } from '../shared/training-api';
 import { nextProgress } from '../shared/training-progress';
@@ -44,6 +45,11 @@ export interface PollRunOutput {
   lines: string[];
   run: RunInfo;
   metrics: MetricsResponse;
+}
+/** What the service holds: its runs (GET /runs) and browser-ready models (GET /models). */
+export interface Catalog {
+  runs: RunList;
+  models: TrainedModel[];
 }
 export interface CancelRunInput {
   runId: string;
@@ -72,6 +78,10 @@ export interface TrainingContext {
   points: MetricPoint[];
   /** The `after` cursor for the next metrics poll. */
   metricsAfter: number;
+  /** The service's runs, newest first (the Runs list), as last fetched. */
+  runs: RunInfo[];
+  /** The service's browser-ready models (Load in chat, the model picker), as last fetched. */
+  models: TrainedModel[];
 }
 
 /** Points kept in the page per run (the service thins beyond the same number). */
@@ -108,8 +118,8 @@ const startTrainingPlaceholder = fromPromise<StartTrainingOutput, StartTrainingI
 const pollRunPlaceholder = fromPromise<PollRunOutput, PollRunInput>(() => {
   throw new Error('pollRun actor not provided');
 });
-const listRunsPlaceholder = fromPromise<RunList>(() => {
-  throw new Error('listRuns actor not provided');
+const fetchCatalogPlaceholder = fromPromise<Catalog>(() => {
+  throw new Error('fetchCatalog actor not provided');
 });
 const cancelRunPlaceholder = fromPromise<RunInfo, CancelRunInput>(() => {
   throw new Error('cancelRun actor not provided');
@@ -136,7 +146,7 @@ export const trainingMachine = setup({
   actors: {
     startTraining: startTrainingPlaceholder,
     pollRun: pollRunPlaceholder,
-    listRuns: listRunsPlaceholder,
+    fetchCatalog: fetchCatalogPlaceholder,
     cancelRun: cancelRunPlaceholder,
   },
   delays: {
@@ -144,7 +154,7 @@ export const trainingMachine = setup({
     pollInterval: 2000,
   },
   guards: {
-    hasActiveRun: (_, list: RunList) => list.active !== null,
+    hasActiveRun: (_, catalog: Catalog) => catalog.runs.active !== null,
     runSucceeded: (_, run: RunInfo) => run.state === 'succeeded',
     runFailed: (_, run: RunInfo) => isFailedRun(run),
     runCancelled: (_, run: RunInfo) => run.state === 'cancelled',
@@ -162,10 +172,14 @@ export const trainingMachine = setup({
       points: [],
       metricsAfter: -1,
     }),
-    attach: assign((_, list: RunList) => {
+    attach: assign((_, { runs: list }: Catalog) => {
       const run = list.runs.find((r) => r.id === list.active) ?? null;
       return { runId: list.active, run, percent: run ? livePercent(0, run) : 0 };
     }),
+    storeCatalog: assign((_, catalog: Catalog) => ({
+      runs: catalog.runs.runs,
+      models: catalog.models,
+    })),
     storeRunId: assign({ runId: (_, runId: string) => runId }),
     applyPoll: assign(({ context }, output: PollRunOutput) => {
       const fromLines = nextProgress(context.percent, output.lines).percent;
@@ -213,20 +227,28 @@ export const trainingMachine = setup({
     failure: null,
     points: [],
     metricsAfter: -1,
+    runs: [],
+    models: [],
   }),
   initial: 'attaching',
   states: {
     /** The service owns the run: attach to whatever run is active there. */
     attaching: {
       invoke: {
-        src: 'listRuns',
+        src: 'fetchCatalog',
         onDone: [
           {
             guard: { type: 'hasActiveRun', params: ({ event }) => event.output },
             target: 'running.polling',
-            actions: { type: 'attach', params: ({ event }) => event.output },
+            actions: [
+              { type: 'storeCatalog', params: ({ event }) => event.output },
+              { type: 'attach', params: ({ event }) => event.output },
+            ],
           },
-          { target: 'idle' },
+          {
+            target: 'idle',
+            actions: { type: 'storeCatalog', params: ({ event }) => event.output },
+          },
         ],
         // Service not running (yet): nothing to attach to; Train Model says why if it still is.
         onError: { target: 'idle' },
@@ -339,12 +361,30 @@ export const trainingMachine = setup({
       },
     },
     finished: {
+      // The ended run joins the Runs list; a browser-ready model joins the trained models.
+      invoke: {
+        src: 'fetchCatalog',
+        onDone: { actions: { type: 'storeCatalog', params: ({ event }) => event.output } },
+        onError: {}, // the lists stay as they were
+      },
       on: { 'training.start': { target: 'starting' } },
     },
     failed: {
+      // The ended run joins the Runs list; a browser-ready model joins the trained models.
+      invoke: {
+        src: 'fetchCatalog',
+        onDone: { actions: { type: 'storeCatalog', params: ({ event }) => event.output } },
+        onError: {}, // the lists stay as they were
+      },
       on: { 'training.start': { target: 'starting' } },
     },
     cancelled: {
+      // The ended run joins the Runs list; a browser-ready model joins the trained models.
+      invoke: {
+        src: 'fetchCatalog',
+        onDone: { actions: { type: 'storeCatalog', params: ({ event }) => event.output } },
+        onError: {}, // the lists stay as they were
+      },
       on: { 'training.start': { target: 'starting' } },
     },
   },

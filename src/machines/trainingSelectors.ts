@@ -1,5 +1,5 @@
 /** Snapshot selectors of the training machine, for the panel (pure). */
-import type { MetricPoint } from '../shared/training-api';
+import type { MetricPoint, RunInfo, TrainedModel } from '../shared/training-api';
 import type { TrainingSnapshot } from './trainingMachine';
 
 export type TrainingStatus =
@@ -43,6 +43,13 @@ export const selectFailure = (s: TrainingSnapshot) =>
 /** Where a finished run wrote its adapter (the service's output directory), once known. */
 export const selectOutputDir = (s: TrainingSnapshot) =>
   s.matches('finished') ? (s.context.run?.output_dir ?? null) : null;
-/** A run has ended since the page opened (the Runs list and trained models are worth refreshing). */
-export const selectEndedRunId = (s: TrainingSnapshot) =>
-  s.matches('finished') || s.matches('failed') || s.matches('cancelled') ? s.context.runId : null;
+/** The service's runs, newest first, as last fetched (on load and when a run ends). */
+export const selectRuns = (s: TrainingSnapshot): readonly RunInfo[] => s.context.runs;
+/** The service's browser-ready models, as last fetched. */
+export const selectTrainedModels = (s: TrainingSnapshot): readonly TrainedModel[] =>
+  s.context.models;
+/** The browser-ready model of the run shown (a finished one), when the service lists it. */
+export const selectRunModel = (s: TrainingSnapshot): TrainedModel | undefined => {
+  const id = s.context.run?.id;
+  return id ? s.context.models.find((m) => m.run_id === id) : undefined;
+};

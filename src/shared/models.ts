@@ -65,6 +65,11 @@ export const MODELS: readonly ModelOption[] = [
 /** Default model host: the Hugging Face Hub. */
 export const DEFAULT_MODEL_HOST = 'https://huggingface.co/';
 
+/** What the training panel's Base model field suggests: the in-browser models' originals. */
+export function baseModelSuggestions(models: readonly ModelOption[] = MODELS) {
+  return models.flatMap((m) => (m.source ? [{ id: m.source, label: m.label }] : []));
+}
+
 /**
  * A model trained by the local training service (GET /models) as a picker entry, served by that
  * service (`host`), named after its output folder. The variant is the best its files and the GPU

@@ -27,6 +27,7 @@ export default function Tools({
   generateLocal,
   onTrainedModels,
   onLoadInChat,
+  baseModelSuggestions,
 }: {
   localModelReady: boolean;
   generateLocal: GenerateLocal;
@@ -34,6 +35,8 @@ export default function Tools({
   onTrainedModels?: (models: readonly TrainedModel[], serviceUrl: string) => void;
   /** "Load in chat" on a trained model. */
   onLoadInChat?: (model: TrainedModel, serviceUrl: string) => void;
+  /** Hub ids the training panel's Base model field suggests. */
+  baseModelSuggestions?: readonly { id: string; label: string }[];
 }) {
   const client = useMemo(() => createTrainingClient(), []);
   const storeDataset = useMutation(putDatasetMutationOptions(client));
@@ -56,6 +59,7 @@ export default function Tools({
         client={client}
         dataFileFromDataset={dataFile}
         onTrainedModels={onTrainedModels}
+        baseModelSuggestions={baseModelSuggestions}
         onLoadInChat={onLoadInChat ? (model) => onLoadInChat(model, client.baseUrl) : undefined}
       />
     </>

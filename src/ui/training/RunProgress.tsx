@@ -1,15 +1,14 @@
 /**
  * A run's progress: the bar (100 % and "Saving…" while the trainer saves), and — once the service
- * reports loss points — the loss curve (its own lazily imported chunk) with the last loss, steps
- * per second and the time left written beside it.
+ * reports loss points — the loss curve with its figures (LossCurve.tsx, its own chunk).
  */
 import { lazy, Suspense } from 'react';
 import type { MetricPoint, RunInfo, TrainedModel } from '../../shared/training-api';
 import { formatPercent } from '../../shared/training-progress';
 import type { TrainingStatus } from '../../machines/trainingSelectors';
-import { formatDuration, formatLoss, formatSpeed, runStats } from './run-stats';
 
-const LossChart = lazy(() => import('./LossChart'));
+// The curve and its figures: a chunk of their own, fetched once there are points to draw.
+const LossCurve = lazy(() => import('./LossCurve'));
 
 export interface RunProgressProps {
   status: TrainingStatus;
@@ -20,8 +19,6 @@ export interface RunProgressProps {
 }
 
 export function RunProgress({ status, busy, percent, points, run }: RunProgressProps) {
-  const stats = runStats(points, run);
-  const loss = stats.lastLoss !== null ? formatLoss(stats.lastLoss) : '–';
   return (
     <>
       {busy && (
@@ -44,30 +41,9 @@ export function RunProgress({ status, busy, percent, points, run }: RunProgressP
         </p>
       )}
       {points.length > 0 && (
-        <div className="training-curve">
-          <Suspense fallback={<p className="training-hint">Loading the loss chart…</p>}>
-            <LossChart
-              points={points}
-              label={`Training loss by step: ${points.length} points, last loss ${loss}${stats.lastStep !== null ? ` at step ${stats.lastStep}` : ''}`}
-            />
-          </Suspense>
-          <dl className="training-stats">
-            <div>
-              <dt>Last loss</dt>
-              <dd>{loss}</dd>
-            </div>
-            <div>
-              <dt>Speed</dt>
-              <dd>{stats.stepsPerSecond !== null ? formatSpeed(stats.stepsPerSecond) : '–'}</dd>
-            </div>
-            {busy && (
-              <div>
-                <dt>Time left</dt>
-                <dd>{stats.secondsLeft !== null ? formatDuration(stats.secondsLeft) : '–'}</dd>
-              </div>
-            )}
-          </dl>
-        </div>
+        <Suspense fallback={<p className="training-hint">Loading the loss chart…</p>}>
+          <LossCurve points={points} run={run} busy={busy} />
+        </Suspense>
       )}
     </>
   );

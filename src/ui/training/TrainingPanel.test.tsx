@@ -8,6 +8,7 @@ import type { ReactNode } from 'react';
 import { createTrainingMock, MOCK_MESSAGES } from '../../../mocks/training-handlers';
 import { createTrainingClient } from '../../actors/training-client';
 import { DEFAULT_TRAINING_URL } from '../../shared/training-api';
+import { baseModelSuggestions } from '../../shared/models';
 import { TrainingPanel, type TrainingPanelProps } from './TrainingPanel';
 
 // jsdom has no canvas: uPlot is replaced by a recorder (the real chart is drawn in the Chromium
@@ -359,7 +360,7 @@ describe('TrainingPanel', () => {
   });
 
   it('the Base model field suggests the Hub ids of the in-browser models; the default stays', () => {
-    renderPanel();
+    renderPanel({ baseModelSuggestions: baseModelSuggestions() });
     const input = screen.getByLabelText('Base model');
     expect(input).toHaveValue('meta-llama/Llama-3.2-3B-Instruct');
     const list = document.getElementById(input.getAttribute('list') ?? '');

@@ -1,8 +1,6 @@
 import { lazy, Suspense, useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { useSelector } from '@xstate/react';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
 import {
-  selectEndedRunId,
   selectFailure,
   selectIsBusy,
   selectLastError,
@@ -11,18 +9,14 @@ import {
   selectPercent,
   selectPoints,
   selectRun,
-  selectRunId,
+  selectRunModel,
+  selectRuns,
+  selectTrainedModels,
   selectTrainingStatus,
   selectUnreachable,
 } from '../../machines/trainingSelectors';
 import { DEFAULT_BASE_MODEL, TRAINING_PARAMS, type TrainedModel } from '../../shared/training-api';
-import { MODELS } from '../../shared/models';
-import {
-  runsQueryOptions,
-  trainedModelsQueryOptions,
-  trainingKeys,
-  type TrainingClient,
-} from '../../actors/training-client';
+import type { TrainingClient } from '../../actors/training-client';
 import { useTrainingActor } from './useTrainingActor';
 import { failureCause } from './failure-cause';
 import { LoadInChat, RunProgress } from './RunProgress';
@@ -31,7 +25,6 @@ import './training.css';
 
 const RunsList = lazy(() => import('./RunsList'));
 
-const NO_MODELS: readonly TrainedModel[] = [];
 const NO_DATASET =
   'No dataset yet: make one with Format Input and press Use for training, or type the path of a JSON dataset.';
 const DATA_FILE_MISSING = /data_file .*does not exist/;
@@ -54,6 +47,8 @@ export interface TrainingPanelProps {
   dataFileFromDataset?: string | undefined;
   /** The service's browser-ready models (GET /models), whenever the list changes (the picker). */
   onTrainedModels?: ((models: readonly TrainedModel[], serviceUrl: string) => void) | undefined;
+  /** Hub ids the Base model field suggests (the in-browser models' originals). */
+  baseModelSuggestions?: readonly { id: string; label: string }[] | undefined;
   /** "Load in chat": load this trained model into the chat. */
   onLoadInChat?: ((model: TrainedModel) => void) | undefined;
   /** Tests: the service client and a shorter poll interval. */
@@ -70,6 +65,7 @@ export interface TrainingPanelProps {
 export function TrainingPanel({
   dataFileFromDataset,
   onTrainedModels,
+  baseModelSuggestions = [],
   onLoadInChat,
   client,
   pollInterval,
@@ -85,23 +81,12 @@ export function TrainingPanel({
   const outputDir = useSelector(actorRef, selectOutputDir);
   const points = useSelector(actorRef, selectPoints);
   const run = useSelector(actorRef, selectRun);
-  const runId = useSelector(actorRef, selectRunId);
-  const endedRunId = useSelector(actorRef, selectEndedRunId);
-  // The Runs list (GET /runs) and the trained models are refreshed when a run starts or ends.
-  const queryClient = useQueryClient();
-  const runs = useQuery({ ...runsQueryOptions(service), staleTime: 1000 });
-  const models = useQuery(trainedModelsQueryOptions(service));
-  const trainedModels = models.data?.models ?? NO_MODELS;
+  const runs = useSelector(actorRef, selectRuns);
+  const trainedModels = useSelector(actorRef, selectTrainedModels);
+  const trainedModel = useSelector(actorRef, selectRunModel);
   useEffect(() => {
-    if (models.data) onTrainedModels?.(models.data.models, service.baseUrl);
-  }, [models.data, onTrainedModels, service.baseUrl]);
-  useEffect(() => {
-    if (!runId) return;
-    void queryClient.invalidateQueries({ queryKey: trainingKeys.runs(service.baseUrl) });
-    void queryClient.invalidateQueries({ queryKey: trainingKeys.models(service.baseUrl) });
-  }, [runId, endedRunId, queryClient, service.baseUrl]);
-  const trainedModel = run ? trainedModels.find((m) => m.run_id === run.id) : undefined;
-  // Why the last start was refused (the server's text), shown in the panel, never as a pop-up.
+    onTrainedModels?.(trainedModels, service.baseUrl);
+  }, [trainedModels, onTrainedModels, service.baseUrl]);
   const [startError, setStartError] = useState<string | null>(null);
   useEffect(() => {
     const subscription = actorRef.on('training.startFailed', (event) => {
@@ -184,8 +169,8 @@ export function TrainingPanel({
           </div>
         ))}
         <datalist id={suggestId}>
-          {MODELS.map((m) => (
-            <option key={m.value} value={m.source}>
+          {baseModelSuggestions.map((m) => (
+            <option key={m.id} value={m.id}>
               {m.label}
             </option>
           ))}
@@ -254,10 +239,10 @@ export function TrainingPanel({
         </div>
       )}
 
-      {runs.data && runs.data.runs.length > 0 && (
+      {runs.length > 0 && (
         <Suspense fallback={null}>
           <RunsList
-            runs={runs.data.runs}
+            runs={runs}
             client={service}
             trainedModels={trainedModels}
             onLoadInChat={onLoadInChat}

@@ -1,11 +1,13 @@
 /**
- * The loss curve: loss against step, drawn by uPlot (a small canvas chart library). Its own
- * chunk, imported only once there are points to draw, so it stays out of the first load.
+ * The loss curve: loss against step, drawn by uPlot (a small canvas chart library), with the last
+ * loss, steps per second and the time left written beside it. Its own chunk, imported only once
+ * there are points to draw, so it stays out of the first load.
  */
 import { Component, useEffect, useRef, type ReactNode } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import type { MetricPoint } from '../../shared/training-api';
+import type { MetricPoint, RunInfo } from '../../shared/training-api';
+import { formatDuration, formatLoss, formatSpeed, runStats } from './run-stats';
 
 const HEIGHT = 180;
 
@@ -85,10 +87,41 @@ class ChartBoundary extends Component<{ children: ReactNode }, { failed: boolean
   }
 }
 
-export default function LossChart(props: LossChartProps) {
+export interface LossCurveProps {
+  points: readonly MetricPoint[];
+  run: RunInfo | null;
+  /** The run still goes: the time left is shown. */
+  busy: boolean;
+}
+
+export default function LossCurve({ points, run, busy }: LossCurveProps) {
+  const stats = runStats(points, run);
+  const loss = stats.lastLoss !== null ? formatLoss(stats.lastLoss) : '–';
+  const at = stats.lastStep !== null ? ` at step ${stats.lastStep}` : '';
   return (
-    <ChartBoundary>
-      <Chart {...props} />
-    </ChartBoundary>
+    <div className="training-curve">
+      <ChartBoundary>
+        <Chart
+          points={points}
+          label={`Training loss by step: ${points.length} points, last loss ${loss}${at}`}
+        />
+      </ChartBoundary>
+      <dl className="training-stats">
+        <div>
+          <dt>Last loss</dt>
+          <dd>{loss}</dd>
+        </div>
+        <div>
+          <dt>Speed</dt>
+          <dd>{stats.stepsPerSecond !== null ? formatSpeed(stats.stepsPerSecond) : '–'}</dd>
+        </div>
+        {busy && (
+          <div>
+            <dt>Time left</dt>
+            <dd>{stats.secondsLeft !== null ? formatDuration(stats.secondsLeft) : '–'}</dd>
+          </div>
+        )}
+      </dl>
+    </div>
   );
 }
