@@ -34,6 +34,7 @@ import {
   type ModelList,
   type RunInfo,
   type RunList,
+  type RunPhase,
   type TrainRequest,
   type TrainResponse,
 } from '../src/shared/training-api';
@@ -140,7 +141,9 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
     run.info.metrics_count = run.metrics.length;
     run.info.current = to;
     run.info.progress = Math.round((to / total) * 10_000) / 100;
-    if (to >= total) run.info.phase = 'saving';
+    // The last step is printed; the next poll finds the trainer done saving.
+    const saving: RunPhase = 'saving';
+    if (to >= total) run.info.phase = saving;
   }
 
   function finish(run: MockRun, patch: Partial<RunInfo>) {

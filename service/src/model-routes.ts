@@ -8,7 +8,11 @@
 import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
 import * as z from 'zod/mini';
-import { TRAINED_MODEL_OWNER, type ModelList } from '../../src/shared/training-api';
+import {
+  TRAINED_MODEL_OWNER,
+  type ModelList,
+  type TrainedModel,
+} from '../../src/shared/training-api';
 import {
   checkModelFile,
   contentType,
@@ -28,7 +32,7 @@ const ModelFileParamsSchema = z.object({
 
 export function registerModelRoutes(app: FastifyInstance, runs: RunManager): void {
   app.get('/models', async (): Promise<ModelList> => {
-    const models: ModelList['models'] = [];
+    const models: TrainedModel[] = [];
     for (const record of runs.records()) {
       if (record.state !== 'succeeded' || !record.model_id) continue;
       const web = await inspectWebFolder(record.output_dir);

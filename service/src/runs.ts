@@ -4,11 +4,11 @@
  * process of it tracked (proc-tree.ts), so cancel, shutdown and a restart after a crash end them
  * all. Run records on disk let a restart list what ran.
  */
-import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { spawn as nodeSpawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import {
   LOG_TAIL,
   type LogsQuery,
@@ -17,31 +17,25 @@ import {
   type RunInfo,
   type TrainRequest,
 } from '../../src/shared/training-api';
-import { lastStepCount, lastStepCountInLines, toPercent } from '../../src/shared/training-progress';
+import { lastStepCountInLines } from '../../src/shared/training-progress';
 import type { ServiceConfig } from './config';
-import { LineAssembler, LogStore } from './log-store';
-import { MetricsStore, parseMetricLine } from './metrics';
+import { LogStore } from './log-store';
+import { MetricsStore } from './metrics';
 import { inspectWebFolder, modelId, modelName } from './models';
 import { RequestError, confineDirectory, confineExistingFile, launchFor } from './paths';
-import { ProcessTree, RUN_MARKER, delay, endTree } from './proc-tree';
+import { ProcessTree, endTree } from './proc-tree';
+import {
+  noteProgress,
+  spawnChild,
+  wireOutput,
+  type ActiveRun,
+  type RunContext,
+  type SpawnFn,
+} from './run-process';
 import { publicView, readLastLines, readRecord, writeRecord, type RunRecord } from './run-records';
 
-export type SpawnFn = (command: string, args: string[], options: SpawnOptions) => ChildProcess;
+export type { SpawnFn } from './run-process';
 
-interface ActiveRun {
-  record: RunRecord;
-  child: ChildProcess | null;
-  store: LogStore;
-  metrics: MetricsStore;
-  tree: ProcessTree;
-  startedMs: number;
-  cancelRequested: boolean;
-  /** Resolves when every process of the run has ended and the record is final. */
-  ended: Promise<void>;
-}
-
-/** How often a live run's process table is scanned for new descendants. */
-const SCAN_MS = 250;
 const KEEP_LOADED = 8;
 
 export class RunManager {
@@ -50,6 +44,7 @@ export class RunManager {
   private readonly loaded = new Map<string, Promise<[LogStore, MetricsStore]>>();
   private active: ActiveRun | null = null;
   private readonly runsDir: string;
+  private readonly context: RunContext;
 
   constructor(
     private readonly config: ServiceConfig,
@@ -57,6 +52,15 @@ export class RunManager {
   ) {
     this.runsDir = join(config.dataDir, 'runs');
     mkdirSync(this.runsDir, { recursive: true });
+    this.context = {
+      config,
+      spawnFn,
+      save: (record) => this.save(record),
+      clearActive: () => {
+        this.active = null;
+      },
+      finish: (active, code, signal) => this.finish(active, code, signal),
+    };
   }
 
   /** Loads the records on disk. */
@@ -89,7 +93,7 @@ export class RunManager {
       record.error =
         'The training service stopped while this run was going; its output up to then is kept' +
         (left > 0 ? ` (${left} leftover processes were ended at the next start).` : '.');
-      this.noteProgress(record, lastStepCountInLines(readLastLines(this.logOf(record.id))));
+      noteProgress(record, lastStepCountInLines(readLastLines(this.logOf(record.id))));
       this.save(record);
     }
   }
@@ -142,8 +146,8 @@ export class RunManager {
     // From the busy check to `this.active = …` nothing awaits, so two starts cannot both pass.
     this.checkIdle();
     const active = this.prepare(request, plan);
-    await this.spawnChild(active);
-    this.wireOutput(active);
+    await spawnChild(this.context, active);
+    wireOutput(this.context, active);
     return publicView(active.record);
   }
 
@@ -255,151 +259,33 @@ export class RunManager {
     return active;
   }
 
-  /** Step 3: the process, from an argument array (never a shell), in its own session. */
-  private async spawnChild(active: ActiveRun) {
-    const { record } = active;
-    let child: ChildProcess;
-    try {
-      child = this.spawnFn(record.command, record.args, {
-        cwd: dirname(record.script_path),
-        detached: true,
-        shell: false,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, PYTHONUNBUFFERED: '1', [RUN_MARKER]: record.id },
-      });
-      await new Promise<void>((ok, fail) => {
-        child.once('spawn', ok);
-        child.once('error', fail);
-      });
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      const hint =
-        record.command === this.config.python
-          ? ' (set TRAINING_PYTHON)'
-          : this.config.launcher
-            ? ' (check TRAINING_LAUNCHER)'
-            : '';
-      record.state = 'failed';
-      record.phase = null;
-      record.ended_at = new Date().toISOString();
-      record.error = `Could not start ${record.command}${hint}: ${reason}`;
-      active.store.append(record.error);
-      await Promise.all([active.store.close(), active.metrics.close()]);
-      this.save(record);
-      this.active = null;
-      throw new RequestError(500, record.error);
-    }
-    active.child = child;
-    record.pid = child.pid ?? null;
-    if (child.pid !== undefined) active.tree.setRoot(child.pid);
-    record.processes = active.tree.entries();
-    this.save(record);
-  }
-
-  /** Step 4: output lines → log, progress and metrics; the process's end → step 5. */
-  private wireOutput(active: ActiveRun) {
-    const { record, store, child } = active;
-    if (!child) return;
-    const onLine = (line: string) => {
-      store.append(line);
-      if (line.includes('/')) this.noteProgress(record, lastStepCount(line));
-      if (line.includes('{')) this.noteMetrics(active, line);
-    };
-    for (const stream of [child.stdout, child.stderr]) {
-      if (!stream) continue;
-      const assembler = new LineAssembler(this.config.maxLineChars, onLine);
-      store.assemblers.push(assembler);
-      stream.on('data', (chunk: Buffer) => {
-        assembler.push(chunk);
-        const open = assembler.open;
-        if (open.includes('/')) this.noteProgress(record, lastStepCount(open));
-        if (!store.flush()) {
-          stream.pause();
-          void store.drained().then(() => stream.resume());
-        }
-      });
-      stream.on('end', () => assembler.end());
-    }
-    child.on('error', (error) => store.append(`[service] process error: ${error.message}`));
-    const exited = new Promise<[number | null, NodeJS.Signals | null]>((ok) =>
-      child.once('exit', (code, signal) => ok([code, signal])),
-    );
-    const closed = new Promise<void>((ok) => child.once('close', () => ok()));
-    active.ended = this.watch(active, exited, closed);
-  }
-
-  /** Records new descendants while the run lives; the run ends when none is left. */
-  private async watch(
-    active: ActiveRun,
-    exited: Promise<[number | null, NodeJS.Signals | null]>,
-    closed: Promise<void>,
-  ) {
-    const { record, tree } = active;
-    const seen: { exit: [number | null, NodeJS.Signals | null] | null } = { exit: null };
-    void exited.then((value) => (seen.exit = value));
-    let reported = false;
-    for (;;) {
-      // Until the launcher exits, wake at once when it does; after that, poll the leftovers.
-      await (seen.exit ? delay(SCAN_MS) : Promise.race([exited, delay(SCAN_MS)]));
-      if (tree.scan()) {
-        record.processes = tree.entries();
-        this.save(record);
-      }
-      const exit = seen.exit;
-      if (!exit) continue;
-      const left = tree.alive().length;
-      if (left === 0) break;
-      if (!reported && !active.cancelRequested)
-        active.store.append(
-          `[service] the launcher exited (code ${String(exit[0] ?? exit[1])}); ${left} process${left === 1 ? '' : 'es'} of the run still running`,
-        );
-      reported = true;
-    }
-    // With every process gone the pipes are closed; wait for their last bytes.
-    await Promise.race([closed, delay(2000)]);
-    const [code, signal] = seen.exit ?? [null, null];
-    await this.finish(active, code, signal);
-  }
-
-  private noteProgress(record: RunRecord, step: { current: number; total: number } | null) {
-    if (!step) return;
-    record.current = step.current;
-    record.total = step.total;
-    record.progress = Math.max(record.progress, toPercent(step));
-    if (record.state === 'running' && record.phase === 'training' && step.current >= step.total)
-      record.phase = 'saving';
-  }
-
-  private noteMetrics(active: ActiveRun, line: string) {
-    const parsed = parseMetricLine(line);
-    if (!parsed) return;
-    const { record } = active;
-    active.metrics.add(parsed, record.current, (Date.now() - active.startedMs) / 1000);
-    record.last_loss = parsed.loss;
-    record.metrics_count = active.metrics.seen;
-  }
-
   /** Step 5: the outcome. Succeeded = exit 0, not cancelled, and a saved result. */
   private async finish(active: ActiveRun, code: number | null, signal: NodeJS.Signals | null) {
     const { record, store } = active;
     for (const assembler of store.assemblers) assembler.end();
     store.assemblers.length = 0;
-    record.exit_code = code;
-    record.signal = signal;
-    record.ended_at = new Date().toISOString();
-    record.phase = null;
-    record.processes = active.tree.entries();
-    if (record.state === 'running') {
-      if (active.cancelRequested) record.state = 'cancelled';
-      else if (code !== 0) record.state = 'failed';
+    let state = record.state;
+    if (state === 'running') {
+      if (active.cancelRequested) state = 'cancelled';
+      else if (code !== 0) state = 'failed';
       else if ((await readdir(record.output_dir).catch(() => [])).length === 0) {
-        record.state = 'failed';
+        state = 'failed';
         record.error = `The trainer exited with code 0 but saved nothing in ${record.output_dir}.`;
         store.append(`[service] ${record.error}`);
-      } else record.state = 'succeeded';
+      } else state = 'succeeded';
     }
-    if (record.state === 'succeeded') await this.noteModel(record);
+    if (state === 'succeeded') await this.noteModel(record);
     await Promise.all([store.close(), active.metrics.close()]);
+    // The record turns final and the service idle in the same tick: a client that sees the
+    // run ended can start the next one.
+    Object.assign(record, {
+      state,
+      phase: null,
+      exit_code: code,
+      signal,
+      ended_at: new Date().toISOString(),
+      processes: active.tree.entries(),
+    });
     this.save(record);
     this.remember(record.id, Promise.resolve([store, active.metrics]));
     if (this.active === active) this.active = null;
@@ -446,7 +332,7 @@ export class RunManager {
     void loading.then(([store]) => {
       const record = this.runs.get(id);
       if (record && record.current === null)
-        this.noteProgress(record, lastStepCountInLines(store.tail(LOG_TAIL)));
+        noteProgress(record, lastStepCountInLines(store.tail(LOG_TAIL)));
     });
     return loading;
   }

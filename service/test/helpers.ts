@@ -69,6 +69,8 @@ export function rawRequest(port: number, options: RequestOptions): Promise<Reply
         path: options.path,
         headers,
         setHost: false,
+        // A fresh connection each time: a request the HTTP parser refuses closes its socket.
+        agent: false,
       },
       (res) => {
         const chunks: Buffer[] = [];

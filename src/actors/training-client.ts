@@ -61,7 +61,7 @@ export class TrainingHttpError extends Error {
 
 /**
  * The service's base URL: `?trainingUrl=` when it is a loopback URL (tests, another port), else
- * `VITE_TRAINING_URL`, else http://127.0.0.1:8000 (spec section 7).
+ * `VITE_TRAINING_URL`, else http://127.0.0.1:8000.
  */
 export function resolveTrainingUrl(
   search: string = globalThis.location?.search ?? '',

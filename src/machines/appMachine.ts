@@ -1,4 +1,5 @@
 import {
+  assertEvent,
   assign,
   emit,
   enqueueActions,
@@ -9,11 +10,11 @@ import {
   type ActorRefFrom,
   type SnapshotFrom,
 } from 'xstate';
-import type { WorkerRequest, WorkerResponse } from '../shared/worker-protocol';
+import type { WorkerActorEvent, WorkerResponse } from '../shared/worker-protocol';
 import type { ModelOption } from '../shared/models';
 import { chatMachine } from './chatMachine';
 import { modelMachine } from './modelMachine';
-import { toWorkerEvent } from './worker-events';
+import { routeWorkerResponse, type DatasetOutput } from './worker-events';
 
 /** What the WebGPU probe reports. */
 export interface GpuInfo {
@@ -31,6 +32,8 @@ export interface AppInput {
   modelHost?: string | undefined;
   initialModel?: string | undefined;
   maxNewTokens?: number | undefined;
+  /** Silence allowed while a reply is due (chatMachine's default otherwise). */
+  replyStallMs?: number | undefined;
 }
 
 /**
@@ -43,14 +46,14 @@ export type AppEvent =
   | { type: 'dataset.cancel' };
 
 /** Emitted for listeners outside the machine (`actor.on('dataset.output', ...)`). */
-export type AppEmitted = { type: 'dataset.output'; message: WorkerResponse };
+export type AppEmitted = { type: 'dataset.output'; message: DatasetOutput };
 
 /**
  * The worker actor's logic placeholder: the composition root provides the real one
  * (src/actors/llm-worker-actor.ts); tests provide fakes. Its input is nothing; it receives
  * worker requests as events and sends `worker.message` events back.
  */
-const llmWorkerPlaceholder = fromCallback<WorkerRequest>(() => {
+const llmWorkerPlaceholder = fromCallback<WorkerActorEvent>(() => {
   throw new Error('llmWorker actor not provided');
 });
 
@@ -66,26 +69,6 @@ export interface AppContext {
   worker: WorkerRef | null;
   model: ActorRefFrom<typeof modelMachine> | null;
   chat: ActorRefFrom<typeof chatMachine> | null;
-}
-
-/** Which machine owns a worker message (routing happens here, in one place). */
-export function ownerOf(message: WorkerResponse): Array<'model' | 'chat' | 'dataset'> {
-  if ('purpose' in message && message.purpose === 'dataset') return ['dataset'];
-  switch (message.status) {
-    case 'loading':
-    case 'initiate':
-    case 'progress':
-    case 'done':
-      return ['model'];
-    case 'ready':
-      return ['model', 'chat'];
-    case 'start':
-    case 'update':
-    case 'complete':
-      return ['chat'];
-    case 'error':
-      return message.phase === 'generate' ? ['chat'] : ['model'];
-  }
 }
 
 export const appMachine = setup({
@@ -120,31 +103,33 @@ export const appMachine = setup({
       });
       const chat = spawn('chat', {
         id: 'chat',
-        input: { worker, maxNewTokens: context.input.maxNewTokens },
+        input: {
+          worker,
+          maxNewTokens: context.input.maxNewTokens,
+          replyStallMs: context.input.replyStallMs,
+        },
       });
       return { worker, model, chat };
     }),
     routeWorkerMessage: enqueueActions(({ context, event, enqueue }) => {
-      if (event.type !== 'worker.message') return;
-      const workerEvent = toWorkerEvent(event.message);
-      for (const owner of ownerOf(event.message)) {
-        // Each child accepts exactly the worker events it owns (see ownerOf).
-        if (owner === 'model') context.model?.send(workerEvent as never);
-        else if (owner === 'chat') context.chat?.send(workerEvent as never);
-        else enqueue(emit({ type: 'dataset.output', message: event.message }));
-      }
+      assertEvent(event, 'worker.message');
+      // Each child is sent only the events it owns, typed as such (see routeWorkerResponse).
+      const routed = routeWorkerResponse(event.message);
+      if (routed.model) context.model?.send(routed.model);
+      if (routed.chat) context.chat?.send(routed.chat);
+      if (routed.dataset) enqueue(emit({ type: 'dataset.output', message: routed.dataset }));
     }),
     postDatasetGenerate: sendTo(
       ({ context }) => context.worker ?? '',
-      ({ context, event }): WorkerRequest =>
-        event.type === 'dataset.generate'
-          ? {
-              type: 'generate',
-              purpose: 'dataset',
-              data: [{ role: 'user', content: event.prompt }],
-              options: { maxNewTokens: event.maxNewTokens ?? context.input.maxNewTokens ?? 2048 },
-            }
-          : { type: 'interrupt' },
+      ({ context, event }): WorkerActorEvent => {
+        assertEvent(event, 'dataset.generate');
+        return {
+          type: 'generate',
+          purpose: 'dataset',
+          data: [{ role: 'user', content: event.prompt }],
+          options: { maxNewTokens: event.maxNewTokens ?? context.input.maxNewTokens ?? 2048 },
+        };
+      },
     ),
     postInterrupt: sendTo(({ context }) => context.worker ?? '', { type: 'interrupt' }),
     postCheck: sendTo(({ context }) => context.worker ?? '', { type: 'check' }),
@@ -197,6 +182,5 @@ export const appMachine = setup({
 export type AppSnapshot = SnapshotFrom<typeof appMachine>;
 export type AppActorRef = ActorRefFrom<typeof appMachine>;
 export const selectGate = (s: AppSnapshot): 'checking' | 'unsupported' | 'supported' => s.value;
-export const selectGpu = (s: AppSnapshot) => s.context.gpu;
 export const selectModelRef = (s: AppSnapshot) => s.context.model;
 export const selectChatRef = (s: AppSnapshot) => s.context.chat;

@@ -1,15 +1,19 @@
 import { assertEvent, assign, setup, type SnapshotFrom } from 'xstate';
 import type { ChatMessage } from '../shared/worker-protocol';
-import type { WorkerEventOf, WorkerPort } from './worker-events';
+import type { GenerationStats } from '../shared/generation-stats';
+import type { ChatWorkerEvent, WorkerPort } from './worker-events';
 
 /** A message as shown: assistant messages may carry reasoning shown apart from the answer. */
 export interface DisplayMessage extends ChatMessage {
   thinking?: string;
+  /** How a reply ended when not by the model's own end: Stop, or the token limit (N tokens). */
+  ended?: { by: 'stop' } | { by: 'limit'; limit: number };
 }
 
 export interface ChatContext {
   worker: WorkerPort;
   maxNewTokens: number;
+  replyStallMs: number;
   messages: DisplayMessage[];
   /** The text box's content; cleared on send (spec). */
   draft: string;
@@ -18,6 +22,8 @@ export interface ChatContext {
   numTokens: number | null;
   /** Seconds of the last completed generation; null while generating or cleared. */
   seconds: number | null;
+  /** Prefill / decode figures of the last completed generation (generation-stats.ts). */
+  stats: GenerationStats | null;
   /** A generation error (spec: console only; shown here too). */
   error: string | null;
 }
@@ -26,6 +32,8 @@ export interface ChatInput {
   worker: WorkerPort;
   /** Longest reply in tokens (default 1024). */
   maxNewTokens?: number | undefined;
+  /** Silence allowed while a reply is due (default REPLY_STALL_MS). */
+  replyStallMs?: number | undefined;
 }
 
 export type ChatEvent =
@@ -33,11 +41,10 @@ export type ChatEvent =
   | { type: 'chat.send'; text?: string }
   | { type: 'chat.stop' }
   | { type: 'chat.reset' }
-  | WorkerEventOf<'ready'>
-  | WorkerEventOf<'start'>
-  | WorkerEventOf<'update'>
-  | WorkerEventOf<'complete'>
-  | WorkerEventOf<'error'>;
+  | ChatWorkerEvent;
+
+/** No worker message for this long while a reply is due = the worker is stuck (a GPU hang). */
+export const REPLY_STALL_MS = 60_000;
 
 /** What goes to the worker: roles normalised (anything but assistant is user), no reasoning. */
 export function toWorkerMessages(messages: DisplayMessage[]): ChatMessage[] {
@@ -62,8 +69,6 @@ export const chatMachine = setup({
       assertEvent(event, 'chat.send');
       return textOf(context, event).length > 0;
     },
-    isGenerateError: ({ event }) =>
-      event.type === 'worker.error' && event.message.phase === 'generate',
   },
   actions: {
     setDraft: assign({
@@ -83,6 +88,7 @@ export const chatMachine = setup({
       tps: null,
       numTokens: null,
       seconds: null,
+      stats: null,
       error: null,
     }),
     postGenerate: ({ context }) => {
@@ -99,8 +105,23 @@ export const chatMachine = setup({
       tps: null,
       numTokens: null,
       seconds: null,
+      stats: null,
       error: null,
     }),
+    /** Stop: the reply is final as shown now; the worker's tail (until `complete`) is dropped. */
+    markStopped: assign({
+      messages: ({ context }) => {
+        const last = context.messages.at(-1);
+        if (last?.role !== 'assistant') return context.messages;
+        return [...context.messages.slice(0, -1), { ...last, ended: { by: 'stop' as const } }];
+      },
+    }),
+    /** Ask the worker actor to drop a silent worker; it answers with a `fault`. */
+    abandonWorker: ({ context }) =>
+      context.worker.send({
+        type: 'abandon',
+        data: `no reply for ${context.replyStallMs / 1000} seconds`,
+      }),
     appendAssistantMessage: assign({
       messages: ({ context }) => [...context.messages, { role: 'assistant' as const, content: '' }],
     }),
@@ -117,9 +138,22 @@ export const chatMachine = setup({
       }
       return { messages, tps: tps ?? context.tps, numTokens };
     }),
-    storeCompletion: assign(({ event }) => {
+    storeCompletion: assign(({ context, event }) => {
       assertEvent(event, 'worker.complete');
-      return { numTokens: event.message.numTokens, seconds: event.message.seconds };
+      const { numTokens, seconds, stats, finish } = event.message;
+      let messages = context.messages;
+      const last = messages.at(-1);
+      if (finish === 'length' && last?.role === 'assistant') {
+        const ended = { by: 'limit' as const, limit: context.maxNewTokens };
+        messages = [...messages.slice(0, -1), { ...last, ended }];
+      }
+      return {
+        messages,
+        numTokens,
+        seconds,
+        stats: stats ?? null,
+        tps: stats?.decodeTps ?? context.tps,
+      };
     }),
     storeError: assign({
       error: ({ event }) => {
@@ -133,21 +167,28 @@ export const chatMachine = setup({
       console.error(event.message.data);
     },
   },
+  delays: {
+    replyStall: ({ context }) => context.replyStallMs,
+  },
 }).createMachine({
   id: 'chat',
   context: ({ input }) => ({
     worker: input.worker,
     maxNewTokens: input.maxNewTokens ?? 1024,
+    replyStallMs: input.replyStallMs ?? REPLY_STALL_MS,
     messages: [],
     draft: '',
     tps: null,
     numTokens: null,
     seconds: null,
+    stats: null,
     error: null,
   }),
   initial: 'unavailable',
   on: {
     'chat.input': { actions: 'setDraft' },
+    // The worker or its GPU is gone: wait for the model to be loaded again (the draft is kept).
+    'worker.fault': '.unavailable',
   },
   states: {
     /** The text box is disabled until the model is ready (spec); sends are ignored. */
@@ -164,28 +205,38 @@ export const chatMachine = setup({
         'chat.reset': { actions: ['postReset', 'clearConversation'] },
       },
     },
+    // Every worker message re-enters the state, restarting the stall timer.
     generating: {
+      after: { replyStall: { target: 'unavailable', actions: 'abandonWorker' } },
       on: {
-        'worker.start': { actions: 'appendAssistantMessage' },
-        'worker.update': { actions: 'appendOutput' },
+        'worker.start': { target: 'generating', reenter: true, actions: 'appendAssistantMessage' },
+        'worker.update': { target: 'generating', reenter: true, actions: 'appendOutput' },
         'worker.complete': { target: 'idle', actions: 'storeCompletion' },
-        'worker.error': {
-          guard: 'isGenerateError',
-          target: 'idle',
-          actions: ['logError', 'storeError'],
-        },
-        'chat.stop': { actions: 'postInterrupt' },
+        'worker.error': { target: 'idle', actions: ['logError', 'storeError'] },
+        'chat.stop': { target: 'stopping', actions: ['postInterrupt', 'markStopped'] },
         'chat.reset': {
           target: 'resetting',
           actions: ['postInterrupt', 'postReset', 'clearConversation'],
         },
       },
     },
+    /** Stop: the reply shown is final; wait for the worker to finish the interrupted run. */
+    stopping: {
+      after: { replyStall: { target: 'unavailable', actions: 'abandonWorker' } },
+      on: {
+        'worker.update': { target: 'stopping', reenter: true },
+        'worker.complete': { target: 'idle', actions: 'storeCompletion' },
+        'worker.error': { target: 'idle', actions: ['logError', 'storeError'] },
+        'chat.reset': { target: 'resetting', actions: ['postReset', 'clearConversation'] },
+      },
+    },
     /** Reset during generation: ignore the tail of the interrupted run until it completes. */
     resetting: {
+      after: { replyStall: { target: 'unavailable', actions: 'abandonWorker' } },
       on: {
+        'worker.update': { target: 'resetting', reenter: true },
         'worker.complete': 'idle',
-        'worker.error': { guard: 'isGenerateError', target: 'idle' },
+        'worker.error': 'idle',
       },
     },
   },
@@ -195,11 +246,12 @@ export type ChatSnapshot = SnapshotFrom<typeof chatMachine>;
 export const selectMessages = (s: ChatSnapshot) => s.context.messages;
 export const selectDraft = (s: ChatSnapshot) => s.context.draft;
 export const selectIsGenerating = (s: ChatSnapshot) =>
-  s.matches('generating') || s.matches('resetting');
+  s.matches('generating') || s.matches('stopping') || s.matches('resetting');
 export const selectIsReady = (s: ChatSnapshot) => !s.matches('unavailable');
 export const selectSpeed = (s: ChatSnapshot) => ({
   tps: s.context.tps,
   numTokens: s.context.numTokens,
   seconds: s.context.seconds,
 });
+export const selectStats = (s: ChatSnapshot) => s.context.stats;
 export const selectChatError = (s: ChatSnapshot) => s.context.error;

@@ -1,7 +1,7 @@
 import { assertEvent, assign, setup, type SnapshotFrom } from 'xstate';
 import type { ModelLoadSpec } from '../shared/worker-protocol';
 import type { ModelOption } from '../shared/models';
-import type { WorkerEventOf, WorkerPort } from './worker-events';
+import type { ModelWorkerEvent, WorkerPort } from './worker-events';
 
 /** One file being downloaded (spec: file, progress, total). */
 export interface ProgressItem {
@@ -38,14 +38,11 @@ export type ModelEvent =
   | { type: 'model.add'; id: string }
   | { type: 'model.load' }
   | { type: 'model.retry' }
-  | WorkerEventOf<'loading'>
-  | WorkerEventOf<'initiate'>
-  | WorkerEventOf<'progress'>
-  | WorkerEventOf<'done'>
-  | WorkerEventOf<'ready'>
-  | WorkerEventOf<'error'>;
+  /** After a fault (GPU lost, worker crashed or silent): load the same model in a fresh worker. */
+  | { type: 'model.reload' }
+  | ModelWorkerEvent;
 
-/** Blank or whitespace-only = no selection (spec section 5). */
+/** Blank or whitespace-only = no selection. */
 export function normaliseSelection(value: string): string {
   return value.trim();
 }
@@ -74,7 +71,6 @@ export const modelMachine = setup({
     isRepoId: ({ event }) =>
       event.type === 'model.add' && /^[\w.-]+\/[\w.-]+$/.test(event.id.trim()),
     hasSelection: ({ context }) => toLoadSpec(context) !== null,
-    isLoadError: ({ event }) => event.type === 'worker.error' && event.message.phase !== 'generate',
     selectsAnotherModel: ({ context, event }) =>
       event.type === 'model.select' && normaliseSelection(event.value) !== context.selected,
   },
@@ -140,7 +136,7 @@ export const modelMachine = setup({
     }),
     storeError: assign({
       error: ({ event }) => {
-        assertEvent(event, 'worker.error');
+        assertEvent(event, ['worker.error', 'worker.fault']);
         return event.message.data;
       },
       files: [],
@@ -180,7 +176,7 @@ export const modelMachine = setup({
         // Spec: "Load model does nothing with no model selected."
         'model.load': { guard: 'hasSelection', target: 'loading' },
         // The worker failed to start, or WebGPU failed inside it: show it before any load.
-        'worker.error': { guard: 'isLoadError', target: 'failed', actions: 'storeError' },
+        'worker.error': { target: 'failed', actions: 'storeError' },
       },
     },
     loading: {
@@ -200,7 +196,7 @@ export const modelMachine = setup({
       },
       on: {
         'worker.ready': { target: 'ready', actions: 'markReady' },
-        'worker.error': { guard: 'isLoadError', target: 'failed', actions: 'storeError' },
+        'worker.error': { target: 'failed', actions: 'storeError' },
       },
     },
     failed: {
@@ -216,19 +212,33 @@ export const modelMachine = setup({
         'model.add': { guard: 'isRepoId', target: 'none', actions: 'addAndSelect' },
       },
     },
-    ready: {
+    ready: {},
+    /**
+     * The worker or its GPU is gone (the worker actor has already started a fresh Worker): the
+     * message says what happened, and `model.reload` loads the same model again — no page reload.
+     */
+    lost: {
       on: {
-        // A later check error (e.g. device lost) is shown but the loaded model stays usable.
-        'worker.error': { guard: 'isLoadError', target: 'failed', actions: 'storeError' },
+        'model.reload': { guard: 'hasSelection', target: 'loading' },
+        'model.select': {
+          guard: 'selectsAnotherModel',
+          target: 'none',
+          actions: ['select', 'clearError'],
+        },
       },
     },
+  },
+  on: {
+    // From any state: nothing the old worker was doing will finish.
+    'worker.fault': { target: '.lost', actions: 'storeError' },
   },
 });
 
 /** Snapshot helpers for the UI. */
 export type ModelSnapshot = SnapshotFrom<typeof modelMachine>;
-export const selectModelStatus = (s: ModelSnapshot): 'none' | 'loading' | 'failed' | 'ready' =>
-  s.matches('loading') ? 'loading' : (s.value as 'none' | 'failed' | 'ready');
+export type ModelStatus = 'none' | 'loading' | 'failed' | 'ready' | 'lost';
+export const selectModelStatus = (s: ModelSnapshot): ModelStatus =>
+  typeof s.value === 'string' ? s.value : 'loading';
 export const selectSelectedModel = (s: ModelSnapshot) => s.context.selected;
 export const selectProgressItems = (s: ModelSnapshot) => s.context.files;
 export const selectLoadError = (s: ModelSnapshot) => s.context.error;

@@ -1,5 +1,5 @@
 /**
- * A fine-tuning run on the local training service (spec section 4, Training):
+ * A fine-tuning run on the local training service:
  * attaching → idle → starting → running → finished | failed | cancelled. The service, not the
  * page, owns the run: on start the machine asks `GET /runs` and attaches to the active run (one
  * started from another tab, browser or curl). While running, a `pollRun` actor is invoked every
@@ -150,7 +150,7 @@ export const trainingMachine = setup({
     cancelRun: cancelRunPlaceholder,
   },
   delays: {
-    /** Spec section 9: poll every 2000 ms. */
+    /** The log is polled every 2000 ms. */
     pollInterval: 2000,
   },
   guards: {

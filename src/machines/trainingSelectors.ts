@@ -23,7 +23,6 @@ export const selectIsBusy = (s: TrainingSnapshot): boolean =>
 export const selectPercent = (s: TrainingSnapshot) => s.context.percent;
 /** The last log lines (up to 10). */
 export const selectLogLines = (s: TrainingSnapshot) => s.context.lines;
-export const selectRunId = (s: TrainingSnapshot) => s.context.runId;
 /** The run being watched or the last one, as the service last described it. */
 export const selectRun = (s: TrainingSnapshot) => s.context.run;
 /** The loss curve so far. */

@@ -6,14 +6,13 @@
  */
 import * as z from 'zod/mini';
 
-/** Spec section 9: the fixed training parameters sent by the app. */
+/** The fixed training parameters the app sends with every run. */
 export const TRAINING_PARAMS = { max_len: 256, repeat: 30, max_steps: 120, lr: 2e-4 } as const;
-/** Spec section 3: a 3B-parameter instruct model from the Hub. */
+/** The default base model: a 3B-parameter instruct model from the Hub. */
 export const DEFAULT_BASE_MODEL = 'meta-llama/Llama-3.2-3B-Instruct';
-/** Spec section 7: fixed loopback address, port 8000. */
+/** The service listens on a fixed loopback address, port 8000. */
 export const DEFAULT_TRAINING_URL = 'http://127.0.0.1:8000';
-/** Spec section 9: poll interval and tail length. */
-export const POLL_INTERVAL_MS = 2000;
+/** The browser asks for the last 10 log lines (every 2 s: the training machine's `pollInterval`). */
 export const LOG_TAIL = 10;
 /** The most lines one logs request returns (tail or page). */
 export const MAX_LOG_LINES = 1000;
@@ -44,7 +43,7 @@ function positiveInt(max: number) {
     );
 }
 
-/** POST /train body (spec section 7). Unknown fields are rejected. */
+/** POST /train body. Unknown fields are rejected. */
 export const TrainRequestSchema = z.strictObject({
   script_path: argText('a path'),
   output_dir: argText('a path'),
@@ -108,7 +107,6 @@ export const LogsResponseSchema = z.object({
 export type LogsResponse = z.infer<typeof LogsResponseSchema>;
 
 export const RUN_STATES = ['running', 'succeeded', 'failed', 'cancelled', 'interrupted'] as const;
-export type RunState = (typeof RUN_STATES)[number];
 
 /**
  * What a running run is doing: `training` (steps going), `saving` (the last step is printed, the
@@ -255,7 +253,7 @@ export const DatasetParamsSchema = z.object({
   ),
 });
 
-/** Spec section 3: a dataset entry is a prompt and its completion. */
+/** A dataset entry is a prompt and its completion. */
 export const DatasetEntrySchema = z.object({
   prompt: z.string({ error: (iss) => (isMissing(iss) ? 'is required' : 'must be a string') }),
   completion: z.string({ error: (iss) => (isMissing(iss) ? 'is required' : 'must be a string') }),

@@ -6,37 +6,15 @@ import { ModelPanel } from './chat/ModelPanel';
 import { ChatView } from './chat/ChatView';
 import { useHashRoute } from './useHashRoute';
 import { preloadMarkdown } from './chat/Message';
-import { createLocalGenerator } from '../actors/local-generator';
+import { useServices, type GenerateLocal } from './services';
 
 // Loaded on demand: nothing of the hub or the inspector weighs on the first page load.
 const HubView = lazy(() => import('./hub/HubView'));
 const InspectorPanel = lazy(() => import('./inspector/InspectorPanel'));
 // The dataset and training panels arrive as a chunk of their own, right after the first paint.
 const Tools = lazy(() => import('./Tools'));
-
-/**
- * Without WebGPU only the chat is blocked (spec: "WebGPU is not supported by this browser"); the
- * hub, Format Input and fine-tuning do not need it. The block takes the chat's place, so nothing
- * of the chat is behind it to reach with Tab.
- */
-function WebGpuMissing() {
-  return (
-    <section className="chat-column" aria-labelledby="overlay-text">
-      <div className="overlay" role="alert">
-        <p id="overlay-text" className="overlay-title">
-          WebGPU is not supported by this browser :(
-        </p>
-        <p>
-          The chat runs the model on your GPU through WebGPU. Open this page in a browser that has
-          it: Chrome or Edge 113+, Safari 26+, or Firefox 141+ on Windows. Elsewhere it may be
-          behind a flag (<code>chrome://flags/#enable-unsafe-webgpu</code> in Chrome,{' '}
-          <code>dom.webgpu.enabled</code> in Firefox).
-        </p>
-        <p>The Hub, Format Input (with the hosted model) and fine-tuning work without it.</p>
-      </div>
-    </section>
-  );
-}
+// Only a browser without WebGPU needs this notice: it stays out of the first-load bundle.
+const WebGpuMissing = lazy(() => import('./WebGpuMissing'));
 
 /** Moves focus to the page's content without touching the hash (the hash is the route). */
 function SkipLink() {
@@ -101,7 +79,8 @@ function Header({
 function ToolsSlot() {
   const app = AppActorContext.useActorRef();
   const model = AppActorContext.useSelector(selectModelRef);
-  const generateLocal = useMemo(() => createLocalGenerator(app), [app]);
+  const { localGenerator } = useServices();
+  const generateLocal = useMemo(() => localGenerator(app), [localGenerator, app]);
   return (
     <Suspense fallback={<p className="status-text">Loading the fine-tuning tools…</p>}>
       <ToolsWithModel model={model} generateLocal={generateLocal} />
@@ -114,7 +93,7 @@ function ToolsWithModel({
   generateLocal,
 }: {
   model: ReturnType<typeof selectModelRef>;
-  generateLocal: ReturnType<typeof createLocalGenerator>;
+  generateLocal: GenerateLocal;
 }) {
   if (!model) return <Tools localModelReady={false} generateLocal={generateLocal} />;
   return <ToolsReady model={model} generateLocal={generateLocal} />;
@@ -125,7 +104,7 @@ function ToolsReady({
   generateLocal,
 }: {
   model: NonNullable<ReturnType<typeof selectModelRef>>;
-  generateLocal: ReturnType<typeof createLocalGenerator>;
+  generateLocal: GenerateLocal;
 }) {
   const ready = useSelector(model, (s) => s.matches('ready'));
   return <Tools localModelReady={ready} generateLocal={generateLocal} />;
@@ -193,7 +172,11 @@ export function App({ initialInspect = false }: { initialInspect?: boolean }) {
           <main className="main">
             {gate === 'checking' && <p className="status-text">Checking WebGPU support…</p>}
             {gate === 'supported' && <Session />}
-            {gate === 'unsupported' && <WebGpuMissing />}
+            {gate === 'unsupported' && (
+              <Suspense fallback={null}>
+                <WebGpuMissing />
+              </Suspense>
+            )}
             <aside className="tools" aria-label="Fine-tuning tools">
               <ToolsSlot />
             </aside>

@@ -1,9 +1,7 @@
-import { useMemo, useState } from 'react';
-import { useMutation } from '@tanstack/react-query';
+import { useState } from 'react';
 import { DatasetPanel } from './dataset/DatasetPanel';
-import type { GenerateLocal } from './dataset/useDatasetActor';
 import { TrainingPanel } from './training/TrainingPanel';
-import { createTrainingClient, putDatasetMutationOptions } from '../actors/training-client';
+import { useServices, type GenerateLocal } from './services';
 import type { DatasetEntry, TrainedModel } from '../shared/training-api';
 
 /** A title such as "Port Elsby Lantern Festival" → "port-elsby-lantern-festival" (the service's name rule). */
@@ -38,12 +36,11 @@ export default function Tools({
   /** Hub ids the training panel's Base model field suggests. */
   baseModelSuggestions?: readonly { id: string; label: string }[];
 }) {
-  const client = useMemo(() => createTrainingClient(), []);
-  const storeDataset = useMutation(putDatasetMutationOptions(client));
+  const { storeDataset, trainingUrl } = useServices();
   const [dataFile, setDataFile] = useState<string | undefined>();
 
   const onUseForTraining = async (entries: DatasetEntry[], name: string) => {
-    const { path } = await storeDataset.mutateAsync({ name: datasetFileName(name), entries });
+    const path = await storeDataset(entries, datasetFileName(name));
     setDataFile(path);
     return path;
   };
@@ -56,11 +53,10 @@ export default function Tools({
         onUseForTraining={onUseForTraining}
       />
       <TrainingPanel
-        client={client}
         dataFileFromDataset={dataFile}
         onTrainedModels={onTrainedModels}
         baseModelSuggestions={baseModelSuggestions}
-        onLoadInChat={onLoadInChat ? (model) => onLoadInChat(model, client.baseUrl) : undefined}
+        onLoadInChat={onLoadInChat ? (model) => onLoadInChat(model, trainingUrl) : undefined}
       />
     </>
   );

@@ -12,7 +12,7 @@ import {
 import { ModelDropdown } from '../ModelDropdown';
 import { ProgressBar } from './ProgressBar';
 
-/** The initial and loading states of the start screen (spec section 2). */
+/** The initial and loading states of the start screen. */
 export function ModelPanel({ model }: { model: ActorRefFrom<typeof modelMachine> }) {
   const state = useSelector(model, selectModelStatus);
   const selected = useSelector(model, selectSelectedModel);
@@ -31,7 +31,20 @@ export function ModelPanel({ model }: { model: ActorRefFrom<typeof modelMachine>
         WebGPU with Transformers.js and ONNX Runtime Web. Nothing you type leaves this device, and
         once loaded it works without wifi.
       </p>
-      {error !== null && (
+      {state === 'lost' && error !== null && (
+        <div className="load-error" role="alert">
+          <p className="load-error-message">{error}</p>
+          <p className="load-error-hint">What you typed is kept.</p>
+          <button
+            type="button"
+            className="primary"
+            onClick={() => model.send({ type: 'model.reload' })}
+          >
+            Load the model again
+          </button>
+        </div>
+      )}
+      {state !== 'lost' && error !== null && (
         <div className="load-error" role="alert">
           <p>Unable to load model due to the following error:</p>
           <p className="load-error-message">{error}</p>

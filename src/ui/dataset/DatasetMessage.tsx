@@ -3,14 +3,9 @@
  * the loaded local model" while none is loaded) and, when a Hugging Face token is the problem,
  * links to where one is created.
  */
+import { availableAdvice } from './advice';
+
 export const HF_TOKENS_URL = 'https://huggingface.co/settings/tokens';
-
-const LOCAL_MODEL_ADVICE = /,? or generate with the loaded local model/;
-
-/** The message without advice the user cannot follow right now. */
-export function availableAdvice(message: string, localModelReady: boolean): string {
-  return localModelReady ? message : message.replace(LOCAL_MODEL_ADVICE, '');
-}
 
 /** Whether the message is about the access token (missing or refused). */
 export function isTokenProblem(message: string): boolean {
@@ -32,8 +27,8 @@ export function DatasetMessage({
           {' '}
           <a href={HF_TOKENS_URL} target="_blank" rel="noreferrer">
             Create a token on huggingface.co
-          </a>{' '}
-          (a fine-grained token with “Make calls to Inference Providers”).
+          </a>
+          .
         </>
       )}
     </>

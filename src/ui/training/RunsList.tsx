@@ -5,13 +5,13 @@
  */
 import { useId, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { logsQueryOptions, type TrainingClient } from '../../actors/training-client';
-import { MAX_LOG_LINES, type RunInfo, type TrainedModel } from '../../shared/training-api';
+import type { RunInfo, TrainedModel } from '../../shared/training-api';
 import { formatDuration, formatLoss } from './run-stats';
 
 export interface RunsListProps {
   runs: readonly RunInfo[];
-  client: TrainingClient;
+  trainingUrl: string;
+  trainingLog: (runId: string, signal?: AbortSignal) => Promise<string[]>;
   trainedModels: readonly TrainedModel[];
   onLoadInChat?: ((model: TrainedModel) => void) | undefined;
 }
@@ -28,8 +28,14 @@ function stateText(run: RunInfo): string {
   return run.state;
 }
 
-function RunLog({ client, runId, id }: { client: TrainingClient; runId: string; id: string }) {
-  const log = useQuery(logsQueryOptions(client, runId, MAX_LOG_LINES));
+type LogSource = Pick<RunsListProps, 'trainingUrl' | 'trainingLog'>;
+
+function RunLog({ source, runId, id }: { source: LogSource; runId: string; id: string }) {
+  const log = useQuery({
+    queryKey: ['training', source.trainingUrl, 'run-log', runId],
+    queryFn: ({ signal }) => source.trainingLog(runId, signal),
+    retry: false,
+  });
   if (log.error)
     return (
       <p role="alert" className="training-failed" id={id}>
@@ -39,19 +45,19 @@ function RunLog({ client, runId, id }: { client: TrainingClient; runId: string; 
   if (!log.data) return <p id={id}>Loading the log…</p>;
   return (
     <pre className="training-log" id={id} tabIndex={0} aria-label={`Log of run ${runId}`}>
-      {log.data.lines.join('\n') || '(empty)'}
+      {log.data.join('\n') || '(empty)'}
     </pre>
   );
 }
 
 function RunItem({
   run,
-  client,
+  source,
   model,
   onLoadInChat,
 }: {
   run: RunInfo;
-  client: TrainingClient;
+  source: LogSource;
   model: TrainedModel | undefined;
   onLoadInChat?: ((model: TrainedModel) => void) | undefined;
 }) {
@@ -87,12 +93,18 @@ function RunItem({
       {run.state === 'succeeded' && !model && run.model_error && (
         <p className="training-hint">No “Load in chat”: {run.model_error}</p>
       )}
-      {open && <RunLog client={client} runId={run.id} id={logId} />}
+      {open && <RunLog source={source} runId={run.id} id={logId} />}
     </li>
   );
 }
 
-export default function RunsList({ runs, client, trainedModels, onLoadInChat }: RunsListProps) {
+export default function RunsList({
+  runs,
+  trainingUrl,
+  trainingLog,
+  trainedModels,
+  onLoadInChat,
+}: RunsListProps) {
   const headingId = useId();
   return (
     <section className="training-runs" aria-labelledby={headingId}>
@@ -102,7 +114,7 @@ export default function RunsList({ runs, client, trainedModels, onLoadInChat }: 
           <RunItem
             key={run.id}
             run={run}
-            client={client}
+            source={{ trainingUrl, trainingLog }}
             model={trainedModels.find((m) => m.run_id === run.id)}
             onLoadInChat={onLoadInChat}
           />

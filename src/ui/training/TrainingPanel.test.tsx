@@ -6,7 +6,8 @@ import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import type { ReactNode } from 'react';
 import { createTrainingMock, MOCK_MESSAGES } from '../../../mocks/training-handlers';
-import { createTrainingClient } from '../../actors/training-client';
+import { createServices } from '../../composition';
+import { ServicesContext } from '../services';
 import { DEFAULT_TRAINING_URL } from '../../shared/training-api';
 import { baseModelSuggestions } from '../../shared/models';
 import { TrainingPanel, type TrainingPanelProps } from './TrainingPanel';
@@ -43,16 +44,22 @@ afterEach(() => {
 });
 afterAll(() => server.close());
 
-function renderPanel(props: TrainingPanelProps = {}) {
+/** The panel wired as the composition root wires it, with the mock service and a short poll. */
+function renderPanel(props: TrainingPanelProps = {}, { pollInterval = 15 } = {}) {
   const queryClient = new QueryClient({
     defaultOptions: { queries: { retry: false }, mutations: { retry: false } },
   });
+  const services = createServices({
+    queryClient,
+    trainingUrl: DEFAULT_TRAINING_URL,
+    pollInterval,
+  });
   const wrap = (node: ReactNode) => (
-    <QueryClientProvider client={queryClient}>{node}</QueryClientProvider>
+    <QueryClientProvider client={queryClient}>
+      <ServicesContext value={services}>{node}</ServicesContext>
+    </QueryClientProvider>
   );
   const panelProps = {
-    client: createTrainingClient({ baseUrl: DEFAULT_TRAINING_URL }),
-    pollInterval: 15,
     dataFileFromDataset: 'service-data/datasets/stored.json',
     ...props,
   };
@@ -60,7 +67,7 @@ function renderPanel(props: TrainingPanelProps = {}) {
   return {
     ...view,
     rerenderWith: (next: TrainingPanelProps) =>
-      view.rerender(wrap(<TrainingPanel {...panelProps} {...next} />)),
+      view.rerender(wrap(<TrainingPanel {...props} {...next} />)),
   };
 }
 
@@ -130,7 +137,7 @@ describe('TrainingPanel', () => {
     renderPanel({ dataFileFromDataset: undefined });
     await user.click(trainButton());
     expect(await screen.findByRole('alert')).toHaveTextContent(
-      'No dataset yet: make one with Format Input and press Use for training',
+      'Training did not start. No dataset stored yet. Make one with Format Input and press Use for training',
     );
     expect(mock.starts).toHaveLength(0);
     expect(alert).not.toHaveBeenCalled();
@@ -150,7 +157,7 @@ describe('TrainingPanel', () => {
     await user.click(trainButton());
     const alert = await screen.findByRole('alert');
     expect(alert).toHaveTextContent('data_file "service-data/datasets/gone.json" does not exist');
-    expect(alert).toHaveTextContent('Store a dataset with Format Input → Use for training');
+    expect(alert).toHaveTextContent('Store one with Format Input → Use for training.');
   });
 
   // Regression: a refused start used window.alert.
@@ -195,7 +202,7 @@ describe('TrainingPanel', () => {
 
   it('Cancel stops the run', async () => {
     const user = userEvent.setup();
-    renderPanel({ pollInterval: 60_000 });
+    renderPanel({}, { pollInterval: 60_000 });
     await user.click(trainButton());
     await user.click(await screen.findByRole('button', { name: 'Cancel' }));
     expect(await screen.findByText('Training cancelled.')).toBeInTheDocument();
@@ -229,20 +236,25 @@ describe('TrainingPanel', () => {
   // The service owns the run: a page (re)opened while a run goes attaches to it, also to one
   // started from another tab, browser or curl, without pressing Train Model.
   it('attaches on load to the run active on the service, with progress, log and Cancel', async () => {
-    const other = createTrainingClient({ baseUrl: DEFAULT_TRAINING_URL });
-    const { run_id } = await other.startTraining({
-      script_path: 'training/finetune.py',
-      output_dir: 'service-data/outputs/from-curl',
-      data_file: 'service-data/datasets/x.json',
-      base_model: 'meta-llama/Llama-3.2-1B-Instruct',
-      max_len: 256,
-      repeat: 30,
-      max_steps: 120,
-      lr: 2e-4,
+    // As curl would: POST /train straight to the service, no page involved.
+    const answer = await fetch(`${DEFAULT_TRAINING_URL}/train`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        script_path: 'training/finetune.py',
+        output_dir: 'service-data/outputs/from-curl',
+        data_file: 'service-data/datasets/x.json',
+        base_model: 'meta-llama/Llama-3.2-1B-Instruct',
+        max_len: 256,
+        repeat: 30,
+        max_steps: 120,
+        lr: 2e-4,
+      }),
     });
-    await other.fetchLogs(run_id); // the mock advances a run on each log poll
+    const { run_id } = (await answer.json()) as { run_id: string };
+    await fetch(`${DEFAULT_TRAINING_URL}/logs/${run_id}`); // the mock advances a run per log poll
     const user = userEvent.setup();
-    renderPanel({ pollInterval: 60_000 });
+    renderPanel({}, { pollInterval: 60_000 });
     await waitFor(() => expect(trainButton()).toHaveTextContent('Training...'));
     const bar = await screen.findByRole('progressbar', { name: 'Training progress' });
     await waitFor(() => expect(bar).toHaveAttribute('aria-valuenow', '66.67'));
@@ -256,7 +268,7 @@ describe('TrainingPanel', () => {
 
   it('the last step done but the trainer still saving: 100 % and "Saving…", then finished', async () => {
     const user = userEvent.setup();
-    renderPanel({ pollInterval: 250 });
+    renderPanel({}, { pollInterval: 250 });
     await user.click(trainButton());
     expect(await screen.findByText(/^Saving…/, undefined, { timeout: 3000 })).toBeInTheDocument();
     expect(screen.getByRole('progressbar', { name: 'Training progress' })).toHaveAttribute(
@@ -270,14 +282,14 @@ describe('TrainingPanel', () => {
 
   it('draws the loss curve lazily, once there are points, named for the loss, figures beside it', async () => {
     const user = userEvent.setup();
-    renderPanel({ pollInterval: 60_000 });
+    renderPanel({}, { pollInterval: 60_000 });
     await user.click(trainButton());
     await screen.findByRole('button', { name: 'Cancel' });
     expect(screen.queryByRole('img', { name: /loss/i })).not.toBeInTheDocument();
     expect(charts.created).toBe(0); // no points yet: the chart module is not even loaded
     cleanup();
     // The run has points now (the mock advanced it on the first poll): a new page attaches.
-    renderPanel({ pollInterval: 60_000 });
+    renderPanel({}, { pollInterval: 60_000 });
     const chart = await screen.findByRole('img', {
       name: /^Training loss by step: \d+ points, last loss [\d.]+ at step \d+$/,
     });

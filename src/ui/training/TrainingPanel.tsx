@@ -16,20 +16,18 @@ import {
   selectUnreachable,
 } from '../../machines/trainingSelectors';
 import { DEFAULT_BASE_MODEL, TRAINING_PARAMS, type TrainedModel } from '../../shared/training-api';
-import type { TrainingClient } from '../../actors/training-client';
 import { useTrainingActor } from './useTrainingActor';
-import { failureCause } from './failure-cause';
 import { LoadInChat, RunProgress } from './RunProgress';
 import { loadForm, saveForm, type TrainingForm } from './training-form';
 import './training.css';
 
 const RunsList = lazy(() => import('./RunsList'));
+// Only a failed run needs it (keeps the first-load bundle within budget).
+const FailedRun = lazy(() => import('./FailedRun'));
 
 const NO_DATASET =
-  'No dataset yet: make one with Format Input and press Use for training, or type the path of a JSON dataset.';
+  'No dataset stored yet. Make one with Format Input and press Use for training, or type the path of a JSON dataset.';
 const DATA_FILE_MISSING = /data_file .*does not exist/;
-const MISSING_DATA_HINT =
-  'Store a dataset with Format Input → Use for training, or check the data file path.';
 
 const FIELDS: { key: keyof TrainingForm; label: string; placeholder: string }[] = [
   { key: 'scriptPath', label: 'Script path', placeholder: 'training/finetune.py' },
@@ -51,9 +49,6 @@ export interface TrainingPanelProps {
   baseModelSuggestions?: readonly { id: string; label: string }[] | undefined;
   /** "Load in chat": load this trained model into the chat. */
   onLoadInChat?: ((model: TrainedModel) => void) | undefined;
-  /** Tests: the service client and a shorter poll interval. */
-  client?: TrainingClient;
-  pollInterval?: number;
 }
 
 /**
@@ -67,10 +62,8 @@ export function TrainingPanel({
   onTrainedModels,
   baseModelSuggestions = [],
   onLoadInChat,
-  client,
-  pollInterval,
 }: TrainingPanelProps) {
-  const { actorRef, client: service } = useTrainingActor({ client, pollInterval });
+  const { actorRef, trainingUrl, trainingLog } = useTrainingActor();
   const status = useSelector(actorRef, selectTrainingStatus);
   const busy = useSelector(actorRef, selectIsBusy);
   const percent = useSelector(actorRef, selectPercent);
@@ -85,8 +78,8 @@ export function TrainingPanel({
   const trainedModels = useSelector(actorRef, selectTrainedModels);
   const trainedModel = useSelector(actorRef, selectRunModel);
   useEffect(() => {
-    onTrainedModels?.(trainedModels, service.baseUrl);
-  }, [trainedModels, onTrainedModels, service.baseUrl]);
+    onTrainedModels?.(trainedModels, trainingUrl);
+  }, [trainedModels, onTrainedModels, trainingUrl]);
   const [startError, setStartError] = useState<string | null>(null);
   useEffect(() => {
     const subscription = actorRef.on('training.startFailed', (event) => {
@@ -161,9 +154,7 @@ export function TrainingPanel({
             />
             {key === 'dataFile' && noDataset && (
               <p className="training-hint" id={dataHintId}>
-                No dataset stored yet. Make one with <strong>Format Input</strong> and press{' '}
-                <strong>Use for training</strong>, or type the path of a JSON dataset on the
-                training service&apos;s machine.
+                {NO_DATASET}
               </p>
             )}
           </div>
@@ -196,14 +187,16 @@ export function TrainingPanel({
 
       {unreachable && (
         <p className="training-warning" role="alert">
-          The training service at {service.baseUrl} is not answering; still trying, the run is kept.
+          The training service at {trainingUrl} is not answering; still trying, the run is kept.
           {lastError ? ` (${lastError})` : ''}
         </p>
       )}
       {startError && status === 'idle' && (
         <p className="training-failed" role="alert">
           <strong>Training did not start.</strong> {startError}
-          {DATA_FILE_MISSING.test(startError) ? ` ${MISSING_DATA_HINT}` : ''}
+          {DATA_FILE_MISSING.test(startError)
+            ? ' Store one with Format Input → Use for training.'
+            : ''}
         </p>
       )}
       {status === 'finished' && (
@@ -220,13 +213,9 @@ export function TrainingPanel({
         <LoadInChat run={run} model={trainedModel} onLoadInChat={onLoadInChat} />
       )}
       {failure && (
-        <p className="training-failed" role="alert">
-          <strong>
-            Training failed
-            {failure.exitCode !== null ? ` (exit code ${failure.exitCode})` : ''}:
-          </strong>{' '}
-          {failureCause(lines) ?? failure.message}
-        </p>
+        <Suspense fallback={null}>
+          <FailedRun exitCode={failure.exitCode} message={failure.message} lines={lines} />
+        </Suspense>
       )}
       {status === 'cancelled' && <p role="status">Training cancelled.</p>}
 
@@ -243,7 +232,8 @@ export function TrainingPanel({
         <Suspense fallback={null}>
           <RunsList
             runs={runs}
-            client={service}
+            trainingUrl={trainingUrl}
+            trainingLog={trainingLog}
             trainedModels={trainedModels}
             onLoadInChat={onLoadInChat}
           />
@@ -252,5 +242,3 @@ export function TrainingPanel({
     </section>
   );
 }
-
-export default TrainingPanel;

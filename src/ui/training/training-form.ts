@@ -1,7 +1,7 @@
 /** The training panel's fields, kept in localStorage so a reload keeps what was typed. */
 import { DEFAULT_BASE_MODEL } from '../../shared/training-api';
 
-/** Spec section 3, Training props. */
+/** The training form: script, output folder, data file and base model. */
 export interface TrainingForm {
   scriptPath: string;
   outputDir: string;
