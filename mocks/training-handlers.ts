@@ -4,7 +4,10 @@
  *
  * Scenarios: `progress` (a run that advances `stepsPerPoll` steps per log poll and finishes),
  * `fail-start` (POST /train answers 500 with the service's message), `fail-run` (the run starts,
- * then its script exits with code 1). In the browser, `?trainingScenario=fail-run` picks one.
+ * then its script exits with code 1), `web-model` (like `progress`, and the finished run has a
+ * browser-ready model listed by GET /models; its files are not served). In the browser,
+ * `?trainingScenario=fail-run` picks one. A second run into the output folder of a finished run
+ * is refused (409), as the service refuses it.
  */
 import {
   http,
@@ -36,11 +39,12 @@ import {
   type TrainResponse,
 } from '../src/shared/training-api';
 
-export type TrainingScenario = 'progress' | 'fail-start' | 'fail-run';
+export type TrainingScenario = 'progress' | 'fail-start' | 'fail-run' | 'web-model';
 export const TRAINING_SCENARIOS: readonly TrainingScenario[] = [
   'progress',
   'fail-start',
   'fail-run',
+  'web-model',
 ];
 
 export const MOCK_MESSAGES = {
@@ -49,6 +53,8 @@ export const MOCK_MESSAGES = {
     `A training run is already in progress (run ${id}). Cancel it or wait for it to finish before starting another.`,
   runError: 'RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB',
   noModel: 'Mock runs save no browser-ready model (web/ holds no onnx/model*.onnx weights).',
+  outputTaken: (dir: string, id: string) =>
+    `Output folder ${dir} already holds the result of run ${id} (succeeded); choose another output directory or delete that folder first.`,
 } as const;
 
 interface MockRun {
@@ -107,7 +113,12 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
     if (from >= total) {
       // One poll in the saving phase (100 %, "Saving…"), then the trainer exits 0.
       run.log.push('saved LoRA adapter');
-      finish(run, { state: 'succeeded', exit_code: 0, model_error: MOCK_MESSAGES.noModel });
+      finish(
+        run,
+        run.scenario === 'web-model'
+          ? { state: 'succeeded', exit_code: 0, model_id: modelIdOf(run) }
+          : { state: 'succeeded', exit_code: 0, model_error: MOCK_MESSAGES.noModel },
+      );
       return;
     }
     const to = Math.min(total, from + stepsPerPoll);
@@ -145,6 +156,9 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
     });
   }
 
+  const folderOf = (run: MockRun) => run.info.output_dir.split('/').filter(Boolean).pop() ?? 'run';
+  const modelIdOf = (run: MockRun) => `trained/${folderOf(run)}`;
+
   function find(id: string | readonly string[] | undefined) {
     return typeof id === 'string' ? runs.get(id) : undefined;
   }
@@ -176,6 +190,11 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
         if (scenario === 'fail-start') return error(500, MOCK_MESSAGES.startFailed);
         const busy = active();
         if (busy) return error(409, MOCK_MESSAGES.busy(busy.info.id));
+        const taken = [...runs.values()].find(
+          (r) => r.info.state === 'succeeded' && r.info.output_dir === parsed.data.output_dir,
+        );
+        if (taken)
+          return error(409, MOCK_MESSAGES.outputTaken(parsed.data.output_dir, taken.info.id));
         counter += 1;
         const id = `mock-run-${counter}`;
         runs.set(id, {
@@ -264,7 +283,20 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
 
     http.get<PathParams, DefaultBodyType, ModelList>(`${base}/models`, ({ request }) => {
       record(request);
-      return HttpResponse.json<ModelList>({ models: [] });
+      const models = [...runs.values()]
+        .filter((r) => r.info.model_id !== null)
+        .reverse()
+        .map((r) => ({
+          id: modelIdOf(r),
+          name: folderOf(r),
+          run_id: r.info.id,
+          base_model: r.info.base_model,
+          output_dir: r.info.output_dir,
+          variants: ['fp32' as const],
+          bytes: 622_592,
+          created_at: r.info.ended_at ?? now(),
+        }));
+      return HttpResponse.json<ModelList>({ models });
     }),
 
     http.get<PathParams, DefaultBodyType, RunInfo | ErrorResponse>(

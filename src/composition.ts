@@ -19,6 +19,7 @@ import {
   putDatasetMutationOptions,
 } from './actors/training-client';
 import type { Services } from './ui/services';
+import { MAX_LOG_LINES } from './shared/training-api';
 
 /**
  * The root actor's logic: the Web Worker and the WebGPU probe provided. `debug` (`?debug`, tests
@@ -70,6 +71,8 @@ export function createServices(options: ServicesOptions): Services {
           : {}),
       }),
     trainingUrl: client.baseUrl,
+    trainingLog: async (runId, signal) =>
+      (await client.fetchLogs(runId, MAX_LOG_LINES, signal)).lines,
     storeDataset: async (entries, name) => {
       const observer = new MutationObserver(queryClient, putDatasetMutationOptions(client));
       const { path } = await observer.mutate({ name, entries });

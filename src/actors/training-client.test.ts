@@ -92,13 +92,39 @@ describe('createTrainingActors', () => {
       createActor(actors.startTraining, { input: { request } }).start(),
     );
     const polled = await toPromise(
-      createActor(actors.pollRun, { input: { runId: started.runId, tail: 10 } }).start(),
+      createActor(actors.pollRun, {
+        input: { runId: started.runId, tail: 10, after: -1 },
+      }).start(),
     );
     expect(polled.run.id).toBe(started.runId);
-    expect(queryClient.getQueryData(logsQueryOptions(client, started.runId).queryKey)).toEqual(
-      expect.objectContaining({ lines: polled.lines }),
+    // The first poll advanced the mock run: its loss points come with the same poll's answer.
+    const polledAgain = await toPromise(
+      createActor(actors.pollRun, {
+        input: { runId: started.runId, tail: 10, after: polled.metrics.next },
+      }).start(),
     );
-    expect(queryClient.getQueryData(trainingKeys.run(BASE, started.runId))).toEqual(polled.run);
+    expect(polledAgain.metrics.points.length).toBeGreaterThan(0);
+    expect(polledAgain.metrics.points.every((p) => p.seq > polled.metrics.next)).toBe(true);
+    expect(queryClient.getQueryData(logsQueryOptions(client, started.runId).queryKey)).toEqual(
+      expect.objectContaining({ lines: polledAgain.lines }),
+    );
+    expect(queryClient.getQueryData(trainingKeys.run(BASE, started.runId))).toEqual(
+      polledAgain.run,
+    );
     expect(queryClient.getMutationCache().getAll()).toHaveLength(1);
+  });
+
+  it('fetchCatalog answers GET /runs (with the active run to attach to) and GET /models', async () => {
+    const queryClient = new QueryClient();
+    const client = createTrainingClient({ baseUrl: BASE });
+    const actors = createTrainingActors(queryClient, client);
+    const started = await toPromise(
+      createActor(actors.startTraining, { input: { request } }).start(),
+    );
+    const catalog = await toPromise(createActor(actors.fetchCatalog).start());
+    expect(catalog.runs.active).toBe(started.runId);
+    expect(catalog.runs.runs[0]?.id).toBe(started.runId);
+    expect(catalog.models).toEqual([]);
+    expect(mock.requests).toContain('GET /models');
   });
 });

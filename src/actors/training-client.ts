@@ -23,6 +23,8 @@ import {
   DatasetResponseSchema,
   LOG_TAIL,
   LogsResponseSchema,
+  MetricsResponseSchema,
+  ModelListSchema,
   RunInfoSchema,
   RunListSchema,
   TrainResponseSchema,
@@ -30,6 +32,8 @@ import {
   type DatasetEntry,
   type DatasetResponse,
   type LogsResponse,
+  type MetricsResponse,
+  type ModelList,
   type RunInfo,
   type RunList,
   type TrainRequest,
@@ -37,6 +41,7 @@ import {
 } from '../shared/training-api';
 import type {
   CancelRunInput,
+  Catalog,
   PollRunInput,
   PollRunOutput,
   StartTrainingInput,
@@ -74,6 +79,10 @@ export interface TrainingClient {
   fetchLogs(runId: string, tail?: number, signal?: AbortSignal): Promise<LogsResponse>;
   fetchRun(runId: string, signal?: AbortSignal): Promise<RunInfo>;
   fetchRuns(signal?: AbortSignal): Promise<RunList>;
+  /** GET /runs/{id}/metrics?after=SEQ: loss points newer than `after`. */
+  fetchMetrics(runId: string, after: number, signal?: AbortSignal): Promise<MetricsResponse>;
+  /** GET /models: finished runs with a browser-ready model. */
+  fetchModels(signal?: AbortSignal): Promise<ModelList>;
   cancelRun(runId: string, signal?: AbortSignal): Promise<RunInfo>;
   putDataset(name: string, entries: DatasetEntry[], signal?: AbortSignal): Promise<DatasetResponse>;
 }
@@ -132,6 +141,15 @@ export function createTrainingClient(options: TrainingClientOptions = {}): Train
     fetchRun: (runId, signal) =>
       call(RunInfoSchema, 'GET', `/runs/${id(runId)}`, undefined, signal),
     fetchRuns: (signal) => call(RunListSchema, 'GET', '/runs', undefined, signal),
+    fetchMetrics: (runId, after, signal) =>
+      call(
+        MetricsResponseSchema,
+        'GET',
+        `/runs/${id(runId)}/metrics?after=${after}`,
+        undefined,
+        signal,
+      ),
+    fetchModels: (signal) => call(ModelListSchema, 'GET', '/models', undefined, signal),
     // State changes carry a JSON body so the service's JSON-only rule holds for cancel too.
     cancelRun: (runId, signal) =>
       call(RunInfoSchema, 'POST', `/runs/${id(runId)}/cancel`, {}, signal),
@@ -147,6 +165,9 @@ export const trainingKeys = {
   run: (baseUrl: string, runId: string) => [...trainingKeys.all(baseUrl), 'run', runId] as const,
   logs: (baseUrl: string, runId: string, tail: number) =>
     [...trainingKeys.all(baseUrl), 'logs', runId, { tail }] as const,
+  metrics: (baseUrl: string, runId: string, after: number) =>
+    [...trainingKeys.all(baseUrl), 'metrics', runId, { after }] as const,
+  models: (baseUrl: string) => [...trainingKeys.all(baseUrl), 'models'] as const,
 };
 
 /** GET /logs/{id}?tail=N. Never retried by Query: the poller's next tick is the retry. */
@@ -165,6 +186,33 @@ export function runQueryOptions(client: TrainingClient, runId: string) {
     queryFn: ({ signal }) => client.fetchRun(runId, signal),
     retry: false,
     staleTime: 0,
+  });
+}
+
+export function runsQueryOptions(client: TrainingClient) {
+  return queryOptions({
+    queryKey: trainingKeys.runs(client.baseUrl),
+    queryFn: ({ signal }) => client.fetchRuns(signal),
+    retry: false,
+  });
+}
+
+export function metricsQueryOptions(client: TrainingClient, runId: string, after: number) {
+  return queryOptions({
+    queryKey: trainingKeys.metrics(client.baseUrl, runId, after),
+    queryFn: ({ signal }) => client.fetchMetrics(runId, after, signal),
+    retry: false,
+    staleTime: 0,
+    gcTime: 0,
+  });
+}
+
+/** GET /models (the trained models for the picker and "Load in chat"). */
+export function trainedModelsQueryOptions(client: TrainingClient) {
+  return queryOptions({
+    queryKey: trainingKeys.models(client.baseUrl),
+    queryFn: ({ signal }) => client.fetchModels(signal),
+    retry: false,
   });
 }
 
@@ -210,15 +258,21 @@ export function createTrainingActors(
       return { runId: run_id };
     }),
     pollRun: fromPromise<PollRunOutput, PollRunInput>(async ({ input }) => {
-      const [logs, run] = await Promise.all([
+      const [logs, run, metrics] = await Promise.all([
         queryClient.fetchQuery(logsQueryOptions(client, input.runId, input.tail)),
         queryClient.fetchQuery(runQueryOptions(client, input.runId)),
+        queryClient.fetchQuery(metricsQueryOptions(client, input.runId, input.after)),
       ]);
-      return { lines: logs.lines, run };
+      return { lines: logs.lines, run, metrics };
     }),
-    getRun: fromPromise<RunInfo, { runId: string }>(({ input }) =>
-      queryClient.fetchQuery(runQueryOptions(client, input.runId)),
-    ),
+    fetchCatalog: fromPromise<Catalog>(async () => {
+      const [runs, models] = await Promise.all([
+        queryClient.fetchQuery(runsQueryOptions(client)),
+        // Models are an extra: a failure here must not hide the runs.
+        queryClient.fetchQuery(trainedModelsQueryOptions(client)).catch(() => ({ models: [] })),
+      ]);
+      return { runs, models: models.models };
+    }),
     cancelRun: fromPromise<RunInfo, CancelRunInput>(({ input }) =>
       new MutationObserver(queryClient, cancelRunMutationOptions(client, queryClient)).mutate(
         input.runId,

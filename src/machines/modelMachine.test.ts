@@ -209,3 +209,63 @@ describe('modelMachine — lost GPU or worker', () => {
     expect(actor.getSnapshot().value).toBe('lost');
   });
 });
+
+describe('modelMachine — trained models (training service)', () => {
+  const trained = {
+    value: 'trained/harbour-run',
+    label: 'harbour-run (fine-tuned)',
+    id: 'trained/harbour-run',
+    dtype: 'fp32',
+    host: 'http://127.0.0.1:8000/',
+  };
+
+  it('listed without selecting; loading one uses its own host, not the app model host', () => {
+    const worker = fakeWorker();
+    const actor = createActor(modelMachine, {
+      input: { worker, models: MODELS, shaderF16: true, host: 'http://127.0.0.1:9999/' },
+    }).start();
+    actor.send({ type: 'model.select', value: 'llama-3.2-1b' });
+    actor.send({ type: 'model.add', id: trained.id, option: trained, select: false });
+    actor.send({ type: 'model.add', id: trained.id, option: trained, select: false });
+    expect(actor.getSnapshot().context.selected).toBe('llama-3.2-1b');
+    expect(actor.getSnapshot().context.models.filter((m) => m.id === trained.id)).toHaveLength(1);
+    actor.send({ type: 'model.add', id: trained.id, option: trained });
+    actor.send({ type: 'model.load' });
+    expect(worker.posted.at(-1)).toMatchObject({
+      type: 'load',
+      data: { id: 'trained/harbour-run', dtype: 'fp32', host: 'http://127.0.0.1:8000/' },
+    });
+  });
+
+  it('Load in chat with another model ready switches to the trained one; listing keeps it ready', () => {
+    const { actor, worker } = start();
+    actor.send({ type: 'model.select', value: 'llama-3.2-1b' });
+    actor.send({ type: 'model.load' });
+    actor.send({ type: 'worker.ready', message: { status: 'ready' } } as never);
+    expect(actor.getSnapshot().value).toBe('ready');
+    actor.send({ type: 'model.add', id: trained.id, option: trained, select: false });
+    expect(actor.getSnapshot().value).toBe('ready');
+    actor.send({ type: 'model.add', id: trained.id, option: trained });
+    actor.send({ type: 'model.load' });
+    expect(actor.getSnapshot().matches('loading')).toBe(true);
+    expect(worker.posted.at(-1)).toMatchObject({ data: { id: 'trained/harbour-run' } });
+  });
+
+  it('the service stopped while loading: the error stays in view when trained models are listed', () => {
+    const { actor } = start();
+    actor.send({ type: 'model.add', id: trained.id, option: trained });
+    actor.send({ type: 'model.load' });
+    actor.send({
+      type: 'worker.error',
+      message: {
+        status: 'error',
+        phase: 'load',
+        data: 'Network error while downloading the model',
+      },
+    } as never);
+    expect(actor.getSnapshot().value).toBe('failed');
+    actor.send({ type: 'model.add', id: trained.id, option: trained, select: false });
+    expect(actor.getSnapshot().value).toBe('failed');
+    expect(actor.getSnapshot().context.error).toMatch(/Network error/);
+  });
+});

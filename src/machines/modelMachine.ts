@@ -35,7 +35,14 @@ export interface ModelInput {
 export type ModelEvent =
   | { type: 'model.select'; value: string }
   /** A hub model offered "Load in chat": added to the list (q4f16, q4 fallback) and selected. */
-  | { type: 'model.add'; id: string }
+  | {
+      type: 'model.add';
+      id: string;
+      /** A complete entry (a trained model served by its training service, with its host). */
+      option?: ModelOption;
+      /** false: only list it in the picker (default: select it too). */
+      select?: boolean;
+    }
   | { type: 'model.load' }
   | { type: 'model.retry' }
   /** After a fault (GPU lost, worker crashed or silent): load the same model in a fresh worker. */
@@ -56,7 +63,7 @@ export function toLoadSpec(context: ModelContext): ModelLoadSpec | null {
     fallback: option.fallback,
     thinkTokens: option.thinkTokens,
     externalData: option.externalData,
-    host: context.host,
+    host: option.host ?? context.host,
     shaderF16: context.shaderF16,
   };
 }
@@ -71,6 +78,9 @@ export const modelMachine = setup({
     isRepoId: ({ event }) =>
       event.type === 'model.add' && /^[\w.-]+\/[\w.-]+$/.test(event.id.trim()),
     hasSelection: ({ context }) => toLoadSpec(context) !== null,
+    /** A model.add that only lists an entry (trained models found on the training service). */
+    listsOnly: ({ event }) =>
+      event.type === 'model.add' && event.select === false && event.option !== undefined,
     selectsAnotherModel: ({ context, event }) =>
       event.type === 'model.select' && normaliseSelection(event.value) !== context.selected,
   },
@@ -78,6 +88,13 @@ export const modelMachine = setup({
     addAndSelect: assign(({ context, event }) => {
       assertEvent(event, 'model.add');
       const id = event.id.trim();
+
+      if (event.option) {
+        const others = context.models.filter((m) => m.value !== event.option?.value);
+        const models = [...others, event.option];
+        // Only listing it: the selection and any load error stay as they are.
+        return event.select === false ? { models } : { models, selected: id, error: null };
+      }
       const known = context.models.find((m) => m.id === id || m.value === id);
       if (known) return { selected: known.value, error: null };
       const option: ModelOption = {
@@ -195,6 +212,7 @@ export const modelMachine = setup({
         },
       },
       on: {
+        'model.add': { guard: 'listsOnly', actions: 'addAndSelect' },
         'worker.ready': { target: 'ready', actions: 'markReady' },
         'worker.error': { target: 'failed', actions: 'storeError' },
       },
@@ -209,10 +227,22 @@ export const modelMachine = setup({
           actions: ['select', 'clearError'],
         },
         'model.retry': { guard: 'hasSelection', target: 'loading' },
-        'model.add': { guard: 'isRepoId', target: 'none', actions: 'addAndSelect' },
+        'model.add': [
+          // Listing a trained model keeps the error in view.
+          { guard: 'listsOnly', actions: 'addAndSelect' },
+          { guard: 'isRepoId', target: 'none', actions: 'addAndSelect' },
+        ],
       },
     },
-    ready: {},
+    ready: {
+      on: {
+        // Trained models join the picker; "Load in chat" on one switches to it.
+        'model.add': [
+          { guard: 'listsOnly', actions: 'addAndSelect' },
+          { guard: 'isRepoId', target: 'none', actions: 'addAndSelect' },
+        ],
+      },
+    },
     /**
      * The worker or its GPU is gone (the worker actor has already started a fresh Worker): the
      * message says what happened, and `model.reload` loads the same model again — no page reload.

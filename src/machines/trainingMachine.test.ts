@@ -1,17 +1,30 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createActor, fromPromise, waitFor } from 'xstate';
 import {
-  selectFailure,
-  selectIsBusy,
-  selectRunToResume,
-  selectTrainingStatus,
-  selectUnreachable,
   trainingMachine,
+  type PollRunInput,
   type PollRunOutput,
   type TrainingEmitted,
   type TrainingInput,
 } from './trainingMachine';
-import { TRAINING_PARAMS, type RunInfo, type TrainRequest } from '../shared/training-api';
+import {
+  selectFailure,
+  selectIsBusy,
+  selectPercent,
+  selectPoints,
+  selectRunModel,
+  selectRuns,
+  selectTrainingStatus,
+  selectUnreachable,
+} from './trainingSelectors';
+import {
+  TRAINING_PARAMS,
+  type MetricPoint,
+  type RunInfo,
+  type RunList,
+  type TrainedModel,
+  type TrainRequest,
+} from '../shared/training-api';
 
 const request: TrainRequest = {
   script_path: 'training/finetune.py',
@@ -58,17 +71,24 @@ class HttpError extends Error {
 type PollStep = PollRunOutput | Error;
 
 /** Fake actors: each poll takes the next scripted answer (the last one repeats). */
-function harness(
+async function harness(
   options: {
     polls?: PollStep[];
     start?: string | Error;
-    getRun?: RunInfo | Error;
+    runs?: RunList | Error;
+    models?: TrainedModel[];
     cancel?: RunInfo | Error;
     input?: TrainingInput;
     pollInterval?: number;
   } = {},
 ) {
-  const calls = { start: [] as TrainRequest[], poll: 0, cancel: 0, getRun: 0 };
+  const calls = {
+    start: [] as TrainRequest[],
+    poll: 0,
+    cancel: 0,
+    catalog: 0,
+    after: [] as number[],
+  };
   const polls = options.polls ?? [];
   const logic = trainingMachine.provide({
     actors: {
@@ -78,18 +98,19 @@ function harness(
         if (start instanceof Error) throw start;
         return { runId: start };
       }),
-      pollRun: fromPromise(async () => {
+      pollRun: fromPromise(async ({ input }: { input: PollRunInput }) => {
+        calls.after.push(input.after);
         const step = polls[Math.min(calls.poll, polls.length - 1)];
         calls.poll += 1;
         if (!step) throw new Error('no poll scripted');
         if (step instanceof Error) throw step;
         return step;
       }),
-      getRun: fromPromise(async () => {
-        calls.getRun += 1;
-        const run = options.getRun ?? runInfo();
-        if (run instanceof Error) throw run;
-        return run;
+      fetchCatalog: fromPromise(async () => {
+        calls.catalog += 1;
+        const list = options.runs ?? { runs: [], active: null };
+        if (list instanceof Error) throw list;
+        return { runs: list, models: options.models ?? [] };
       }),
       cancelRun: fromPromise(async () => {
         calls.cancel += 1;
@@ -104,13 +125,25 @@ function harness(
   const emitted: TrainingEmitted[] = [];
   actor.on('training.startFailed', (event) => void emitted.push(event));
   actor.start();
+  // The machine first asks the service which run is active.
+  await waitFor(actor, (s) => !s.matches('attaching'));
   return { actor, calls, emitted };
 }
 
-const poll = (lines: string[], run: Partial<RunInfo> = {}): PollRunOutput => ({
+function point(seq: number, step: number, loss: number): MetricPoint {
+  return { seq, step, loss, learning_rate: 2e-4, epoch: null, grad_norm: null, time: step };
+}
+
+const poll = (
+  lines: string[],
+  run: Partial<RunInfo> = {},
+  points: MetricPoint[] = [],
+): PollRunOutput => ({
   lines,
   run: runInfo(run),
+  metrics: { points, next: points.at(-1)?.seq ?? -1, seen: points.length, stride: 1 },
 });
+const succeeded = { state: 'succeeded', phase: null, exit_code: 0 } as const;
 
 afterEach(() => {
   vi.useRealTimers();
@@ -118,7 +151,10 @@ afterEach(() => {
 
 describe('trainingMachine', () => {
   it('idle → training.start → starting → running, with the request as given', async () => {
-    const { actor, calls } = harness({ polls: [poll(['step 1/120'])], pollInterval: 60_000 });
+    const { actor, calls } = await harness({
+      polls: [poll(['step 1/120'])],
+      pollInterval: 60_000,
+    });
     expect(actor.getSnapshot().value).toBe('idle');
     actor.send({ type: 'training.start', request });
     expect(selectTrainingStatus(actor.getSnapshot())).toBe('starting');
@@ -127,15 +163,15 @@ describe('trainingMachine', () => {
     expect(calls.start).toEqual([request]);
     expect(actor.getSnapshot().context.runId).toBe('run-1');
     expect(actor.getSnapshot().context.percent).toBe(0);
-    expect(selectRunToResume(actor.getSnapshot())).toBe('run-1');
   });
 
-  it('running → polls every pollInterval (2000 ms by default) → finished at total; polling stops', async () => {
+  it('running → polls every pollInterval (2000 ms) → saving at the last step → finished only when succeeded', async () => {
     vi.useFakeTimers();
     const polls = [
       poll(['step 30/120']),
       poll(['step 60/120']),
-      poll(['step 120/120', 'saving']),
+      poll(['step 120/120', 'merging'], { phase: 'saving', current: 120, total: 120 }),
+      poll(['step 120/120', 'saved'], succeeded),
       poll(['never read']),
     ];
     const calls = { poll: 0 };
@@ -148,6 +184,8 @@ describe('trainingMachine', () => {
       }),
       { input: {} },
     ).start();
+    await vi.advanceTimersByTimeAsync(0); // GET /runs (not provided here: fails → idle)
+    expect(actor.getSnapshot().value).toBe('idle');
     actor.send({ type: 'training.start', request });
     await vi.advanceTimersByTimeAsync(0);
     expect(actor.getSnapshot().matches('running')).toBe(true);
@@ -159,17 +197,27 @@ describe('trainingMachine', () => {
     await vi.advanceTimersByTimeAsync(2000);
     expect(actor.getSnapshot().context.percent).toBe(50);
     await vi.advanceTimersByTimeAsync(2000);
+    // The last step is printed but the trainer still runs: 100 %, "Saving…", not finished.
+    expect(selectTrainingStatus(actor.getSnapshot())).toBe('saving');
+    expect(selectPercent(actor.getSnapshot())).toBe(100);
+    expect(selectIsBusy(actor.getSnapshot())).toBe(true);
+    await vi.advanceTimersByTimeAsync(2000);
     expect(actor.getSnapshot().value).toBe('finished');
     expect(actor.getSnapshot().context.percent).toBe(100);
-    expect(actor.getSnapshot().context.lines).toEqual(['step 120/120', 'saving']);
+    expect(actor.getSnapshot().context.lines).toEqual(['step 120/120', 'saved']);
     await vi.advanceTimersByTimeAsync(10_000);
-    expect(calls.poll).toBe(3);
+    expect(calls.poll).toBe(4);
     expect(selectIsBusy(actor.getSnapshot())).toBe(false);
   });
 
   it('progress has two decimals and never goes backwards', async () => {
-    const { actor } = harness({
-      polls: [poll(['step 1/3']), poll(['step 0/3']), poll(['step 2/3']), poll(['step 3/3'])],
+    const { actor } = await harness({
+      polls: [
+        poll(['step 1/3']),
+        poll(['step 0/3']),
+        poll(['step 2/3']),
+        poll(['step 3/3'], succeeded),
+      ],
     });
     const seen: number[] = [];
     actor.subscribe((s) => seen.push(s.context.percent));
@@ -180,7 +228,7 @@ describe('trainingMachine', () => {
   });
 
   it('starting → non-OK start → idle, emitting the server text for the alert', async () => {
-    const { actor, emitted, calls } = harness({
+    const { actor, emitted, calls } = await harness({
       start: new HttpError('A training run is already in progress (run x).', 409),
     });
     actor.send({ type: 'training.start', request });
@@ -194,14 +242,14 @@ describe('trainingMachine', () => {
 
   it('poll failures are ignored; after 3 in a row the service is unreachable, the run kept', async () => {
     const down = new Error('The training service at http://127.0.0.1:8000 is unreachable');
-    const { actor, calls } = harness({
+    const { actor, calls } = await harness({
       polls: [
         poll(['step 10/100']),
         down,
         down,
         down,
         poll(['step 50/100']),
-        poll(['step 100/100']),
+        poll(['step 100/100'], succeeded),
       ],
     });
     actor.send({ type: 'training.start', request });
@@ -220,7 +268,7 @@ describe('trainingMachine', () => {
   });
 
   it('running → the script exits non-zero → failed with its exit code', async () => {
-    const { actor } = harness({
+    const { actor } = await harness({
       polls: [
         poll(['step 1/120']),
         poll(['error: Missing Python packages: torch'], { state: 'failed', exit_code: 2 }),
@@ -236,14 +284,14 @@ describe('trainingMachine', () => {
   });
 
   it('running → the service forgot the run (404) → failed', async () => {
-    const { actor } = harness({ polls: [new HttpError('No run with id "run-1"', 404)] });
+    const { actor } = await harness({ polls: [new HttpError('No run with id "run-1"', 404)] });
     actor.send({ type: 'training.start', request });
     await waitFor(actor, (s) => s.matches('failed'));
     expect(selectFailure(actor.getSnapshot())?.message).toMatch(/no longer knows run run-1/);
   });
 
   it('running → training.cancel → cancelling → cancelled', async () => {
-    const { actor, calls } = harness({ polls: [poll(['step 1/120'])], pollInterval: 60_000 });
+    const { actor, calls } = await harness({ polls: [poll(['step 1/120'])], pollInterval: 60_000 });
     actor.send({ type: 'training.start', request });
     await waitFor(actor, (s) => s.matches('running'));
     actor.send({ type: 'training.cancel' });
@@ -254,7 +302,7 @@ describe('trainingMachine', () => {
   });
 
   it('a cancel that fails goes back to polling, which finds how the run ended', async () => {
-    const { actor } = harness({
+    const { actor } = await harness({
       polls: [poll(['step 120/120'], { state: 'succeeded', exit_code: 0 })],
       cancel: new HttpError('Run run-1 is not running (it is succeeded)', 409),
       pollInterval: 60_000,
@@ -267,7 +315,7 @@ describe('trainingMachine', () => {
   });
 
   it('finished → training.start again starts a new run from 0%', async () => {
-    const { actor, calls } = harness({ polls: [poll(['step 5/5'])] });
+    const { actor, calls } = await harness({ polls: [poll(['step 5/5'], succeeded)] });
     actor.send({ type: 'training.start', request });
     await waitFor(actor, (s) => s.matches('finished'));
     actor.send({ type: 'training.start', request });
@@ -277,48 +325,103 @@ describe('trainingMachine', () => {
     expect(calls.start).toHaveLength(2);
   });
 
-  describe('resuming after a reload', () => {
-    it('a run still going → running, polled at once', async () => {
-      const { actor, calls } = harness({
-        input: { resumeRunId: 'run-1' },
-        getRun: runInfo({ progress: 40 }),
-        polls: [poll(['step 50/100'])],
+  it('the last step printed, then exit 1 → failed, never finished', async () => {
+    const { actor } = await harness({
+      polls: [
+        poll(['step 120/120'], { phase: 'saving', current: 120, total: 120 }),
+        poll(['step 120/120', 'OSError: disk full'], { state: 'failed', exit_code: 1 }),
+      ],
+    });
+    const statuses = new Set<string>();
+    actor.subscribe((s) => statuses.add(selectTrainingStatus(s)));
+    actor.send({ type: 'training.start', request });
+    await waitFor(actor, (s) => s.matches('failed'));
+    expect(statuses.has('saving')).toBe(true);
+    expect(statuses.has('finished')).toBe(false);
+    expect(selectFailure(actor.getSnapshot())?.exitCode).toBe(1);
+  });
+
+  it('loss points accumulate across polls, each poll asking only for newer ones', async () => {
+    const { actor, calls } = await harness({
+      polls: [
+        poll(['step 2/4'], {}, [point(0, 1, 2.0), point(1, 2, 1.5)]),
+        poll(['step 4/4'], { phase: 'saving' }, [point(2, 3, 1.1), point(3, 4, 0.9)]),
+        poll(['step 4/4'], succeeded),
+      ],
+    });
+    actor.send({ type: 'training.start', request });
+    await waitFor(actor, (s) => s.matches('finished'));
+    expect(selectPoints(actor.getSnapshot()).map((p) => p.loss)).toEqual([2.0, 1.5, 1.1, 0.9]);
+    expect(calls.after).toEqual([-1, 1, 3]);
+    // A new run starts a new curve.
+    actor.send({ type: 'training.start', request });
+    expect(selectPoints(actor.getSnapshot())).toEqual([]);
+  });
+
+  it('a run that ends refreshes the Runs list and the trained models', async () => {
+    const done = runInfo({ ...succeeded, model_id: 'trained/lora' });
+    const model: TrainedModel = {
+      id: 'trained/lora',
+      name: 'lora',
+      run_id: 'run-1',
+      base_model: request.base_model,
+      output_dir: request.output_dir,
+      variants: ['fp32'],
+      bytes: 1,
+      created_at: '2025-01-01T00:00:01.000Z',
+    };
+    const { actor, calls } = await harness({
+      polls: [poll(['step 1/1'], succeeded)],
+      runs: { runs: [done], active: null },
+      models: [model],
+    });
+    // The first answer (on load) already lists them; the end of the run asks again.
+    actor.send({ type: 'training.start', request });
+    await waitFor(actor, (s) => s.matches('finished'));
+    await waitFor(actor, () => calls.catalog === 2);
+    expect(selectRuns(actor.getSnapshot())).toEqual([done]);
+    expect(selectRunModel(actor.getSnapshot())).toEqual(model);
+  });
+
+  describe('the service owns the run: attaching on load (GET /runs)', () => {
+    it('a run active on the service (started in another tab, or by curl) → running, polled at once', async () => {
+      const other = runInfo({ id: 'run-curl', progress: 40, current: 40, total: 100 });
+      const { actor, calls } = await harness({
+        runs: { runs: [other, runInfo({ id: 'old', ...succeeded })], active: 'run-curl' },
+        polls: [poll(['step 50/100'], { id: 'run-curl', progress: 50 })],
         pollInterval: 60_000,
       });
+      expect(actor.getSnapshot().context.runId).toBe('run-curl');
+      expect(calls.start).toEqual([]);
       await waitFor(actor, () => calls.poll === 1);
       await waitFor(actor, (s) => s.context.percent === 50);
-      expect(actor.getSnapshot().matches('running')).toBe(true);
+      expect(selectTrainingStatus(actor.getSnapshot())).toBe('running');
+      expect(calls.after).toEqual([-1]); // the whole curve so far
+      actor.send({ type: 'training.cancel' });
+      await waitFor(actor, (s) => s.matches('cancelled'));
+      expect(calls.cancel).toBe(1);
     });
 
-    it('a run that ended meanwhile → finished / failed', async () => {
-      const ok = harness({
-        input: { resumeRunId: 'run-1' },
-        getRun: runInfo({ state: 'succeeded', exit_code: 0, progress: 100 }),
-      });
-      await waitFor(ok.actor, (s) => s.matches('finished'));
-      const bad = harness({
-        input: { resumeRunId: 'run-1' },
-        getRun: runInfo({ state: 'interrupted', error: 'The training service stopped.' }),
-      });
-      await waitFor(bad.actor, (s) => s.matches('failed'));
-      expect(selectFailure(bad.actor.getSnapshot())?.message).toBe('The training service stopped.');
-    });
-
-    it('an unknown run → idle; a service that is down → keeps the run and polls', async () => {
-      const gone = harness({
-        input: { resumeRunId: 'run-1' },
-        getRun: new HttpError('No run', 404),
-      });
-      await waitFor(gone.actor, (s) => s.matches('idle'));
-      expect(gone.actor.getSnapshot().context.runId).toBeNull();
-      const down = harness({
-        input: { resumeRunId: 'run-1' },
-        getRun: new Error('unreachable'),
-        polls: [poll(['step 1/2'])],
+    it('an active run already saving → 100 % and saving', async () => {
+      const saving = runInfo({ id: 'r', phase: 'saving', progress: 100, current: 10, total: 10 });
+      const { actor } = await harness({
+        runs: { runs: [saving], active: 'r' },
+        polls: [poll(['step 10/10'], { id: 'r', phase: 'saving', progress: 100 })],
         pollInterval: 60_000,
       });
-      await waitFor(down.actor, (s) => s.matches('running'));
-      expect(down.actor.getSnapshot().context).toMatchObject({ runId: 'run-1', pollFailures: 1 });
+      expect(selectTrainingStatus(actor.getSnapshot())).toBe('saving');
+      expect(selectPercent(actor.getSnapshot())).toBe(100);
+    });
+
+    it('no active run, or the service down → idle, nothing started', async () => {
+      const none = await harness({
+        runs: { runs: [runInfo({ id: 'old', ...succeeded })], active: null },
+      });
+      expect(none.actor.getSnapshot().value).toBe('idle');
+      expect(none.actor.getSnapshot().context.runId).toBeNull();
+      const down = await harness({ runs: new Error('unreachable') });
+      expect(down.actor.getSnapshot().value).toBe('idle');
+      expect(down.calls.poll).toBe(0);
     });
   });
 });

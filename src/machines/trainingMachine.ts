@@ -1,10 +1,13 @@
 /**
  * A fine-tuning run on the local training service:
- * idle → starting → running → finished | failed | cancelled. While running, a `pollRun` actor is
- * invoked every `pollInterval` (2000 ms): log tail + run status; the last `current/total` gives
- * the progress, finished when it reaches the total. Poll failures are ignored (spec), but after
- * `unreachableAfter` in a row the snapshot says the service is unreachable; the run is kept.
- * A run id given as input (a page reload) is resumed. HTTP is provided at the edge.
+ * attaching → idle → starting → running → finished | failed | cancelled. The service, not the
+ * page, owns the run: on start the machine asks `GET /runs` and attaches to the active run (one
+ * started from another tab, browser or curl). While running, a `pollRun` actor is invoked every
+ * `pollInterval` (2000 ms): log tail, run status and new loss points; the last `current/total`
+ * gives the progress. The run is finished only when the service says `succeeded` (the trainer
+ * exited 0 with its result saved); phase `saving` reads as 100 % "Saving…". Poll failures are
+ * ignored (spec), but after `unreachableAfter` in a row the snapshot says the service is
+ * unreachable; the run is kept. Selectors: trainingSelectors.ts. HTTP is provided at the edge.
  */
 import {
   assertEvent,
@@ -15,7 +18,15 @@ import {
   type ErrorActorEvent,
   type SnapshotFrom,
 } from 'xstate';
-import { LOG_TAIL, type RunInfo, type TrainRequest } from '../shared/training-api';
+import {
+  LOG_TAIL,
+  type MetricPoint,
+  type MetricsResponse,
+  type RunInfo,
+  type RunList,
+  type TrainedModel,
+  type TrainRequest,
+} from '../shared/training-api';
 import { nextProgress } from '../shared/training-progress';
 
 export interface StartTrainingInput {
@@ -27,18 +38,24 @@ export interface StartTrainingOutput {
 export interface PollRunInput {
   runId: string;
   tail: number;
+  /** Metric points after this `seq` (-1: all). */
+  after: number;
 }
 export interface PollRunOutput {
   lines: string[];
   run: RunInfo;
+  metrics: MetricsResponse;
+}
+/** What the service holds: its runs (GET /runs) and browser-ready models (GET /models). */
+export interface Catalog {
+  runs: RunList;
+  models: TrainedModel[];
 }
 export interface CancelRunInput {
   runId: string;
 }
 
 export interface TrainingInput {
-  /** A run started before a page reload, to pick up again. */
-  resumeRunId?: string | null;
   /** Poll failures in a row before the service counts as unreachable (default 3). */
   unreachableAfter?: number;
 }
@@ -57,7 +74,18 @@ export interface TrainingContext {
   lastError: string | null;
   /** Why the run failed (state `failed`). */
   failure: string | null;
+  /** The loss curve so far (newest last). */
+  points: MetricPoint[];
+  /** The `after` cursor for the next metrics poll. */
+  metricsAfter: number;
+  /** The service's runs, newest first (the Runs list), as last fetched. */
+  runs: RunInfo[];
+  /** The service's browser-ready models (Load in chat, the model picker), as last fetched. */
+  models: TrainedModel[];
 }
+
+/** Points kept in the page per run (the service thins beyond the same number). */
+export const MAX_POINTS_IN_PAGE = 100_000;
 
 export type TrainingEvent =
   { type: 'training.start'; request: TrainRequest } | { type: 'training.cancel' };
@@ -90,12 +118,18 @@ const startTrainingPlaceholder = fromPromise<StartTrainingOutput, StartTrainingI
 const pollRunPlaceholder = fromPromise<PollRunOutput, PollRunInput>(() => {
   throw new Error('pollRun actor not provided');
 });
-const getRunPlaceholder = fromPromise<RunInfo, { runId: string }>(() => {
-  throw new Error('getRun actor not provided');
+const fetchCatalogPlaceholder = fromPromise<Catalog>(() => {
+  throw new Error('fetchCatalog actor not provided');
 });
 const cancelRunPlaceholder = fromPromise<RunInfo, CancelRunInput>(() => {
   throw new Error('cancelRun actor not provided');
 });
+
+/** Never backwards; 100 once the last step is done (saving) or the run succeeded. */
+function livePercent(previous: number, run: RunInfo): number {
+  if (run.state === 'succeeded' || run.phase === 'saving') return 100;
+  return Math.max(previous, run.progress);
+}
 
 const isFailedRun = (run: RunInfo) => run.state === 'failed' || run.state === 'interrupted';
 
@@ -112,7 +146,7 @@ export const trainingMachine = setup({
   actors: {
     startTraining: startTrainingPlaceholder,
     pollRun: pollRunPlaceholder,
-    getRun: getRunPlaceholder,
+    fetchCatalog: fetchCatalogPlaceholder,
     cancelRun: cancelRunPlaceholder,
   },
   delays: {
@@ -120,14 +154,10 @@ export const trainingMachine = setup({
     pollInterval: 2000,
   },
   guards: {
-    hasResumeId: ({ context }) => context.runId !== null,
-    runIsLive: (_, run: RunInfo) => run.state === 'running',
+    hasActiveRun: (_, catalog: Catalog) => catalog.runs.active !== null,
     runSucceeded: (_, run: RunInfo) => run.state === 'succeeded',
     runFailed: (_, run: RunInfo) => isFailedRun(run),
     runCancelled: (_, run: RunInfo) => run.state === 'cancelled',
-    /** Spec: finished when the last logged step count reaches the total; or the script ended 0. */
-    pollFinished: (_, { context, output }: { context: TrainingContext; output: PollRunOutput }) =>
-      nextProgress(context.percent, output.lines).reachedTotal || output.run.state === 'succeeded',
     isNotFound: (_, error: unknown) => statusOf(error) === 404,
   },
   actions: {
@@ -139,21 +169,35 @@ export const trainingMachine = setup({
       pollFailures: 0,
       lastError: null,
       failure: null,
+      points: [],
+      metricsAfter: -1,
     }),
+    attach: assign((_, { runs: list }: Catalog) => {
+      const run = list.runs.find((r) => r.id === list.active) ?? null;
+      return { runId: list.active, run, percent: run ? livePercent(0, run) : 0 };
+    }),
+    storeCatalog: assign((_, catalog: Catalog) => ({
+      runs: catalog.runs.runs,
+      models: catalog.models,
+    })),
     storeRunId: assign({ runId: (_, runId: string) => runId }),
     applyPoll: assign(({ context }, output: PollRunOutput) => {
-      const progress = nextProgress(context.percent, output.lines);
+      const fromLines = nextProgress(context.percent, output.lines).percent;
+      const fresh = output.metrics.points.filter((p) => p.seq > context.metricsAfter);
+      const points = fresh.length ? [...context.points, ...fresh] : context.points;
       return {
-        percent: output.run.state === 'succeeded' ? 100 : progress.percent,
+        percent: livePercent(fromLines, output.run),
         lines: output.lines,
         run: output.run,
+        points: points.length > MAX_POINTS_IN_PAGE ? points.slice(-MAX_POINTS_IN_PAGE) : points,
+        metricsAfter: Math.max(context.metricsAfter, output.metrics.next),
         pollFailures: 0,
         lastError: null,
       };
     }),
     applyRun: assign(({ context }, run: RunInfo) => ({
       run,
-      percent: Math.max(context.percent, run.state === 'succeeded' ? 100 : run.progress),
+      percent: livePercent(context.percent, run),
     })),
     countPollFailure: assign({
       pollFailures: ({ context }) => context.pollFailures + 1,
@@ -173,7 +217,7 @@ export const trainingMachine = setup({
 }).createMachine({
   id: 'training',
   context: ({ input }) => ({
-    runId: input.resumeRunId ?? null,
+    runId: null,
     percent: 0,
     lines: [],
     run: null,
@@ -181,60 +225,36 @@ export const trainingMachine = setup({
     unreachableAfter: input.unreachableAfter ?? 3,
     lastError: null,
     failure: null,
+    points: [],
+    metricsAfter: -1,
+    runs: [],
+    models: [],
   }),
-  initial: 'boot',
+  initial: 'attaching',
   states: {
-    boot: {
-      always: [{ guard: 'hasResumeId', target: 'resuming' }, { target: 'idle' }],
-    },
-    /** After a reload: where is the run we were watching? */
-    resuming: {
+    /** The service owns the run: attach to whatever run is active there. */
+    attaching: {
       invoke: {
-        src: 'getRun',
-        input: ({ context }) => ({ runId: context.runId ?? '' }),
+        src: 'fetchCatalog',
         onDone: [
           {
-            guard: { type: 'runIsLive', params: ({ event }) => event.output },
+            guard: { type: 'hasActiveRun', params: ({ event }) => event.output },
             target: 'running.polling',
-            actions: { type: 'applyRun', params: ({ event }) => event.output },
-          },
-          {
-            guard: { type: 'runSucceeded', params: ({ event }) => event.output },
-            target: 'finished',
-            actions: { type: 'applyRun', params: ({ event }) => event.output },
-          },
-          {
-            guard: { type: 'runCancelled', params: ({ event }) => event.output },
-            target: 'cancelled',
-            actions: { type: 'applyRun', params: ({ event }) => event.output },
-          },
-          {
-            target: 'failed',
             actions: [
-              { type: 'applyRun', params: ({ event }) => event.output },
-              { type: 'storeFailure', params: ({ event }) => event.output },
+              { type: 'storeCatalog', params: ({ event }) => event.output },
+              { type: 'attach', params: ({ event }) => event.output },
             ],
           },
-        ],
-        onError: [
           {
-            guard: {
-              type: 'isNotFound',
-              params: ({ event }: { event: ErrorActorEvent }) => event.error,
-            },
             target: 'idle',
-            actions: 'clearRun',
-          },
-          // Service down at reload: keep the run and keep polling (unreachable after a few).
-          {
-            target: 'running.waiting',
-            actions: {
-              type: 'countPollFailure',
-              params: ({ event }: { event: ErrorActorEvent }) => event.error,
-            },
+            actions: { type: 'storeCatalog', params: ({ event }) => event.output },
           },
         ],
+        // Service not running (yet): nothing to attach to; Train Model says why if it still is.
+        onError: { target: 'idle' },
       },
+      // A click before the answer is not lost (a run already active makes the service refuse it).
+      on: { 'training.start': { target: 'starting' } },
     },
     idle: {
       on: { 'training.start': { target: 'starting' } },
@@ -271,7 +291,11 @@ export const trainingMachine = setup({
         polling: {
           invoke: {
             src: 'pollRun',
-            input: ({ context }) => ({ runId: context.runId ?? '', tail: LOG_TAIL }),
+            input: ({ context }) => ({
+              runId: context.runId ?? '',
+              tail: LOG_TAIL,
+              after: context.metricsAfter,
+            }),
             onDone: [
               {
                 guard: { type: 'runFailed', params: ({ event }) => event.output.run },
@@ -282,10 +306,7 @@ export const trainingMachine = setup({
                 ],
               },
               {
-                guard: {
-                  type: 'pollFinished',
-                  params: ({ context, event }) => ({ context, output: event.output }),
-                },
+                guard: { type: 'runSucceeded', params: ({ event }) => event.output.run },
                 target: '#training.finished',
                 actions: { type: 'applyPoll', params: ({ event }) => event.output },
               },
@@ -340,50 +361,33 @@ export const trainingMachine = setup({
       },
     },
     finished: {
+      // The ended run joins the Runs list; a browser-ready model joins the trained models.
+      invoke: {
+        src: 'fetchCatalog',
+        onDone: { actions: { type: 'storeCatalog', params: ({ event }) => event.output } },
+        onError: {}, // the lists stay as they were
+      },
       on: { 'training.start': { target: 'starting' } },
     },
     failed: {
+      // The ended run joins the Runs list; a browser-ready model joins the trained models.
+      invoke: {
+        src: 'fetchCatalog',
+        onDone: { actions: { type: 'storeCatalog', params: ({ event }) => event.output } },
+        onError: {}, // the lists stay as they were
+      },
       on: { 'training.start': { target: 'starting' } },
     },
     cancelled: {
+      // The ended run joins the Runs list; a browser-ready model joins the trained models.
+      invoke: {
+        src: 'fetchCatalog',
+        onDone: { actions: { type: 'storeCatalog', params: ({ event }) => event.output } },
+        onError: {}, // the lists stay as they were
+      },
       on: { 'training.start': { target: 'starting' } },
     },
   },
 });
 
 export type TrainingSnapshot = SnapshotFrom<typeof trainingMachine>;
-export type TrainingStatus =
-  'idle' | 'starting' | 'running' | 'cancelling' | 'finished' | 'failed' | 'cancelled';
-
-/** The lifecycle step the panel shows ('resuming' reads as 'starting'). */
-export const selectTrainingStatus = (s: TrainingSnapshot): TrainingStatus => {
-  if (s.matches({ running: 'cancelling' })) return 'cancelling';
-  if (s.matches('running')) return 'running';
-  if (s.matches('starting') || s.matches('resuming') || s.matches('boot')) return 'starting';
-  return s.value as 'idle' | 'finished' | 'failed' | 'cancelled';
-};
-/** A run is being started, watched or cancelled: 'Training...' and the button disabled. */
-export const selectIsBusy = (s: TrainingSnapshot): boolean =>
-  s.matches('starting') || s.matches('resuming') || s.matches('running');
-/** Progress percentage, 0–100 with two decimals. */
-export const selectPercent = (s: TrainingSnapshot) => s.context.percent;
-/** The last log lines (up to 10). */
-export const selectLogLines = (s: TrainingSnapshot) => s.context.lines;
-/** Several polls failed in a row: the service is not answering (the run is kept). */
-export const selectUnreachable = (s: TrainingSnapshot) =>
-  s.matches('running') && s.context.pollFailures >= s.context.unreachableAfter;
-export const selectLastError = (s: TrainingSnapshot) => s.context.lastError;
-/** Why the run failed, with its exit code when it had one. */
-export const selectFailure = (s: TrainingSnapshot) =>
-  s.matches('failed')
-    ? {
-        message: s.context.failure ?? 'The run failed.',
-        exitCode: s.context.run?.exit_code ?? null,
-      }
-    : null;
-/** Where a finished run wrote its adapter (the service's output directory), once known. */
-export const selectOutputDir = (s: TrainingSnapshot) =>
-  s.matches('finished') ? (s.context.run?.output_dir ?? null) : null;
-/** The run id worth keeping across a reload (a run still being watched). */
-export const selectRunToResume = (s: TrainingSnapshot) =>
-  s.matches('running') ? s.context.runId : null;

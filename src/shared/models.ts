@@ -1,3 +1,5 @@
+import type { TrainedModel } from './training-api';
+
 /**
  * The in-browser models ): four ONNX community models, with their real hub ids
  * and dtypes. `fallback` is what loads when the GPU adapter lacks the `shader-f16` feature.
@@ -14,6 +16,10 @@ export interface ModelOption {
   externalData?: boolean;
   /** Approximate download size, shown next to the label. */
   size?: string;
+  /** Where its files are (Hub layout), when not the app's model host: a training service. */
+  host?: string;
+  /** The Hub id of the original model, to fine-tune from (the training panel suggests it). */
+  source?: string;
 }
 
 export const MODELS: readonly ModelOption[] = [
@@ -24,6 +30,7 @@ export const MODELS: readonly ModelOption[] = [
     dtype: 'q4f16',
     fallback: { id: 'onnx-community/Llama-3.2-1B-Instruct', dtype: 'q4' },
     size: '1.0 GB',
+    source: 'meta-llama/Llama-3.2-1B-Instruct',
   },
   {
     value: 'phi-3.5-mini',
@@ -32,6 +39,7 @@ export const MODELS: readonly ModelOption[] = [
     dtype: 'q4f16',
     externalData: true,
     size: '2.1 GB',
+    source: 'microsoft/Phi-3.5-mini-instruct',
   },
   {
     value: 'deepseek-r1-1.5b',
@@ -41,6 +49,7 @@ export const MODELS: readonly ModelOption[] = [
     fallback: { id: 'onnx-community/DeepSeek-R1-Distill-Qwen-1.5B-ONNX', dtype: 'q4' },
     thinkTokens: { open: '<think>', close: '</think>' },
     size: '1.3 GB',
+    source: 'deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B',
   },
   {
     value: 'gemma-2-2b-jpn',
@@ -49,8 +58,36 @@ export const MODELS: readonly ModelOption[] = [
     dtype: 'q4f16',
     fallback: { id: 'onnx-community/gemma-2-2b-jpn-it', dtype: 'q4' },
     size: '1.5 GB',
+    source: 'google/gemma-2-2b-jpn-it',
   },
 ];
 
 /** Default model host: the Hugging Face Hub. */
 export const DEFAULT_MODEL_HOST = 'https://huggingface.co/';
+
+/** What the training panel's Base model field suggests: the in-browser models' originals. */
+export function baseModelSuggestions(models: readonly ModelOption[] = MODELS) {
+  return models.flatMap((m) => (m.source ? [{ id: m.source, label: m.label }] : []));
+}
+
+/**
+ * A model trained by the local training service (GET /models) as a picker entry, served by that
+ * service (`host`), named after its output folder. The variant is the best its files and the GPU
+ * allow: q4f16 (needs shader-f16), else q4, else fp32 (resolveVariant falls back when the GPU
+ * lacks shader-f16).
+ */
+export function trainedModelOption(model: TrainedModel, serviceUrl: string): ModelOption {
+  const has = (dtype: string) => model.variants.some((v) => v === dtype);
+  const plain = ['q4', 'fp32', 'q8', 'int8', 'uint8', 'bnb4'].find(has);
+  const preferred = has('q4f16') ? 'q4f16' : (plain ?? model.variants[0] ?? 'fp32');
+  const fallback = preferred === 'q4f16' && plain ? { id: model.id, dtype: plain } : undefined;
+  return {
+    value: model.id,
+    label: `${model.name} (fine-tuned)`,
+    id: model.id,
+    dtype: preferred,
+    ...(fallback ? { fallback } : {}),
+    host: `${serviceUrl.replace(/\/+$/, '')}/`,
+    source: model.base_model,
+  };
+}

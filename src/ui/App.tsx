@@ -7,6 +7,8 @@ import { ChatView } from './chat/ChatView';
 import { useHashRoute } from './useHashRoute';
 import { preloadMarkdown } from './chat/Message';
 import { useServices, type GenerateLocal } from './services';
+import { baseModelSuggestions, trainedModelOption } from '../shared/models';
+import type { TrainedModel } from '../shared/training-api';
 
 // Loaded on demand: nothing of the hub or the inspector weighs on the first page load.
 const HubView = lazy(() => import('./hub/HubView'));
@@ -99,6 +101,27 @@ function ToolsWithModel({
   return <ToolsReady model={model} generateLocal={generateLocal} />;
 }
 
+/** Trained models (GET /models on the training service) join the picker; "Load in chat" loads one. */
+function useTrainedModelHandlers(model: NonNullable<ReturnType<typeof selectModelRef>>) {
+  return useMemo(
+    () => ({
+      baseModelSuggestions: baseModelSuggestions(),
+      onTrainedModels: (models: readonly TrainedModel[], serviceUrl: string) => {
+        for (const m of models) {
+          const option = trainedModelOption(m, serviceUrl);
+          model.send({ type: 'model.add', id: option.id, option, select: false });
+        }
+      },
+      onLoadInChat: (m: TrainedModel, serviceUrl: string) => {
+        const option = trainedModelOption(m, serviceUrl);
+        model.send({ type: 'model.add', id: option.id, option });
+        model.send({ type: 'model.load' });
+      },
+    }),
+    [model],
+  );
+}
+
 function ToolsReady({
   model,
   generateLocal,
@@ -107,7 +130,8 @@ function ToolsReady({
   generateLocal: GenerateLocal;
 }) {
   const ready = useSelector(model, (s) => s.matches('ready'));
-  return <Tools localModelReady={ready} generateLocal={generateLocal} />;
+  const trained = useTrainedModelHandlers(model);
+  return <Tools localModelReady={ready} generateLocal={generateLocal} {...trained} />;
 }
 
 function Session() {

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { DatasetPanel } from './dataset/DatasetPanel';
 import { TrainingPanel } from './training/TrainingPanel';
 import { useServices, type GenerateLocal } from './services';
-import type { DatasetEntry } from '../shared/training-api';
+import type { DatasetEntry, TrainedModel } from '../shared/training-api';
 
 /** A title such as "Port Elsby Lantern Festival" → "port-elsby-lantern-festival" (the service's name rule). */
 export function datasetFileName(title: string): string {
@@ -23,11 +23,20 @@ export function datasetFileName(title: string): string {
 export default function Tools({
   localModelReady,
   generateLocal,
+  onTrainedModels,
+  onLoadInChat,
+  baseModelSuggestions,
 }: {
   localModelReady: boolean;
   generateLocal: GenerateLocal;
+  /** The training service's browser-ready models (for the model picker). */
+  onTrainedModels?: (models: readonly TrainedModel[], serviceUrl: string) => void;
+  /** "Load in chat" on a trained model. */
+  onLoadInChat?: (model: TrainedModel, serviceUrl: string) => void;
+  /** Hub ids the training panel's Base model field suggests. */
+  baseModelSuggestions?: readonly { id: string; label: string }[];
 }) {
-  const { storeDataset } = useServices();
+  const { storeDataset, trainingUrl } = useServices();
   const [dataFile, setDataFile] = useState<string | undefined>();
 
   const onUseForTraining = async (entries: DatasetEntry[], name: string) => {
@@ -43,7 +52,12 @@ export default function Tools({
         generateLocal={generateLocal}
         onUseForTraining={onUseForTraining}
       />
-      <TrainingPanel dataFileFromDataset={dataFile} />
+      <TrainingPanel
+        dataFileFromDataset={dataFile}
+        onTrainedModels={onTrainedModels}
+        baseModelSuggestions={baseModelSuggestions}
+        onLoadInChat={onLoadInChat ? (model) => onLoadInChat(model, trainingUrl) : undefined}
+      />
     </>
   );
 }

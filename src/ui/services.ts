@@ -19,6 +19,8 @@ export interface Services {
   trainingLogic: () => typeof trainingMachine;
   /** The training service's base URL (shown when it does not answer). */
   trainingUrl: string;
+  /** A run's log (GET /logs/{id}?tail=1000), for the Runs list. */
+  trainingLog: (runId: string, signal?: AbortSignal) => Promise<string[]>;
   /** PUT /datasets/{name}: stores a 'Format Input' dataset, resolves with its path on the service. */
   storeDataset: (entries: DatasetEntry[], name: string) => Promise<string>;
   /** 'Format Input' on the loaded in-browser model, through the app actor. */

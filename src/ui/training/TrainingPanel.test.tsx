@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { render, screen, waitFor, within } from '@testing-library/react';
+import { cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { http, HttpResponse } from 'msw';
@@ -9,7 +9,24 @@ import { createTrainingMock, MOCK_MESSAGES } from '../../../mocks/training-handl
 import { createServices } from '../../composition';
 import { ServicesContext } from '../services';
 import { DEFAULT_TRAINING_URL } from '../../shared/training-api';
+import { baseModelSuggestions } from '../../shared/models';
 import { TrainingPanel, type TrainingPanelProps } from './TrainingPanel';
+
+// jsdom has no canvas: uPlot is replaced by a recorder (the real chart is drawn in the Chromium
+// e2e, tests/e2e/train-to-chat.e2e.test.ts).
+const charts = vi.hoisted(() => ({ created: 0, data: [] as unknown[] }));
+vi.mock('uplot', () => ({
+  default: class {
+    constructor() {
+      charts.created += 1;
+    }
+    setData(data: unknown) {
+      charts.data.push(data);
+    }
+    setSize() {}
+    destroy() {}
+  },
+}));
 
 const mock = createTrainingMock({ stepsPerPoll: 40 });
 const server = setupServer(...mock.handlers);
@@ -18,6 +35,8 @@ beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 beforeEach(() => {
   localStorage.clear();
   mock.reset();
+  charts.created = 0;
+  charts.data.length = 0;
 });
 afterEach(() => {
   server.resetHandlers();
@@ -88,7 +107,7 @@ describe('TrainingPanel', () => {
     expect(trainButton()).toHaveTextContent('Train Model');
     expect(trainButton()).toBeEnabled();
     expect(screen.queryByRole('progressbar')).not.toBeInTheDocument();
-    // Exactly this body, then GET /logs/{id}?tail=10.
+    // Spec section 7: exactly this body, then GET /logs/{id}?tail=10.
     expect(mock.starts).toEqual([
       {
         script_path: 'training/finetune.py',
@@ -214,16 +233,152 @@ describe('TrainingPanel', () => {
     expect(screen.getByLabelText('Script path')).toHaveValue('training/other.py');
   });
 
-  it('picks a run still going up again after a reload', async () => {
+  // The service owns the run: a page (re)opened while a run goes attaches to it, also to one
+  // started from another tab, browser or curl, without pressing Train Model.
+  it('attaches on load to the run active on the service, with progress, log and Cancel', async () => {
+    // As curl would: POST /train straight to the service, no page involved.
+    const answer = await fetch(`${DEFAULT_TRAINING_URL}/train`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        script_path: 'training/finetune.py',
+        output_dir: 'service-data/outputs/from-curl',
+        data_file: 'service-data/datasets/x.json',
+        base_model: 'meta-llama/Llama-3.2-1B-Instruct',
+        max_len: 256,
+        repeat: 30,
+        max_steps: 120,
+        lr: 2e-4,
+      }),
+    });
+    const { run_id } = (await answer.json()) as { run_id: string };
+    await fetch(`${DEFAULT_TRAINING_URL}/logs/${run_id}`); // the mock advances a run per log poll
     const user = userEvent.setup();
-    const first = renderPanel({}, { pollInterval: 60_000 });
+    renderPanel({}, { pollInterval: 60_000 });
+    await waitFor(() => expect(trainButton()).toHaveTextContent('Training...'));
+    const bar = await screen.findByRole('progressbar', { name: 'Training progress' });
+    await waitFor(() => expect(bar).toHaveAttribute('aria-valuenow', '66.67'));
+    expect(screen.getByLabelText('Last log lines')).toHaveTextContent('step 80/120');
+    await user.click(screen.getByRole('button', { name: 'Cancel' }));
+    expect(await screen.findByText('Training cancelled.')).toBeInTheDocument();
+    expect(mock.requests).toContain(`POST /runs/${run_id}/cancel`);
+    expect(mock.starts).toHaveLength(1);
+    expect(localStorage.getItem('training.run.v1')).toBeNull();
+  });
+
+  it('the last step done but the trainer still saving: 100 % and "Saving…", then finished', async () => {
+    const user = userEvent.setup();
+    renderPanel({}, { pollInterval: 250 });
+    await user.click(trainButton());
+    expect(await screen.findByText(/^Saving…/, undefined, { timeout: 3000 })).toBeInTheDocument();
+    expect(screen.getByRole('progressbar', { name: 'Training progress' })).toHaveAttribute(
+      'aria-valuenow',
+      '100',
+    );
+    expect(screen.queryByText('✅ Training finished!')).not.toBeInTheDocument();
+    expect(await screen.findByText('✅ Training finished!')).toBeInTheDocument();
+    expect(screen.queryByText(/^Saving…/)).not.toBeInTheDocument();
+  });
+
+  it('draws the loss curve lazily, once there are points, named for the loss, figures beside it', async () => {
+    const user = userEvent.setup();
+    renderPanel({}, { pollInterval: 60_000 });
     await user.click(trainButton());
     await screen.findByRole('button', { name: 'Cancel' });
-    first.unmount();
+    expect(screen.queryByRole('img', { name: /loss/i })).not.toBeInTheDocument();
+    expect(charts.created).toBe(0); // no points yet: the chart module is not even loaded
+    cleanup();
+    // The run has points now (the mock advanced it on the first poll): a new page attaches.
+    renderPanel({}, { pollInterval: 60_000 });
+    const chart = await screen.findByRole('img', {
+      name: /^Training loss by step: \d+ points, last loss [\d.]+ at step \d+$/,
+    });
+    expect(chart).toBeInTheDocument();
+    expect(charts.created).toBe(1);
+    const [steps, losses] = charts.data.at(-1) as [number[], number[]];
+    expect(steps.length).toBeGreaterThan(0);
+    expect(losses).toHaveLength(steps.length);
+    const stats = document.querySelector('dl.training-stats') as HTMLElement;
+    expect(stats).toHaveTextContent(/Last loss[\d.]+/);
+    expect(stats).toHaveTextContent(/Speed/);
+    expect(stats).toHaveTextContent(/Time left/);
+  });
+
+  it('lists past runs with state, base model, steps, duration and last loss, and opens a log', async () => {
+    const user = userEvent.setup();
     renderPanel();
-    expect(trainButton()).toHaveTextContent('Training...');
-    expect(await screen.findByText('✅ Training finished!')).toBeInTheDocument();
-    expect(mock.starts).toHaveLength(1);
+    await user.click(trainButton());
+    await screen.findByText('✅ Training finished!');
+    const runs = await screen.findByRole('region', { name: 'Runs' });
+    const item = within(runs).getAllByRole('listitem')[0] as HTMLElement;
+    expect(item).toHaveTextContent(
+      /succeeded · lora · meta-llama\/Llama-3\.2-3B-Instruct · 120\/120 steps · \d+ s · loss [\d.]+/,
+    );
+    await user.click(within(item).getByRole('button', { name: 'Log' }));
+    const log = await within(item).findByLabelText('Log of run mock-run-1');
+    expect(log).toHaveTextContent('saved LoRA adapter');
+    expect(within(item).getByRole('button', { name: 'Hide log' })).toHaveAttribute(
+      'aria-expanded',
+      'true',
+    );
+  });
+
+  it('a finished run with a browser-ready model offers Load in chat, and lists it for the picker', async () => {
+    mock.setScenario('web-model');
+    const loaded: string[] = [];
+    const listed: string[][] = [];
+    const user = userEvent.setup();
+    renderPanel({
+      onLoadInChat: (m) => loaded.push(m.id),
+      onTrainedModels: (models, url) => listed.push(models.map((m) => `${url} ${m.id}`)),
+    });
+    await user.click(trainButton());
+    await screen.findByText('✅ Training finished!');
+    const button = await screen.findByRole('button', { name: 'Load in chat' });
+    expect(button.closest('section')).toHaveAccessibleName('Fine-tuning');
+    await user.click(button);
+    // The Runs list offers it too, named for the run's folder.
+    await user.click(await screen.findByRole('button', { name: 'Load in chat: lora' }));
+    expect(loaded).toEqual(['trained/lora', 'trained/lora']);
+    expect(listed.at(-1)).toEqual(['http://127.0.0.1:8000 trained/lora']);
+  });
+
+  it('a run whose web/ folder is incomplete: no Load in chat, and the run says why', async () => {
+    const user = userEvent.setup();
+    renderPanel();
+    await user.click(trainButton());
+    await screen.findByText('✅ Training finished!');
+    const panel = screen.getByRole('region', { name: 'Fine-tuning' });
+    expect(
+      await within(panel).findByText(`“Load in chat” is not offered: ${MOCK_MESSAGES.noModel}`),
+    ).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Load in chat' })).not.toBeInTheDocument();
+    const runs = await screen.findByRole('region', { name: 'Runs' });
+    expect(runs).toHaveTextContent(`No “Load in chat”: ${MOCK_MESSAGES.noModel}`);
+  });
+
+  it('a second run into the output folder of a finished one is refused: the service text in an alert', async () => {
+    const user = userEvent.setup();
+    renderPanel();
+    await user.click(trainButton());
+    await screen.findByText('✅ Training finished!');
+    await user.click(trainButton());
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent(
+      'Output folder service-data/outputs/lora already holds the result of run mock-run-1',
+    );
+    expect(mock.runs.size).toBe(1);
+    expect(screen.getByLabelText('Output directory')).toHaveValue('service-data/outputs/lora');
+  });
+
+  it('the Base model field suggests the Hub ids of the in-browser models; the default stays', () => {
+    renderPanel({ baseModelSuggestions: baseModelSuggestions() });
+    const input = screen.getByLabelText('Base model');
+    expect(input).toHaveValue('meta-llama/Llama-3.2-3B-Instruct');
+    const list = document.getElementById(input.getAttribute('list') ?? '');
+    const values = [...(list?.querySelectorAll('option') ?? [])].map((o) => o.value);
+    expect(values).toContain('meta-llama/Llama-3.2-1B-Instruct');
+    expect(values).toHaveLength(4);
   });
 
   it('takes the data file path from the dataset feature', () => {

@@ -1,4 +1,4 @@
-import { Suspense, lazy, useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { lazy, Suspense, useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { useSelector } from '@xstate/react';
 import {
   selectFailure,
@@ -7,61 +7,23 @@ import {
   selectLogLines,
   selectOutputDir,
   selectPercent,
+  selectPoints,
+  selectRun,
+  selectRunModel,
+  selectRuns,
+  selectTrainedModels,
   selectTrainingStatus,
   selectUnreachable,
-} from '../../machines/trainingMachine';
-import { DEFAULT_BASE_MODEL, TRAINING_PARAMS } from '../../shared/training-api';
-import { formatPercent } from '../../shared/training-progress';
+} from '../../machines/trainingSelectors';
+import { DEFAULT_BASE_MODEL, TRAINING_PARAMS, type TrainedModel } from '../../shared/training-api';
 import { useTrainingActor } from './useTrainingActor';
-// Only a failed run needs it (keeps the first-load bundle within budget).
-const FailedRun = lazy(() => import('./FailedRun'));
+import { LoadInChat, RunProgress } from './RunProgress';
+import { loadForm, saveForm, type TrainingForm } from './training-form';
 import './training.css';
 
-/** The training form: script, output folder, data file and base model. */
-export interface TrainingForm {
-  scriptPath: string;
-  outputDir: string;
-  dataFile: string;
-  baseModel: string;
-}
-
-/**
- * Defaults that work with the service's default roots (paths relative to the repo root). The data
- * file starts empty: a fresh clone has no dataset, and 'Use for training' fills it.
- */
-export const DEFAULT_TRAINING_FORM: TrainingForm = {
-  scriptPath: 'training/finetune.py',
-  outputDir: 'service-data/outputs/lora',
-  dataFile: '',
-  baseModel: DEFAULT_BASE_MODEL,
-};
-
-const FORM_KEY = 'training.form.v1';
-
-function loadForm(): TrainingForm {
-  try {
-    const raw = globalThis.localStorage?.getItem(FORM_KEY);
-    const saved = raw ? (JSON.parse(raw) as Partial<Record<keyof TrainingForm, unknown>>) : {};
-    const pick = (key: keyof TrainingForm) =>
-      typeof saved[key] === 'string' ? saved[key] : DEFAULT_TRAINING_FORM[key];
-    return {
-      scriptPath: pick('scriptPath'),
-      outputDir: pick('outputDir'),
-      dataFile: pick('dataFile'),
-      baseModel: pick('baseModel'),
-    };
-  } catch {
-    return { ...DEFAULT_TRAINING_FORM };
-  }
-}
-
-function saveForm(form: TrainingForm) {
-  try {
-    globalThis.localStorage?.setItem(FORM_KEY, JSON.stringify(form));
-  } catch {
-    // storage full or disabled: the values just are not kept
-  }
-}
+const RunsList = lazy(() => import('./RunsList'));
+// Only a failed run needs it (keeps the first-load bundle within budget).
+const FailedRun = lazy(() => import('./FailedRun'));
 
 const NO_DATASET =
   'No dataset stored yet. Make one with Format Input and press Use for training, or type the path of a JSON dataset.';
@@ -80,16 +42,28 @@ const FIELDS: { key: keyof TrainingForm; label: string; placeholder: string }[] 
 
 export interface TrainingPanelProps {
   /** A dataset path from 'Format Input' (e.g. PUT /datasets' answer): fills the data file field. */
-  dataFileFromDataset?: string;
+  dataFileFromDataset?: string | undefined;
+  /** The service's browser-ready models (GET /models), whenever the list changes (the picker). */
+  onTrainedModels?: ((models: readonly TrainedModel[], serviceUrl: string) => void) | undefined;
+  /** Hub ids the Base model field suggests (the in-browser models' originals). */
+  baseModelSuggestions?: readonly { id: string; label: string }[] | undefined;
+  /** "Load in chat": load this trained model into the chat. */
+  onLoadInChat?: ((model: TrainedModel) => void) | undefined;
 }
 
 /**
  * The fine-tuning panel (spec: Training control): fields, 'Train Model' → 'Training...' with a
- * progress bar → '✅ Training finished!'; beyond the spec: last log lines, Cancel, failure with
- * exit code, an unreachable-service warning, and a run picked up again after a reload.
+ * progress bar → '✅ Training finished!'; beyond the spec: the run active on the service attached
+ * on load, "Saving…", the loss curve, last log lines, Cancel, failure with exit code, an
+ * unreachable-service warning, the Runs list and "Load in chat" for a browser-ready model.
  */
-export function TrainingPanel({ dataFileFromDataset }: TrainingPanelProps) {
-  const { actorRef, trainingUrl } = useTrainingActor();
+export function TrainingPanel({
+  dataFileFromDataset,
+  onTrainedModels,
+  baseModelSuggestions = [],
+  onLoadInChat,
+}: TrainingPanelProps) {
+  const { actorRef, trainingUrl, trainingLog } = useTrainingActor();
   const status = useSelector(actorRef, selectTrainingStatus);
   const busy = useSelector(actorRef, selectIsBusy);
   const percent = useSelector(actorRef, selectPercent);
@@ -98,7 +72,14 @@ export function TrainingPanel({ dataFileFromDataset }: TrainingPanelProps) {
   const lastError = useSelector(actorRef, selectLastError);
   const failure = useSelector(actorRef, selectFailure);
   const outputDir = useSelector(actorRef, selectOutputDir);
-  // Why the last start was refused (the server's text), shown in the panel, never as a pop-up.
+  const points = useSelector(actorRef, selectPoints);
+  const run = useSelector(actorRef, selectRun);
+  const runs = useSelector(actorRef, selectRuns);
+  const trainedModels = useSelector(actorRef, selectTrainedModels);
+  const trainedModel = useSelector(actorRef, selectRunModel);
+  useEffect(() => {
+    onTrainedModels?.(trainedModels, trainingUrl);
+  }, [trainedModels, onTrainedModels, trainingUrl]);
   const [startError, setStartError] = useState<string | null>(null);
   useEffect(() => {
     const subscription = actorRef.on('training.startFailed', (event) => {
@@ -122,6 +103,7 @@ export function TrainingPanel({ dataFileFromDataset }: TrainingPanelProps) {
   const id = useId();
   const logId = `${id}-log`;
   const dataHintId = `${id}-data-hint`;
+  const suggestId = `${id}-base-models`;
   const noDataset = form.dataFile.trim() === '';
 
   // The log box follows its end, so the last (usually the telling) line is in view.
@@ -164,6 +146,7 @@ export function TrainingPanel({ dataFileFromDataset }: TrainingPanelProps) {
               placeholder={placeholder}
               required={key !== 'dataFile'}
               aria-describedby={key === 'dataFile' && noDataset ? dataHintId : undefined}
+              list={key === 'baseModel' ? suggestId : undefined}
               disabled={busy}
               spellCheck={false}
               autoComplete="off"
@@ -176,11 +159,18 @@ export function TrainingPanel({ dataFileFromDataset }: TrainingPanelProps) {
             )}
           </div>
         ))}
+        <datalist id={suggestId}>
+          {baseModelSuggestions.map((m) => (
+            <option key={m.id} value={m.id}>
+              {m.label}
+            </option>
+          ))}
+        </datalist>
         <div className="training-actions">
           <button type="submit" className="training-start" disabled={busy}>
             {busy ? 'Training...' : 'Train Model'}
           </button>
-          {(status === 'running' || status === 'cancelling') && (
+          {(status === 'running' || status === 'saving' || status === 'cancelling') && (
             <button
               type="button"
               className="training-cancel"
@@ -193,20 +183,7 @@ export function TrainingPanel({ dataFileFromDataset }: TrainingPanelProps) {
         </div>
       </form>
 
-      {busy && (
-        <div
-          className="progress training-progress"
-          role="progressbar"
-          aria-label="Training progress"
-          aria-valuemin={0}
-          aria-valuemax={100}
-          aria-valuenow={percent}
-          aria-valuetext={formatPercent(percent)}
-        >
-          <div className="progress-fill" style={{ width: `${percent}%` }} />
-          <span className="progress-label">{formatPercent(percent)}</span>
-        </div>
-      )}
+      <RunProgress status={status} busy={busy} percent={percent} points={points} run={run} />
 
       {unreachable && (
         <p className="training-warning" role="alert">
@@ -232,6 +209,9 @@ export function TrainingPanel({ dataFileFromDataset }: TrainingPanelProps) {
           )}
         </div>
       )}
+      {status === 'finished' && run && (
+        <LoadInChat run={run} model={trainedModel} onLoadInChat={onLoadInChat} />
+      )}
       {failure && (
         <Suspense fallback={null}>
           <FailedRun exitCode={failure.exitCode} message={failure.message} lines={lines} />
@@ -246,6 +226,18 @@ export function TrainingPanel({ dataFileFromDataset }: TrainingPanelProps) {
             {lines.join('\n')}
           </pre>
         </div>
+      )}
+
+      {runs.length > 0 && (
+        <Suspense fallback={null}>
+          <RunsList
+            runs={runs}
+            trainingUrl={trainingUrl}
+            trainingLog={trainingLog}
+            trainedModels={trainedModels}
+            onLoadInChat={onLoadInChat}
+          />
+        </Suspense>
       )}
     </section>
   );

@@ -1,0 +1,125 @@
+/**
+ * The Runs list: past and current runs on the training service (state, base model, steps,
+ * duration, last loss), each one's log on demand, and "Load in chat" for a run whose
+ * browser-ready model is complete (else why not). Its own chunk, loaded once the service has runs.
+ */
+import { useId, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import type { RunInfo, TrainedModel } from '../../shared/training-api';
+import { formatDuration, formatLoss } from './run-stats';
+
+export interface RunsListProps {
+  runs: readonly RunInfo[];
+  trainingUrl: string;
+  trainingLog: (runId: string, signal?: AbortSignal) => Promise<string[]>;
+  trainedModels: readonly TrainedModel[];
+  onLoadInChat?: ((model: TrainedModel) => void) | undefined;
+}
+
+const folderOf = (path: string) =>
+  path
+    .replace(/[\\/]+$/, '')
+    .split(/[\\/]/)
+    .pop() ?? path;
+
+function stateText(run: RunInfo): string {
+  if (run.state === 'running' && run.phase === 'saving') return 'saving';
+  if (run.state === 'running' && run.phase === 'cancelling') return 'cancelling';
+  return run.state;
+}
+
+type LogSource = Pick<RunsListProps, 'trainingUrl' | 'trainingLog'>;
+
+function RunLog({ source, runId, id }: { source: LogSource; runId: string; id: string }) {
+  const log = useQuery({
+    queryKey: ['training', source.trainingUrl, 'run-log', runId],
+    queryFn: ({ signal }) => source.trainingLog(runId, signal),
+    retry: false,
+  });
+  if (log.error)
+    return (
+      <p role="alert" className="training-failed" id={id}>
+        {log.error.message}
+      </p>
+    );
+  if (!log.data) return <p id={id}>Loading the log…</p>;
+  return (
+    <pre className="training-log" id={id} tabIndex={0} aria-label={`Log of run ${runId}`}>
+      {log.data.join('\n') || '(empty)'}
+    </pre>
+  );
+}
+
+function RunItem({
+  run,
+  source,
+  model,
+  onLoadInChat,
+}: {
+  run: RunInfo;
+  source: LogSource;
+  model: TrainedModel | undefined;
+  onLoadInChat?: ((model: TrainedModel) => void) | undefined;
+}) {
+  const [open, setOpen] = useState(false);
+  const logId = useId();
+  const steps = run.total !== null ? `${run.current ?? 0}/${run.total} steps` : 'no steps yet';
+  return (
+    <li className={`training-run training-run-${run.state}`}>
+      <p className="training-run-summary">
+        <strong>{stateText(run)}</strong> · <code>{folderOf(run.output_dir)}</code> ·{' '}
+        {run.base_model} · {steps} · {formatDuration(run.duration_ms / 1000)}
+        {run.last_loss !== null ? ` · loss ${formatLoss(run.last_loss)}` : ''}
+      </p>
+      <div className="training-run-actions">
+        <button
+          type="button"
+          aria-expanded={open}
+          aria-controls={open ? logId : undefined}
+          onClick={() => setOpen((v) => !v)}
+        >
+          {open ? 'Hide log' : 'Log'}
+        </button>
+        {model && onLoadInChat && (
+          <button
+            type="button"
+            aria-label={`Load in chat: ${folderOf(run.output_dir)}`}
+            onClick={() => onLoadInChat(model)}
+          >
+            Load in chat
+          </button>
+        )}
+      </div>
+      {run.state === 'succeeded' && !model && run.model_error && (
+        <p className="training-hint">No “Load in chat”: {run.model_error}</p>
+      )}
+      {open && <RunLog source={source} runId={run.id} id={logId} />}
+    </li>
+  );
+}
+
+export default function RunsList({
+  runs,
+  trainingUrl,
+  trainingLog,
+  trainedModels,
+  onLoadInChat,
+}: RunsListProps) {
+  const headingId = useId();
+  return (
+    <section className="training-runs" aria-labelledby={headingId}>
+      <h3 id={headingId}>Runs</h3>
+      <ul>
+        {runs.map((run) => (
+          <RunItem
+            key={run.id}
+            run={run}
+            source={{ trainingUrl, trainingLog }}
+            model={trainedModels.find((m) => m.run_id === run.id)}
+            onLoadInChat={onLoadInChat}
+          />
+        ))}
+      </ul>
+    </section>
+  );
+}
