@@ -42,16 +42,20 @@ describe('conversation store (IndexedDB via idb)', () => {
     send({ type: 'store.put', conversation: conv('b', 'second', 2) });
     send({ type: 'store.list' });
     send({ type: 'store.get', id: 'a' });
+    send({ type: 'store.rename', id: 'b', title: ' Renamed ' });
     send({ type: 'store.delete', id: 'a' });
     send({ type: 'store.list' });
-    await vi.waitFor(() => expect(results).toHaveLength(6));
+    send({ type: 'store.rename', id: 'gone', title: 'x' });
+    await vi.waitFor(() => expect(results).toHaveLength(8));
     expect(results.map((r) => r.type)).toEqual([
       'store.saved',
       'store.saved',
       'store.listed',
       'store.loaded',
+      'store.saved',
       'store.deleted',
       'store.listed',
+      'store.failed',
     ]);
     expect(results[2]).toMatchObject({
       conversations: [
@@ -60,7 +64,12 @@ describe('conversation store (IndexedDB via idb)', () => {
       ],
     });
     expect(results[3]).toMatchObject({ conversation: { id: 'a' } });
-    expect(results[5]).toMatchObject({ conversations: [{ id: 'b' }] });
+    expect(results[4]).toMatchObject({ summary: { id: 'b', title: 'Renamed' } });
+    expect(results[6]).toMatchObject({ conversations: [{ id: 'b', title: 'Renamed' }] });
+    expect(results[7]).toMatchObject({
+      op: 'store.rename',
+      error: { kind: 'failed', message: /no longer exists/ },
+    });
   });
 
   it('a reply saved mid-stream comes back marked interrupted', async () => {

@@ -131,6 +131,16 @@ async function run(db: Db, command: StoreCommand): Promise<StoreResult> {
     case 'store.put':
       await db.put('conversations', { ...command.conversation, schema: DB_VERSION });
       return { type: 'store.saved', summary: summaryOf(command.conversation) };
+    case 'store.rename': {
+      // Read and write in one transaction, so a rename never undoes a save queued before it.
+      const tx = db.transaction('conversations', 'readwrite');
+      const found = await tx.store.get(command.id);
+      if (!found) throw named('NotFoundError', 'that conversation no longer exists');
+      const renamed = { ...found, customTitle: command.title.trim() };
+      await tx.store.put(renamed);
+      await tx.done;
+      return { type: 'store.saved', summary: summaryOf(renamed) };
+    }
     case 'store.delete':
       await db.delete('conversations', command.id);
       return { type: 'store.deleted', id: command.id };

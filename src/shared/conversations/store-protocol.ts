@@ -11,6 +11,7 @@ export type StoreCommand =
   | { type: 'store.list' }
   | { type: 'store.get'; id: string }
   | { type: 'store.put'; conversation: Conversation }
+  | { type: 'store.rename'; id: string; title: string }
   | { type: 'store.delete'; id: string };
 
 /** What the persistence actor sends back to its parent. */
