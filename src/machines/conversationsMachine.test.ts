@@ -79,11 +79,15 @@ function start(store = fakeStore(), delays: { saveThrottle: number } = { saveThr
 }
 
 const settings = defaultSettings(48);
-const changed = (messages: ConversationMessage[], streaming = false): ConversationsEvent =>
+const changed = (
+  messages: ConversationMessage[],
+  streaming = false,
+  chatSettings = settings,
+): ConversationsEvent =>
   ({
     type: 'chat.changed',
     messages,
-    settings,
+    settings: chatSettings,
     modelId: 'local/tiny',
     streaming,
   }) satisfies ChatState & { type: 'chat.changed' };
@@ -162,7 +166,7 @@ describe('conversationsMachine', () => {
     expect(loads).toHaveLength(1);
     const load = loads[0] as ChatLoad;
     expect(load.messages.map((m) => m.content)).toEqual(['hello', 're: hello']);
-    actor.send({ ...changed(load.messages), settings: load.settings });
+    actor.send(changed(load.messages, false, load.settings));
     expect(store.commands.filter((c) => c.type === 'store.put')).toHaveLength(0);
   });
 
