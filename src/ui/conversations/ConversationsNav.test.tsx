@@ -11,7 +11,7 @@ if (!('text' in File.prototype))
     value(this: File) {
       return new Promise<string>((resolve) => {
         const reader = new FileReader();
-        reader.onload = () => resolve(String(reader.result));
+        reader.onload = () => resolve(reader.result as string);
         reader.readAsText(this);
       });
     },

@@ -45,7 +45,9 @@ describe('SettingsForm', () => {
     expect(screen.getByRole('alert')).toHaveTextContent(message);
     expect(box).toHaveAttribute('aria-invalid', 'true');
     expect(onChange).not.toHaveBeenCalledWith(expect.objectContaining({ [label]: Number(value) }));
-    const sent = onChange.mock.calls.map((c) => Object.values(c[0] as object)[0]);
+    const sent: unknown[] = onChange.mock.calls.map(
+      (c) => Object.values(c[0] as object)[0] as unknown,
+    );
     expect(sent).not.toContain(Number(value));
   });
 });
