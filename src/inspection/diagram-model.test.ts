@@ -27,6 +27,7 @@ describe('buildDiagramModel', () => {
         'app.supported --worker.message--> (self)',
         'app.supported --dataset.generate--> (self)',
         'app.supported --dataset.cancel--> (self)',
+        'app.supported --store.*--> (self)',
       ].sort(),
     );
   });
@@ -44,8 +45,9 @@ describe('buildDiagramModel', () => {
     expect(model.nodes.find((n) => n.id === 'model.loading.waiting')?.parent).toBe('model.loading');
     expect(transitions(model)).toEqual(
       [
+        'model --model.add [isRepoId]--> (self)',
+        'model --worker.plan--> (self)',
         'model.none --model.select--> (self)',
-        'model.none --model.add [isRepoId]--> (self)',
         'model.none --model.load [hasSelection]--> model.loading',
         'model.none --worker.error [isLoadError]--> model.failed',
         'model.loading --worker.ready--> model.ready',
@@ -58,6 +60,8 @@ describe('buildDiagramModel', () => {
         'model.failed --model.select [selectsAnotherModel]--> model.none',
         'model.failed --model.retry [hasSelection]--> model.loading',
         'model.failed --model.add [isRepoId]--> model.none',
+        'model.ready --model.select--> (self)',
+        'model.ready --model.load [canSwitch]--> model.loading',
         'model.ready --worker.error [isLoadError]--> model.failed',
       ].sort(),
     );
@@ -78,7 +82,12 @@ describe('buildDiagramModel', () => {
     expect(transitions(model)).toEqual(
       [
         'chat --chat.input--> (self)',
+        'chat --chat.settings--> (self)',
         'chat.unavailable --worker.ready--> chat.idle',
+        'chat.unavailable --chat.load--> (self)',
+        'chat.idle --worker.loading--> chat.unavailable',
+        'chat.idle --worker.ready--> (self)',
+        'chat.idle --chat.load--> (self)',
         'chat.idle --chat.send [hasText]--> chat.generating',
         'chat.idle --chat.reset--> (self)',
         'chat.generating --worker.start--> (self)',
@@ -86,7 +95,9 @@ describe('buildDiagramModel', () => {
         'chat.generating --worker.complete--> chat.idle',
         'chat.generating --worker.error [isGenerateError]--> chat.idle',
         'chat.generating --chat.stop--> (self)',
+        'chat.generating --chat.load--> chat.resetting',
         'chat.generating --chat.reset--> chat.resetting',
+        'chat.resetting --chat.load--> (self)',
         'chat.resetting --worker.complete--> chat.idle',
         'chat.resetting --worker.error [isGenerateError]--> chat.idle',
       ].sort(),

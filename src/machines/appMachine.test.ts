@@ -87,7 +87,15 @@ describe('appMachine', () => {
     expect(ownerOf({ status: 'error', data: '', phase: 'check' })).toEqual(['model']);
     expect(ownerOf({ status: 'error', data: '', phase: 'load' })).toEqual(['model']);
     expect(ownerOf({ status: 'error', data: '', phase: 'generate' })).toEqual(['chat']);
-    expect(ownerOf({ status: 'ready' })).toEqual(['model', 'chat']);
+    expect(ownerOf({ status: 'ready' })).toEqual(['model', 'chat', 'storedModels']);
+    expect(ownerOf({ status: 'loading', data: '' })).toEqual(['model', 'chat']);
+    expect(ownerOf({ status: 'stored', models: [] })).toEqual(['storedModels']);
+    expect(
+      ownerOf({
+        status: 'plan',
+        plan: { id: 'a/b', dtype: 'q4', totalBytes: 1, largestFile: null, warnings: [] },
+      }),
+    ).toEqual(['model']);
   });
 });
 

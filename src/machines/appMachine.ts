@@ -11,9 +11,14 @@ import {
 } from 'xstate';
 import type { WorkerRequest, WorkerResponse } from '../shared/worker-protocol';
 import type { ModelOption } from '../shared/models';
+import type { StoreCommand, StoreResult } from '../shared/conversations/store-protocol';
 import { chatMachine } from './chatMachine';
 import { modelMachine } from './modelMachine';
+import { conversationsMachine } from './conversationsMachine';
+import { storedModelsMachine } from './storedModelsMachine';
+import { watchChat } from './chat-watch';
 import { toWorkerEvent } from './worker-events';
+import { DATASET_MAX_NEW_TOKENS, DEFAULT_MAX_NEW_TOKENS } from '../shared/generation-settings';
 
 /** What the WebGPU probe reports. */
 export interface GpuInfo {
@@ -40,7 +45,8 @@ export interface AppInput {
 export type AppEvent =
   | { type: 'worker.message'; message: WorkerResponse }
   | { type: 'dataset.generate'; prompt: string; maxNewTokens?: number }
-  | { type: 'dataset.cancel' };
+  | { type: 'dataset.cancel' }
+  | StoreResult;
 
 /** Emitted for listeners outside the machine (`actor.on('dataset.output', ...)`). */
 export type AppEmitted = { type: 'dataset.output'; message: WorkerResponse };
@@ -52,6 +58,21 @@ export type AppEmitted = { type: 'dataset.output'; message: WorkerResponse };
  */
 const llmWorkerPlaceholder = fromCallback<WorkerRequest>(() => {
   throw new Error('llmWorker actor not provided');
+});
+
+/**
+ * The persistence actor (src/actors/conversation-store.ts), provided by the composition root.
+ * Without it every command fails as 'unavailable' (the chat works, nothing is saved), so a test
+ * that does not care about persistence need not provide one.
+ */
+const conversationStorePlaceholder = fromCallback<StoreCommand>(({ sendBack, receive }) => {
+  receive((command) =>
+    sendBack({
+      type: 'store.failed',
+      op: command.type,
+      error: { kind: 'unavailable', message: 'Conversation storage is not connected.' },
+    } satisfies StoreResult),
+  );
 });
 
 const probeWebGPUPlaceholder = fromPromise<GpuInfo>(() => {
@@ -66,19 +87,33 @@ export interface AppContext {
   worker: WorkerRef | null;
   model: ActorRefFrom<typeof modelMachine> | null;
   chat: ActorRefFrom<typeof chatMachine> | null;
+  conversations: ActorRefFrom<typeof conversationsMachine> | null;
+  storedModels: ActorRefFrom<typeof storedModelsMachine> | null;
 }
 
+type Owner = 'model' | 'chat' | 'dataset' | 'storedModels';
+
 /** Which machine owns a worker message (routing happens here, in one place). */
-export function ownerOf(message: WorkerResponse): Array<'model' | 'chat' | 'dataset'> {
+export function ownerOf(message: WorkerResponse): Owner[] {
   if ('purpose' in message && message.purpose === 'dataset') return ['dataset'];
   switch (message.status) {
     case 'loading':
+      // The chat waits while another model loads.
+      return ['model', 'chat'];
     case 'initiate':
     case 'progress':
     case 'done':
       return ['model'];
     case 'ready':
-      return ['model', 'chat'];
+      return ['model', 'chat', 'storedModels'];
+    case 'plan':
+      return ['model'];
+    case 'stored':
+    case 'deleted':
+    case 'storage-error':
+      return message.status === 'storage-error' && message.op === 'plan'
+        ? ['model']
+        : ['storedModels'];
     case 'start':
     case 'update':
     case 'complete':
@@ -98,8 +133,11 @@ export const appMachine = setup({
   actors: {
     probeWebGPU: probeWebGPUPlaceholder,
     llmWorker: llmWorkerPlaceholder,
+    conversationStore: conversationStorePlaceholder,
     model: modelMachine,
     chat: chatMachine,
+    conversations: conversationsMachine.provide({ actors: { watchChat } }),
+    storedModels: storedModelsMachine,
   },
   guards: {
     isSupported: (_, gpu: GpuInfo) => gpu.supported,
@@ -122,7 +160,13 @@ export const appMachine = setup({
         id: 'chat',
         input: { worker, maxNewTokens: context.input.maxNewTokens },
       });
-      return { worker, model, chat };
+      const store = spawn('conversationStore', { id: 'conversationStore' });
+      const conversations = spawn('conversations', {
+        id: 'conversations',
+        input: { chat, store, maxTokensCap: context.input.maxNewTokens ?? DEFAULT_MAX_NEW_TOKENS },
+      });
+      const storedModels = spawn('storedModels', { id: 'storedModels', input: { worker } });
+      return { worker, model, chat, conversations, storedModels };
     }),
     routeWorkerMessage: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'worker.message') return;
@@ -131,6 +175,12 @@ export const appMachine = setup({
         // Each child accepts exactly the worker events it owns (see ownerOf).
         if (owner === 'model') context.model?.send(workerEvent as never);
         else if (owner === 'chat') context.chat?.send(workerEvent as never);
+        else if (owner === 'storedModels')
+          context.storedModels?.send(
+            event.message.status === 'ready'
+              ? { type: 'storedModels.loaded', id: event.message.data?.id ?? null }
+              : (workerEvent as never),
+          );
         else enqueue(emit({ type: 'dataset.output', message: event.message }));
       }
     }),
@@ -142,16 +192,30 @@ export const appMachine = setup({
               type: 'generate',
               purpose: 'dataset',
               data: [{ role: 'user', content: event.prompt }],
-              options: { maxNewTokens: event.maxNewTokens ?? context.input.maxNewTokens ?? 2048 },
+              options: {
+                maxNewTokens:
+                  event.maxNewTokens ?? context.input.maxNewTokens ?? DATASET_MAX_NEW_TOKENS,
+              },
             }
           : { type: 'interrupt' },
     ),
+    routeStoreResult: ({ context, event }) => {
+      if (event.type.startsWith('store.')) context.conversations?.send(event as StoreResult);
+    },
     postInterrupt: sendTo(({ context }) => context.worker ?? '', { type: 'interrupt' }),
     postCheck: sendTo(({ context }) => context.worker ?? '', { type: 'check' }),
   },
 }).createMachine({
   id: 'app',
-  context: ({ input }) => ({ input, gpu: null, worker: null, model: null, chat: null }),
+  context: ({ input }) => ({
+    input,
+    gpu: null,
+    worker: null,
+    model: null,
+    chat: null,
+    conversations: null,
+    storedModels: null,
+  }),
   initial: 'checking',
   states: {
     /** The WebGPU gate. */
@@ -189,6 +253,8 @@ export const appMachine = setup({
         'worker.message': { actions: 'routeWorkerMessage' },
         'dataset.generate': { actions: 'postDatasetGenerate' },
         'dataset.cancel': { actions: 'postInterrupt' },
+        // The persistence actor's replies go to the conversations machine.
+        'store.*': { actions: 'routeStoreResult' },
       },
     },
   },
@@ -200,3 +266,5 @@ export const selectGate = (s: AppSnapshot): 'checking' | 'unsupported' | 'suppor
 export const selectGpu = (s: AppSnapshot) => s.context.gpu;
 export const selectModelRef = (s: AppSnapshot) => s.context.model;
 export const selectChatRef = (s: AppSnapshot) => s.context.chat;
+export const selectConversationsRef = (s: AppSnapshot) => s.context.conversations;
+export const selectStoredModelsRef = (s: AppSnapshot) => s.context.storedModels;

@@ -1,15 +1,28 @@
 import { assertEvent, assign, setup, type SnapshotFrom } from 'xstate';
-import type { ChatMessage } from '../shared/worker-protocol';
+import type { ChatMessage, GenerateOptions } from '../shared/worker-protocol';
+import type { ConversationMessage } from '../shared/conversations/types';
+import {
+  DEFAULT_MAX_NEW_TOKENS,
+  defaultSettings,
+  sanitizeSettings,
+  type GenerationSettings,
+} from '../shared/generation-settings';
 import type { WorkerEventOf, WorkerPort } from './worker-events';
 
-/** A message as shown: assistant messages may carry reasoning shown apart from the answer. */
-export interface DisplayMessage extends ChatMessage {
-  thinking?: string;
-}
+/**
+ * A message as shown: assistant messages may carry reasoning shown apart from the answer, the
+ * figures of the reply and whether it was interrupted.
+ */
+export type DisplayMessage = ConversationMessage;
 
 export interface ChatContext {
   worker: WorkerPort;
+  /** The `?maxTokens=` cap: Max new tokens never exceeds it. */
   maxNewTokens: number;
+  /** The conversation's generation settings (they reach the worker with each `generate`). */
+  settings: GenerationSettings;
+  /** The loaded model's id ('' before one is ready). */
+  modelId: string;
   messages: DisplayMessage[];
   /** The text box's content; cleared on send (spec). */
   draft: string;
@@ -33,6 +46,10 @@ export type ChatEvent =
   | { type: 'chat.send'; text?: string }
   | { type: 'chat.stop' }
   | { type: 'chat.reset' }
+  /** Show another conversation (from the conversations machine). */
+  | { type: 'chat.load'; messages: DisplayMessage[]; settings: GenerationSettings }
+  | { type: 'chat.settings'; patch: Partial<GenerationSettings> }
+  | WorkerEventOf<'loading'>
   | WorkerEventOf<'ready'>
   | WorkerEventOf<'start'>
   | WorkerEventOf<'update'>
@@ -45,6 +62,17 @@ export function toWorkerMessages(messages: DisplayMessage[]): ChatMessage[] {
     role: m.role === 'assistant' ? 'assistant' : 'user',
     content: m.content,
   }));
+}
+
+/** The worker's options from the conversation's settings, Max new tokens capped. */
+export function toGenerateOptions(settings: GenerationSettings, cap: number): GenerateOptions {
+  return {
+    maxNewTokens: Math.min(settings.maxNewTokens, cap),
+    temperature: settings.temperature,
+    topP: settings.topP,
+    repetitionPenalty: settings.repetitionPenalty,
+    systemPrompt: settings.systemPrompt || undefined,
+  };
 }
 
 function textOf(context: ChatContext, event: { text?: string }): string {
@@ -89,7 +117,7 @@ export const chatMachine = setup({
       context.worker.send({
         type: 'generate',
         data: toWorkerMessages(context.messages),
-        options: { maxNewTokens: context.maxNewTokens },
+        options: toGenerateOptions(context.settings, context.maxNewTokens),
       });
     },
     postInterrupt: ({ context }) => context.worker.send({ type: 'interrupt' }),
@@ -117,9 +145,46 @@ export const chatMachine = setup({
       }
       return { messages, tps: tps ?? context.tps, numTokens };
     }),
-    storeCompletion: assign(({ event }) => {
+    storeCompletion: assign(({ context, event }) => {
       assertEvent(event, 'worker.complete');
-      return { numTokens: event.message.numTokens, seconds: event.message.seconds };
+      const { numTokens, seconds, interrupted } = event.message;
+      const messages = context.messages.slice();
+      const last = messages.at(-1);
+      // The reply keeps its figures (and whether it was stopped) when saved and reloaded.
+      if (last?.role === 'assistant')
+        messages[messages.length - 1] = {
+          ...last,
+          figures: { numTokens, seconds, tps: context.tps ?? undefined },
+          ...(interrupted ? { interrupted: true } : {}),
+        };
+      return { messages, numTokens, seconds };
+    }),
+    loadConversation: assign(({ event }) => {
+      assertEvent(event, 'chat.load');
+      return {
+        messages: event.messages,
+        settings: event.settings,
+        draft: '',
+        tps: null,
+        numTokens: null,
+        seconds: null,
+        error: null,
+      };
+    }),
+    changeSettings: assign({
+      settings: ({ context, event }) => {
+        assertEvent(event, 'chat.settings');
+        // Values are checked in the form; re-checked here so nothing out of range reaches the model.
+        return sanitizeSettings({ ...context.settings, ...event.patch }, context.maxNewTokens);
+      },
+    }),
+    storeModelId: assign({
+      modelId: ({ context, event }) => {
+        assertEvent(event, 'worker.ready');
+        // `message` may be absent in hand-written events (the inspector's tests send bare ones).
+        const message = event.message as typeof event.message | undefined;
+        return message?.data?.id ?? context.modelId;
+      },
     }),
     storeError: assign({
       error: ({ event }) => {
@@ -137,7 +202,9 @@ export const chatMachine = setup({
   id: 'chat',
   context: ({ input }) => ({
     worker: input.worker,
-    maxNewTokens: input.maxNewTokens ?? 1024,
+    maxNewTokens: input.maxNewTokens ?? DEFAULT_MAX_NEW_TOKENS,
+    settings: defaultSettings(input.maxNewTokens ?? DEFAULT_MAX_NEW_TOKENS),
+    modelId: '',
     messages: [],
     draft: '',
     tps: null,
@@ -148,14 +215,22 @@ export const chatMachine = setup({
   initial: 'unavailable',
   on: {
     'chat.input': { actions: 'setDraft' },
+    'chat.settings': { actions: 'changeSettings' },
   },
   states: {
     /** The text box is disabled until the model is ready (spec); sends are ignored. */
     unavailable: {
-      on: { 'worker.ready': 'idle' },
+      on: {
+        'worker.ready': { target: 'idle', actions: 'storeModelId' },
+        'chat.load': { actions: 'loadConversation' },
+      },
     },
     idle: {
       on: {
+        // Another model is loading (a switch): the chat waits for it.
+        'worker.loading': 'unavailable',
+        'worker.ready': { actions: 'storeModelId' },
+        'chat.load': { actions: 'loadConversation' },
         'chat.send': {
           guard: 'hasText',
           target: 'generating',
@@ -175,6 +250,8 @@ export const chatMachine = setup({
           actions: ['logError', 'storeError'],
         },
         'chat.stop': { actions: 'postInterrupt' },
+        // Another conversation chosen mid-reply: stop this one and ignore its tail.
+        'chat.load': { target: 'resetting', actions: ['postInterrupt', 'loadConversation'] },
         'chat.reset': {
           target: 'resetting',
           actions: ['postInterrupt', 'postReset', 'clearConversation'],
@@ -184,6 +261,7 @@ export const chatMachine = setup({
     /** Reset during generation: ignore the tail of the interrupted run until it completes. */
     resetting: {
       on: {
+        'chat.load': { actions: 'loadConversation' },
         'worker.complete': 'idle',
         'worker.error': { guard: 'isGenerateError', target: 'idle' },
       },
@@ -203,3 +281,7 @@ export const selectSpeed = (s: ChatSnapshot) => ({
   seconds: s.context.seconds,
 });
 export const selectChatError = (s: ChatSnapshot) => s.context.error;
+/** The conversation's generation settings. */
+export const selectSettings = (s: ChatSnapshot) => s.context.settings;
+/** The `?maxTokens=` cap (the highest Max new tokens). */
+export const selectMaxTokensCap = (s: ChatSnapshot) => s.context.maxNewTokens;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createActor, fromCallback, waitFor } from 'xstate';
+import { createActor, waitFor } from 'xstate';
 import {
   conversationsMachine,
   selectConversationList,
@@ -25,8 +25,10 @@ function fakeStore(options: { initial?: Conversation[]; failOn?: StoreCommand['t
     title: c.customTitle ?? c.messages[0]?.content ?? 'New chat',
     updatedAt: c.updatedAt,
   });
-  const logic = fromCallback<StoreCommand>(({ sendBack, receive }) => {
-    receive((command) => {
+  let sendBack: (r: StoreResult) => void = () => undefined;
+  const port = {
+    connect: (fn: (r: StoreResult) => void) => void (sendBack = fn),
+    send: (command: StoreCommand) => {
       commands.push(command);
       const reply = (r: StoreResult) => queueMicrotask(() => sendBack(r));
       if (command.type === options.failOn) {
@@ -64,17 +66,18 @@ function fakeStore(options: { initial?: Conversation[]; failOn?: StoreCommand['t
           reply({ type: 'store.deleted', id: command.id });
           break;
       }
-    });
-  });
-  return { logic, commands, records };
+    },
+  };
+  return { port, commands, records };
 }
 
 function start(store = fakeStore(), delays: { saveThrottle: number } = { saveThrottle: 20 }) {
   const loads: ChatLoad[] = [];
-  const actor = createActor(
-    conversationsMachine.provide({ actors: { conversationStore: store.logic }, delays }),
-    { input: { chat: { send: (e) => void loads.push(e) }, maxTokensCap: 48 } },
-  ).start();
+  const actor = createActor(conversationsMachine.provide({ delays }), {
+    input: { chat: { send: (e) => void loads.push(e) }, store: store.port, maxTokensCap: 48 },
+  });
+  store.port.connect((r) => actor.send(r));
+  actor.start();
   return { actor, store, loads };
 }
 
@@ -192,6 +195,17 @@ describe('conversationsMachine', () => {
     actor.send({ type: 'conversation.new' });
     expect(selectCurrentId(actor.getSnapshot())).toBeNull();
     expect(loads.at(-1)).toEqual({ type: 'chat.load', messages: [], settings });
+  });
+
+  it('a reset chat (no messages) detaches from the saved conversation without overwriting it', async () => {
+    const { actor, store } = start(fakeStore({ initial: [saved('a', 'hello', 1)] }));
+    await waitFor(actor, (s) => s.matches({ list: 'loaded' }));
+    actor.send({ type: 'conversation.select', id: 'a' });
+    await waitFor(actor, (s) => selectCurrentId(s) === 'a');
+    actor.send(changed([]));
+    expect(selectCurrentId(actor.getSnapshot())).toBeNull();
+    expect(store.commands.filter((c) => c.type === 'store.put')).toHaveLength(0);
+    expect(store.records.get('a')?.messages).toHaveLength(2);
   });
 
   it('conversation.delete of the current one removes it and starts a new chat', async () => {

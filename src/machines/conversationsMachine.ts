@@ -3,8 +3,8 @@ import {
   assign,
   enqueueActions,
   fromCallback,
-  sendTo,
   setup,
+  type EventObject,
   type SnapshotFrom,
 } from 'xstate';
 import type {
@@ -38,14 +38,21 @@ export interface ChatPort {
   send(event: ChatLoad): void;
 }
 
+/** The persistence actor as seen from here: it accepts store commands (replies come as events). */
+export interface StorePort {
+  send(command: StoreCommand): void;
+}
+
 export interface ConversationsInput {
   chat: ChatPort;
+  store: StorePort;
   /** `?maxTokens=` cap (Max new tokens defaults and imports are clamped to it). */
   maxTokensCap: number;
 }
 
 export interface ConversationsContext {
   chat: ChatPort;
+  store: StorePort;
   maxTokensCap: number;
   list: ConversationSummary[];
   /** The conversation on screen; null = a new chat not saved yet (no message sent). */
@@ -69,11 +76,8 @@ export type ConversationsEvent =
   | { type: 'conversation.dismissError' }
   | StoreResult;
 
-const storePlaceholder = fromCallback<StoreCommand>(() => {
-  throw new Error('conversationStore actor not provided');
-});
 /** Reports chat changes as `chat.changed`; provided by the app machine (it knows the chat). */
-const watchChatPlaceholder = fromCallback<{ type: 'noop' }, { chat: ChatPort }>(() => undefined);
+const watchChatPlaceholder = fromCallback<EventObject, { chat: ChatPort }>(() => undefined);
 
 const newId = () =>
   typeof crypto !== 'undefined' && 'randomUUID' in crypto
@@ -117,7 +121,7 @@ export const conversationsMachine = setup({
     events: {} as ConversationsEvent,
     input: {} as ConversationsInput,
   },
-  actors: { conversationStore: storePlaceholder, watchChat: watchChatPlaceholder },
+  actors: { watchChat: watchChatPlaceholder },
   delays: {
     /** While a reply streams, save at most this often (a reload keeps what was streamed). */
     saveThrottle: 1000,
@@ -127,6 +131,11 @@ export const conversationsMachine = setup({
       event.type === 'chat.changed' &&
       (isSameContent(context.current, event) ||
         (context.current === null && !event.messages.some((m) => m.role === 'user'))),
+    /** The chat was reset: the saved conversation stays as it was; the chat is a new one. */
+    isCleared: ({ context, event }) =>
+      event.type === 'chat.changed' &&
+      context.current !== null &&
+      !event.messages.some((m) => m.role === 'user'),
     isSettled: ({ event }) => event.type === 'chat.changed' && !event.streaming,
     isRequested: ({ context, event }) =>
       event.type === 'store.loaded' && event.conversation.id === context.requestedId,
@@ -157,10 +166,8 @@ export const conversationsMachine = setup({
     }),
     postSave: enqueueActions(({ context, enqueue }) => {
       if (!context.pending) return;
-      enqueue.sendTo('store', {
-        type: 'store.put',
-        conversation: context.pending,
-      } satisfies StoreCommand);
+      const { store, pending } = context;
+      enqueue(() => store.send({ type: 'store.put', conversation: pending }));
       enqueue.assign({ pending: null });
     }),
     noteSaved: assign({
@@ -177,10 +184,13 @@ export const conversationsMachine = setup({
       requestedId: ({ context, event }) =>
         event.type === 'store.failed' && event.op === 'store.get' ? null : context.requestedId,
     }),
+    detach: assign({ current: null }),
     dismissError: assign({ error: null, importError: null }),
-    requestConversation: enqueueActions(({ event, enqueue }) => {
+    requestConversation: enqueueActions(({ context, event, enqueue }) => {
       assertEvent(event, 'conversation.select');
-      enqueue.sendTo('store', { type: 'store.get', id: event.id } satisfies StoreCommand);
+      const { store } = context;
+      const { id } = event;
+      enqueue(() => store.send({ type: 'store.get', id }));
       enqueue.assign({ requestedId: event.id });
     }),
     showLoaded: enqueueActions(({ context, event, enqueue }) => {
@@ -210,10 +220,10 @@ export const conversationsMachine = setup({
         list: context.list.filter((s) => s.id !== event.id),
       };
     }),
-    postDelete: sendTo('store', ({ event }) => {
+    postDelete: ({ context, event }) => {
       assertEvent(event, 'conversation.delete');
-      return { type: 'store.delete', id: event.id } satisfies StoreCommand;
-    }),
+      context.store.send({ type: 'store.delete', id: event.id });
+    },
     renameCurrent: assign(({ context, event }) => {
       assertEvent(event, 'conversation.rename');
       if (context.current?.id !== event.id) return {};
@@ -223,10 +233,10 @@ export const conversationsMachine = setup({
         pending: context.pending ? { ...context.pending, customTitle: title } : null,
       };
     }),
-    postRename: sendTo('store', ({ event }) => {
+    postRename: ({ context, event }) => {
       assertEvent(event, 'conversation.rename');
-      return { type: 'store.rename', id: event.id, title: event.title } satisfies StoreCommand;
-    }),
+      context.store.send({ type: 'store.rename', id: event.id, title: event.title });
+    },
     importConversation: enqueueActions(({ context, event, enqueue }) => {
       assertEvent(event, 'conversation.import');
       const result = parseConversationFile(event.text, event.size, context.maxTokensCap);
@@ -261,6 +271,7 @@ export const conversationsMachine = setup({
   id: 'conversations',
   context: ({ input }) => ({
     chat: input.chat,
+    store: input.store,
     maxTokensCap: input.maxTokensCap,
     list: [],
     current: null,
@@ -269,11 +280,8 @@ export const conversationsMachine = setup({
     error: null,
     importError: null,
   }),
-  invoke: [
-    { id: 'store', src: 'conversationStore' },
-    { id: 'watchChat', src: 'watchChat', input: ({ context }) => ({ chat: context.chat }) },
-  ],
-  entry: sendTo('store', { type: 'store.list' } satisfies StoreCommand),
+  invoke: { id: 'watchChat', src: 'watchChat', input: ({ context }) => ({ chat: context.chat }) },
+  entry: ({ context }) => context.store.send({ type: 'store.list' }),
   type: 'parallel',
   on: {
     'conversation.new': { actions: ['postSave', 'startNew'] },
@@ -322,6 +330,7 @@ export const conversationsMachine = setup({
           on: {
             'chat.changed': [
               { guard: 'isUnchanged' },
+              { guard: 'isCleared', actions: 'detach' },
               { guard: 'isSettled', actions: ['track', 'postSave'] },
               { target: 'dirty', actions: 'track' },
             ],
@@ -332,6 +341,7 @@ export const conversationsMachine = setup({
           on: {
             'chat.changed': [
               { guard: 'isUnchanged' },
+              { guard: 'isCleared', target: 'clean', actions: ['postSave', 'detach'] },
               { guard: 'isSettled', target: 'clean', actions: ['track', 'postSave'] },
               { actions: 'track' },
             ],

@@ -2,6 +2,8 @@ import { assertEvent, assign, setup, type SnapshotFrom } from 'xstate';
 import type { ModelLoadSpec } from '../shared/worker-protocol';
 import type { ModelOption } from '../shared/models';
 import type { WorkerEventOf, WorkerPort } from './worker-events';
+import type { DownloadPlan } from '../shared/storage';
+import type { StorageResponse } from '../shared/storage-protocol';
 
 /** One file being downloaded (spec: file, progress, total). */
 export interface ProgressItem {
@@ -22,6 +24,8 @@ export interface ModelContext {
   files: ProgressItem[];
   error: string | null;
   loaded: { id: string; dtype: string } | null;
+  /** Download size and fit warnings of the selected model (asked on selection). */
+  plan: DownloadPlan | null;
 }
 
 export interface ModelInput {
@@ -43,7 +47,12 @@ export type ModelEvent =
   | WorkerEventOf<'progress'>
   | WorkerEventOf<'done'>
   | WorkerEventOf<'ready'>
-  | WorkerEventOf<'error'>;
+  | WorkerEventOf<'error'>
+  | { type: 'worker.plan'; message: Extract<StorageResponse, { status: 'plan' }> }
+  | {
+      type: 'worker.storage-error';
+      message: Extract<StorageResponse, { status: 'storage-error' }>;
+    };
 
 /** Blank or whitespace-only = no selection (spec section 5). */
 export function normaliseSelection(value: string): string {
@@ -64,6 +73,21 @@ export function toLoadSpec(context: ModelContext): ModelLoadSpec | null {
   };
 }
 
+/** The variant that would load: the f16-free fallback when the GPU lacks `shader-f16`. */
+export function variantOf(context: ModelContext): { id: string; dtype: string } | null {
+  const option = context.models.find((m) => m.value === context.selected);
+  if (!option) return null;
+  return !context.shaderF16 && option.dtype.includes('f16') && option.fallback
+    ? option.fallback
+    : { id: option.id, dtype: option.dtype };
+}
+
+/** Whether the selected model is the one already loaded. */
+export function isSelectedLoaded(context: ModelContext): boolean {
+  const variant = variantOf(context);
+  return variant !== null && context.loaded?.id === variant.id;
+}
+
 export const modelMachine = setup({
   types: {
     context: {} as ModelContext,
@@ -77,6 +101,8 @@ export const modelMachine = setup({
     isLoadError: ({ event }) => event.type === 'worker.error' && event.message.phase !== 'generate',
     selectsAnotherModel: ({ context, event }) =>
       event.type === 'model.select' && normaliseSelection(event.value) !== context.selected,
+    /** A switch: another model than the loaded one is selected. */
+    canSwitch: ({ context }) => toLoadSpec(context) !== null && !isSelectedLoaded(context),
   },
   actions: {
     addAndSelect: assign(({ context, event }) => {
@@ -97,6 +123,19 @@ export const modelMachine = setup({
       selected: ({ event }) => {
         assertEvent(event, 'model.select');
         return normaliseSelection(event.value);
+      },
+    }),
+    postPlan: ({ context }) => {
+      const variant = variantOf(context);
+      if (variant && !isSelectedLoaded(context))
+        context.worker.send({ type: 'plan', data: { ...variant, host: context.host } });
+    },
+    clearPlan: assign({ plan: null }),
+    storePlan: assign({
+      plan: ({ context, event }) => {
+        assertEvent(event, 'worker.plan');
+        // An answer for an earlier selection is dropped.
+        return event.message.plan.id === variantOf(context)?.id ? event.message.plan : context.plan;
       },
     }),
     postLoad: ({ context }) => {
@@ -170,13 +209,18 @@ export const modelMachine = setup({
     files: [],
     error: null,
     loaded: null,
+    plan: null,
   }),
   initial: 'none',
+  on: {
+    // Load in chat from the Hub works in every state: the model is added and selected.
+    'model.add': { guard: 'isRepoId', actions: ['addAndSelect', 'clearPlan', 'postPlan'] },
+    'worker.plan': { actions: 'storePlan' },
+  },
   states: {
     none: {
       on: {
-        'model.select': { actions: 'select' },
-        'model.add': { guard: 'isRepoId', actions: 'addAndSelect' },
+        'model.select': { actions: ['select', 'clearPlan', 'postPlan'] },
         // Spec: "Load model does nothing with no model selected."
         'model.load': { guard: 'hasSelection', target: 'loading' },
         // The worker failed to start, or WebGPU failed inside it: show it before any load.
@@ -210,14 +254,22 @@ export const modelMachine = setup({
         'model.select': {
           guard: 'selectsAnotherModel',
           target: 'none',
-          actions: ['select', 'clearError'],
+          actions: ['select', 'clearError', 'clearPlan', 'postPlan'],
         },
         'model.retry': { guard: 'hasSelection', target: 'loading' },
-        'model.add': { guard: 'isRepoId', target: 'none', actions: 'addAndSelect' },
+        'model.add': {
+          guard: 'isRepoId',
+          target: 'none',
+          actions: ['addAndSelect', 'clearError', 'clearPlan', 'postPlan'],
+        },
       },
     },
     ready: {
       on: {
+        // The picker stays usable: choosing and loading another model switches (the worker
+        // disposes of the previous one first).
+        'model.select': { actions: ['select', 'clearPlan', 'postPlan'] },
+        'model.load': { guard: 'canSwitch', target: 'loading' },
         // A later check error (e.g. device lost) is shown but the loaded model stays usable.
         'worker.error': { guard: 'isLoadError', target: 'failed', actions: 'storeError' },
       },
@@ -233,6 +285,8 @@ export const selectSelectedModel = (s: ModelSnapshot) => s.context.selected;
 export const selectProgressItems = (s: ModelSnapshot) => s.context.files;
 export const selectLoadError = (s: ModelSnapshot) => s.context.error;
 export const selectStatusText = (s: ModelSnapshot) => s.context.statusText;
-/** Load is enabled only with a selection, and never after an error (spec). */
+/** Load is enabled only with a selection, never after an error (spec), and not for the loaded model. */
 export const selectCanLoad = (s: ModelSnapshot) =>
-  s.matches('none') && s.can({ type: 'model.load' });
+  (s.matches('none') || s.matches('ready')) && s.can({ type: 'model.load' });
+export const selectDownloadPlan = (s: ModelSnapshot) => s.context.plan;
+export const selectLoadedModel = (s: ModelSnapshot) => s.context.loaded;

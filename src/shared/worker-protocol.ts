@@ -1,3 +1,5 @@
+import type { StorageRequest, StorageResponse } from './storage-protocol';
+
 /**
  * The messages exchanged with the LLM Web Worker (spec section 3 and 7).
  * Both directions are discriminated unions on `type` (out) and `status` (in),
@@ -28,9 +30,15 @@ export interface ModelLoadSpec {
   shaderF16: boolean;
 }
 
-/** Generation knobs posted with `generate`. */
+/** Generation knobs posted with `generate` (see src/shared/generation-settings.ts). */
 export interface GenerateOptions {
   maxNewTokens: number;
+  /** 0 or absent = greedy. */
+  temperature?: number | undefined;
+  topP?: number | undefined;
+  repetitionPenalty?: number | undefined;
+  /** Sent as a system message before the conversation. */
+  systemPrompt?: string | undefined;
 }
 
 /**
@@ -45,7 +53,8 @@ export type WorkerRequest =
   | { type: 'load'; data: ModelLoadSpec }
   | { type: 'generate'; data: ChatMessage[]; options?: GenerateOptions; purpose?: Purpose }
   | { type: 'interrupt' }
-  | { type: 'reset' };
+  | { type: 'reset' }
+  | StorageRequest;
 
 /** Worker → main thread. Field names follow the spec's table. */
 export type WorkerResponse =
@@ -72,7 +81,8 @@ export type WorkerResponse =
       interrupted: boolean;
       purpose?: Purpose;
     }
-  | { status: 'error'; data: string; phase: 'check' | 'load' | 'generate'; purpose?: Purpose };
+  | { status: 'error'; data: string; phase: 'check' | 'load' | 'generate'; purpose?: Purpose }
+  | StorageResponse;
 
 /** All statuses, handy for exhaustive tests. */
 export type WorkerStatus = WorkerResponse['status'];
