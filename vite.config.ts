@@ -1,25 +1,43 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
+import { join, relative, sep } from 'node:path';
 import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
+import { precacheList } from './src/service-worker/precache.ts';
+
+function filesUnder(dir: string): string[] {
+  if (!dir || !existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)).split(sep).join('/'));
+}
 
 /**
- * Emits /sw.js with the list of built files to precache: every JS/CSS chunk (the worker bundle
- * included: it starts before the service worker controls the first visit) and fonts. ONNX
- * Runtime's 26 MB wasm is not precached: transformers.js keeps it in its own cache when a model
- * first loads.
+ * Emits /sw.js with its precache list derived from the build's own output: the bundle Vite
+ * wrote (every chunk and asset, the worker bundle included) plus the files copied from public/
+ * (see src/service-worker/precache.ts for what is kept). The version hashes every emitted file's
+ * content, so any change to the build installs a new service worker.
  */
 function serviceWorker(): Plugin {
+  let publicDir = '';
   return {
     name: 'app-shell-service-worker',
     apply: 'build',
+    enforce: 'post',
+    configResolved(config) {
+      publicDir = config.publicDir;
+    },
     generateBundle(_options, bundle) {
-      const files = Object.values(bundle)
-        .map((item) => item.fileName)
-        .filter((name) => /\.(js|mjs|css|woff2)$/.test(name))
-        .map((name) => `/${name}`);
-      const precache = ['/', ...files];
-      const version = createHash('sha256').update(precache.join('\n')).digest('hex').slice(0, 12);
+      const publicFiles = filesUnder(publicDir);
+      const precache = precacheList(Object.keys(bundle), publicFiles);
+      const hash = createHash('sha256');
+      for (const name of Object.keys(bundle).sort()) {
+        const item = bundle[name];
+        hash.update(name).update(item?.type === 'chunk' ? item.code : (item?.source ?? ''));
+      }
+      for (const name of publicFiles.sort())
+        hash.update(name).update(readFileSync(join(publicDir, name)));
+      const version = hash.digest('hex').slice(0, 12);
       const source = readFileSync(new URL('./src/service-worker/sw.js', import.meta.url), 'utf8')
         .replace('__VERSION__', version)
         .replace('__PRECACHE__', JSON.stringify(precache));
@@ -39,6 +57,9 @@ export default defineConfig({
     // the main thread; the main-thread budget is checked by tests/e2e/bundle-budget.e2e.test.ts.
     chunkSizeWarningLimit: 4096,
     assetsInlineLimit: 0,
+    // Rolldown's "JavaScript callbacks ran for N s" notice is a profiling hint, not a problem:
+    // kept out of `npm start`'s output.
+    rolldownOptions: { checks: { bundlerTimings: false } },
   },
   server: { port: 5173 },
   preview: { port: 5173 },

@@ -12,6 +12,8 @@ import { AppActorContext } from './ui/AppActorContext';
 import { App } from './ui/App';
 import { readRuntimeConfig } from './runtime-config';
 import { inspect } from './inspection/bus';
+import { registerServiceWorker } from './service-worker/updates';
+import { UpdatePrompt } from './ui/UpdatePrompt';
 import './ui/styles.css';
 
 async function main() {
@@ -36,6 +38,8 @@ async function main() {
       ),
     },
   });
+  // Caches the app shell so a loaded model keeps working offline after a reload.
+  const updates = registerServiceWorker();
   const queryClient = new QueryClient();
   const rootElement = document.getElementById('root');
   if (!rootElement) throw new Error('#root is missing from index.html');
@@ -56,14 +60,9 @@ async function main() {
           <App initialInspect={config.inspect === true} />
         </AppActorContext.Provider>
       </QueryClientProvider>
+      <UpdatePrompt updates={updates} />
     </StrictMode>,
   );
-  if ('serviceWorker' in navigator && import.meta.env.PROD && import.meta.env.MODE !== 'mock') {
-    // Caches the app shell so a loaded model keeps working offline after a reload.
-    navigator.serviceWorker
-      .register('/sw.js')
-      .catch((error: unknown) => console.warn('Service worker:', error));
-  }
 }
 
 void main();

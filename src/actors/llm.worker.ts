@@ -18,7 +18,7 @@ import ortMjsUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.mjs?url';
 import type { ModelLoadSpec, WorkerRequest, WorkerResponse } from '../shared/worker-protocol';
 import { DEFAULT_MODEL_HOST } from '../shared/models';
 import { TokenTextStreamer } from './token-streamer';
-import { describeLoadError, resolveVariant } from './load-plan';
+import { describeLoadError, fallbackReason, resolveVariant } from './load-plan';
 import { cacheCoversPrompt } from './kv-cache';
 
 declare const self: DedicatedWorkerGlobalScope;
@@ -142,7 +142,9 @@ async function load(spec: ModelLoadSpec) {
     };
     post({ status: 'ready', data: { id: variant.id, dtype: variant.dtype } });
   } catch (error) {
-    post({ status: 'error', data: describeLoadError(error), phase: 'load' });
+    const why = fallbackReason(spec, variant);
+    const message = describeLoadError(error);
+    post({ status: 'error', data: why ? `${why}. ${message}` : message, phase: 'load' });
   }
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NO_F16_MESSAGE, describeLoadError, resolveVariant } from './load-plan';
+import { NO_F16_MESSAGE, describeLoadError, fallbackReason, resolveVariant } from './load-plan';
 
 const base = { id: 'a/b', dtype: 'q4f16', shaderF16: true };
 
@@ -35,5 +35,32 @@ describe('describeLoadError', () => {
     ['plain string', /^plain string$/],
   ])('%s', (error, expected) => {
     expect(describeLoadError(error)).toMatch(expected);
+  });
+});
+
+describe('describing twice', () => {
+  // Regression: the worker re-described the tokenizer's already described error, so the message
+  // said "are you offline?" twice.
+  it('says "are you offline?" once when a described message is described again', () => {
+    const inner = describeLoadError(new TypeError('Failed to fetch'));
+    const wrapped = new Error(`Could not load the tokenizer of a/b: ${inner}`);
+    const message = describeLoadError(wrapped);
+    expect(message.match(/are you offline\?/g)).toHaveLength(1);
+    expect(message).toBe(
+      'Could not load the tokenizer of a/b: Network error while downloading the model (are you offline?): Failed to fetch',
+    );
+    expect(describeLoadError(inner)).toBe(inner);
+  });
+});
+
+describe('fallbackReason', () => {
+  it('names the variant tried and why', () => {
+    const spec = { ...base, shaderF16: false, fallback: { id: 'a/c', dtype: 'q4' } };
+    expect(fallbackReason(spec, resolveVariant(spec) as { id: string; dtype: string })).toBe(
+      'No shader-f16 on this GPU, so the q4 variant (a/c) was tried',
+    );
+  });
+  it('is null when the chosen variant loads', () => {
+    expect(fallbackReason(base, { id: 'a/b', dtype: 'q4f16' })).toBeNull();
   });
 });

@@ -17,10 +17,27 @@ export function resolveVariant(
   return { error: NO_F16_MESSAGE };
 }
 
-/** Turns whatever a failed load threw into a message a person can act on. */
+/**
+ * Why a variant other than the chosen one is loading, or null when it is the chosen one, e.g.
+ * "No shader-f16 on this GPU, so the q4 variant (onnx-community/X) was tried".
+ */
+export function fallbackReason(
+  spec: ModelLoadSpec,
+  variant: { id: string; dtype: string },
+): string | null {
+  if (variant.id === spec.id && variant.dtype === spec.dtype) return null;
+  return `No shader-f16 on this GPU, so the ${variant.dtype} variant (${variant.id}) was tried`;
+}
+
+// Messages describeLoadError already produced: describing them again would repeat the prefix.
+const DESCRIBED =
+  /^(Out of memory while loading the model|A model file could not be downloaded|The model file is corrupt|Network error while downloading the model|Could not load the tokenizer of)/;
+
+/** Turns whatever a failed load threw into a message a person can act on (idempotent). */
 export function describeLoadError(error: unknown): string {
   const raw =
     error instanceof Error ? error.message : typeof error === 'string' ? error : String(error);
+  if (DESCRIBED.test(raw)) return raw;
   if (
     /out of memory|OOM|allocation failed|Failed to allocate|RangeError: Array buffer allocation/i.test(
       raw,

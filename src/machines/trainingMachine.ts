@@ -382,6 +382,9 @@ export const selectFailure = (s: TrainingSnapshot) =>
         exitCode: s.context.run?.exit_code ?? null,
       }
     : null;
+/** Where a finished run wrote its adapter (the service's output directory), once known. */
+export const selectOutputDir = (s: TrainingSnapshot) =>
+  s.matches('finished') ? (s.context.run?.output_dir ?? null) : null;
 /** The run id worth keeping across a reload (a run still being watched). */
 export const selectRunToResume = (s: TrainingSnapshot) =>
   s.matches('running') ? s.context.runId : null;

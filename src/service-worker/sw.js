@@ -1,18 +1,28 @@
-/* global self, caches, fetch, URL, Response */
+/* global self, caches, fetch, URL, Request, Response */
 // App-shell service worker: a loaded model keeps working offline after a reload.
 // Model weights are cached by transformers.js in the Cache API ('transformers-cache');
-// this worker caches the app's own files. The build fills in VERSION and PRECACHE.
+// this worker caches the app's own files. The build fills in VERSION and PRECACHE
+// (vite.config.ts, from the build's own bundle: src/service-worker/precache.ts).
 const VERSION = '__VERSION__';
 const PRECACHE = __PRECACHE__;
 const CACHE = `app-shell-${VERSION}`;
+// Every lookup ignores Vary: servers such as vite preview answer `Vary: Origin`, and module
+// scripts are requested with an Origin header the precache requests lacked, so a lookup that
+// honours Vary never matches and the offline reload shows a white page.
+const LOOKUP = { ignoreVary: true };
 
 self.addEventListener('install', (event) => {
+  // A new version waits until the page asks for it (the "A new version is available" prompt);
+  // the first install has nothing to wait for and activates at once.
   event.waitUntil(
     caches
       .open(CACHE)
-      .then((cache) => cache.addAll(PRECACHE))
-      .then(() => self.skipWaiting()),
+      .then((cache) => cache.addAll(PRECACHE.map((url) => new Request(url, { cache: 'reload' })))),
   );
+});
+
+self.addEventListener('message', (event) => {
+  if (event.data && event.data.type === 'skip-waiting') void self.skipWaiting();
 });
 
 self.addEventListener('activate', (event) => {
@@ -44,23 +54,29 @@ self.addEventListener('fetch', (event) => {
           if (response.ok) void caches.open(CACHE).then((cache) => cache.put('/', copy));
           return response;
         })
-        .catch(() => caches.match('/').then((r) => r || Response.error())),
+        .catch(() =>
+          caches
+            .open(CACHE)
+            .then((cache) => cache.match('/', LOOKUP))
+            .then((r) => r || Response.error()),
+        ),
     );
     return;
   }
-  if (!url.pathname.startsWith('/assets/')) return;
-  // Hashed assets never change: cache first, and cache what loads later (worker, wasm, KaTeX).
+  const path = url.pathname;
+  if (!path.startsWith('/assets/') && (path === '/' || !PRECACHE.includes(path))) return;
+  // Hashed assets never change: cache first (keyed by URL), and cache what loads later (wasm).
   event.respondWith(
-    caches.match(request).then(
-      (cached) =>
-        cached ||
-        fetch(request).then((response) => {
-          if (response.ok) {
-            const copy = response.clone();
-            void caches.open(CACHE).then((cache) => cache.put(request, copy));
-          }
-          return response;
-        }),
+    caches.open(CACHE).then((cache) =>
+      cache.match(path, LOOKUP).then(
+        (cached) =>
+          cached ||
+          fetch(request).then((response) => {
+            if (response.ok && !response.headers.get('Vary')?.includes('*'))
+              void cache.put(path, response.clone());
+            return response;
+          }),
+      ),
     ),
   );
 });

@@ -13,30 +13,56 @@ const HubView = lazy(() => import('./hub/HubView'));
 const InspectorPanel = lazy(() => import('./inspector/InspectorPanel'));
 // The dataset and training panels arrive as a chunk of their own, right after the first paint.
 const Tools = lazy(() => import('./Tools'));
+// Only a browser without WebGPU needs this notice: it stays out of the first-load bundle.
+const WebGpuMissing = lazy(() => import('./WebGpuMissing'));
 
-function Overlay() {
+/** Moves focus to the page's content without touching the hash (the hash is the route). */
+function SkipLink() {
   return (
-    <div className="overlay" role="alertdialog" aria-modal="true" aria-labelledby="overlay-text">
-      <p id="overlay-text">WebGPU is not supported by this browser :(</p>
-    </div>
+    <a
+      className="skip-link"
+      href="#content"
+      onClick={(event) => {
+        event.preventDefault();
+        document.getElementById('content')?.focus();
+      }}
+    >
+      Skip to content
+    </a>
   );
 }
 
 function Header({
+  route,
   inspecting,
   onToggleInspector,
 }: {
+  route: string;
   inspecting: boolean;
   onToggleInspector: () => void;
 }) {
+  const onHub = route.startsWith('/hub');
   return (
     <header className="app-header">
+      <SkipLink />
       <a className="brand" href="#/">
-        Local LLM Studio
+        <span className="brand-long">Local </span>LLM Studio
       </a>
+      {import.meta.env.MODE === 'mock' && (
+        <span
+          className="mock-badge"
+          title="Training service, hosted chat and Hub API are simulated in this browser"
+        >
+          Mock mode
+        </span>
+      )}
       <nav aria-label="Main">
-        <a href="#/">Chat</a>
-        <a href="#/hub">Hub</a>
+        <a href="#/" aria-current={onHub ? undefined : 'page'}>
+          Chat
+        </a>
+        <a href="#/hub" aria-current={onHub ? 'page' : undefined}>
+          Hub
+        </a>
         <button
           type="button"
           className="link-button"
@@ -109,11 +135,13 @@ function SessionView({
   );
 }
 
-function HubRoute() {
+function HubRoute({ route }: { route: string }) {
   const model = AppActorContext.useSelector(selectModelRef);
   const goHome = () => (window.location.hash = '#/');
   return (
     <HubView
+      route={route}
+      onNavigate={(hash) => (window.location.hash = hash)}
       onClose={goHome}
       onLoadInChat={(id) => {
         model?.send({ type: 'model.add', id });
@@ -129,22 +157,32 @@ export function App({ initialInspect = false }: { initialInspect?: boolean }) {
   const [inspecting, setInspecting] = useState(initialInspect);
   return (
     <div className="app">
-      <Header inspecting={inspecting} onToggleInspector={() => setInspecting((v) => !v)} />
-      {route.startsWith('/hub') ? (
-        <Suspense fallback={<p className="loading-view">Loading the hub…</p>}>
-          <HubRoute />
-        </Suspense>
-      ) : (
-        <main className="main">
-          {gate === 'checking' && <p className="status-text">Checking WebGPU support…</p>}
-          {gate === 'supported' && <Session />}
-          <aside className="tools" aria-label="Fine-tuning tools">
-            <ToolsSlot />
-          </aside>
-        </main>
-      )}
+      <Header
+        route={route}
+        inspecting={inspecting}
+        onToggleInspector={() => setInspecting((v) => !v)}
+      />
+      <div id="content" className="content" tabIndex={-1}>
+        {route.startsWith('/hub') ? (
+          <Suspense fallback={<p className="loading-view">Loading the hub…</p>}>
+            <HubRoute route={route} />
+          </Suspense>
+        ) : (
+          <main className="main">
+            {gate === 'checking' && <p className="status-text">Checking WebGPU support…</p>}
+            {gate === 'supported' && <Session />}
+            {gate === 'unsupported' && (
+              <Suspense fallback={null}>
+                <WebGpuMissing />
+              </Suspense>
+            )}
+            <aside className="tools" aria-label="Fine-tuning tools">
+              <ToolsSlot />
+            </aside>
+          </main>
+        )}
+      </div>
       <footer className="footer">Generated content may be inaccurate or false.</footer>
-      {gate === 'unsupported' && <Overlay />}
       {inspecting && (
         <Suspense fallback={<p className="status-text">Loading the inspector…</p>}>
           <InspectorPanel onClose={() => setInspecting(false)} />

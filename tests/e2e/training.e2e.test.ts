@@ -108,7 +108,10 @@ describe('fine-tuning in Chromium', () => {
       await panel.getByLabel('Output directory').fill('out/lora');
       await panel.getByLabel('Data file path').fill('data/input_data.json');
       await panel.getByRole('button', { name: 'Train Model' }).click();
-      await panel.getByText('Training failed (exit code 3).').waitFor({ timeout: 30_000 });
+      // The summary leads with the cause (the script's error line), not only the exit code.
+      const failed = panel.getByRole('alert');
+      await failed.getByText('Training failed (exit code 3):').waitFor({ timeout: 30_000 });
+      expect(await failed.textContent()).toContain('CUDA is not available on this machine');
       expect(await panel.locator('pre').textContent()).toContain(
         'error: CUDA is not available on this machine',
       );
@@ -117,23 +120,29 @@ describe('fine-tuning in Chromium', () => {
     }
   });
 
-  it('a refused start (script outside the roots): the server text in an alert, back to idle', async () => {
+  // Regression: a refused start was a native window.alert.
+  it('a refused start (script outside the roots): the server text in the panel, no dialog', async () => {
     const browser = await launch({ webgpu: true });
     try {
       const { page } = browser;
       await page.goto(`${app.url}?trainingUrl=http://127.0.0.1:${servicePort}`);
       const panel = page.getByRole('region', { name: 'Fine-tuning' });
       await panel.waitFor({ timeout: 60_000 });
+      const dialogs: string[] = [];
+      page.on('dialog', (dialog) => {
+        dialogs.push(dialog.message());
+        void dialog.dismiss();
+      });
       await panel.getByLabel('Script path').fill('/etc/hostname');
-      const dialog = page.waitForEvent('dialog');
+      await panel.getByLabel('Data file path').fill('data/input_data.json');
       await panel.getByRole('button', { name: 'Train Model' }).click();
-      const alert = await dialog;
-      expect(alert.type()).toBe('alert');
-      expect(alert.message()).toMatch(
-        /^script_path "\/etc\/hostname" is outside the allowed folders/,
+      const alert = panel.getByRole('alert');
+      await alert.waitFor({ timeout: 30_000 });
+      expect(await alert.textContent()).toMatch(
+        /^Training did not start\. script_path "\/etc\/hostname" is outside the allowed folders/,
       );
-      await alert.dismiss();
       await panel.getByRole('button', { name: 'Train Model' }).waitFor();
+      expect(dialogs).toEqual([]);
     } finally {
       await browser.close();
     }

@@ -35,7 +35,7 @@ export function ModelPanel({ model }: { model: ActorRefFrom<typeof modelMachine>
         <div className="load-error" role="alert">
           <p>Unable to load model due to the following error:</p>
           <p className="load-error-message">{error}</p>
-          <p className="load-error-hint">Choose another model, or retry.</p>
+          <p className="load-error-hint">Retry, or choose another model above.</p>
         </div>
       )}
       <div className="load-row">
@@ -47,21 +47,23 @@ export function ModelPanel({ model }: { model: ActorRefFrom<typeof modelMachine>
           disabled={loading}
           onChange={(value) => model.send({ type: 'model.select', value })}
         />
-        <button
-          type="button"
-          className="primary"
-          disabled={!canLoad}
-          onClick={() => model.send({ type: 'model.load' })}
-        >
-          Load model
-        </button>
-        {state === 'failed' && (
+        {/* One action at a time: after a failure Retry replaces the (then disabled) Load. */}
+        {state === 'failed' ? (
           <button
             type="button"
-            className="secondary"
+            className="primary"
             onClick={() => model.send({ type: 'model.retry' })}
           >
             Retry
+          </button>
+        ) : (
+          <button
+            type="button"
+            className="primary"
+            disabled={!canLoad}
+            onClick={() => model.send({ type: 'model.load' })}
+          >
+            Load model
           </button>
         )}
       </div>

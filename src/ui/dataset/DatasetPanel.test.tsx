@@ -223,3 +223,46 @@ describe('DatasetPanel', () => {
     expect(sessionStorage.getItem(TOKEN_STORAGE_KEY)).toBeNull();
   });
 });
+
+describe('Format Input errors offer only available actions', () => {
+  // Regression: errors said "or generate with the loaded local model" while none was loaded.
+  it('no token, no local model: no local-model advice, a link to create a token', async () => {
+    const user = setup(null, { localModelReady: false });
+    await user.click(screen.getByRole('button', { name: 'Format Input' }));
+    const alert = screen.getByRole('alert');
+    expect(alert).not.toHaveTextContent(/local model/);
+    const link = await within(alert).findByRole('link', {
+      name: 'Create a token on huggingface.co',
+    });
+    expect(link).toHaveAttribute('href', 'https://huggingface.co/settings/tokens');
+    expect(alert).toHaveTextContent(
+      'Enter a Hugging Face access token to use the hosted model. Create a token on huggingface.co',
+    );
+    expect(alert).not.toHaveTextContent(/local model/);
+  });
+
+  it('no token with a local model loaded: the local model is offered', async () => {
+    const user = setup(null, { localModelReady: true, generateLocal: vi.fn() });
+    await user.click(screen.getByRole('radio', { name: /Hosted model/ }));
+    await user.click(screen.getByRole('button', { name: 'Format Input' }));
+    expect(screen.getByRole('alert')).toHaveTextContent('or generate with the loaded local model');
+  });
+
+  it('a refused token (401) links to where tokens are created', async () => {
+    const user = setup('401');
+    await formatWithToken(user);
+    const alert = await screen.findByRole('alert');
+    expect(await within(alert).findByRole('link')).toHaveAttribute(
+      'href',
+      'https://huggingface.co/settings/tokens',
+    );
+  });
+
+  it('network failure without a local model: only "Check the connection."', async () => {
+    const user = setup('network', { localModelReady: false });
+    await formatWithToken(user);
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent(/Check the connection\./);
+    expect(alert).not.toHaveTextContent(/local model/);
+  });
+});

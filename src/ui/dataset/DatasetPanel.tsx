@@ -1,4 +1,5 @@
 import { useId, useState } from 'react';
+import { DatasetMessage } from './DatasetMessage';
 import { useSelector } from '@xstate/react';
 import {
   selectEntries,
@@ -23,6 +24,7 @@ import { useDatasetActor, type GenerateLocal } from './useDatasetActor';
 import { readStoredToken, TokenField } from './TokenField';
 
 export { TOKEN_STORAGE_KEY } from './TokenField';
+
 import './dataset.css';
 
 export const MAX_PAIRS = 100;
@@ -172,7 +174,7 @@ export function DatasetPanel({
         )}
         {inputError && (
           <p className="dataset-error" role="alert">
-            {inputError.message}
+            <DatasetMessage message={inputError.message} localModelReady={localModelReady} />
           </p>
         )}
         <div className="dataset-actions">
@@ -180,7 +182,11 @@ export function DatasetPanel({
             Format Input
           </button>
           {generating && (
-            <button type="button" onClick={() => actor.send({ type: 'dataset.cancel' })}>
+            <button
+              type="button"
+              className="secondary"
+              onClick={() => actor.send({ type: 'dataset.cancel' })}
+            >
               Cancel
             </button>
           )}
@@ -191,15 +197,25 @@ export function DatasetPanel({
 
       {phase === 'failed' && error && (
         <div className="dataset-failure" role="alert">
-          <p>{error.message}</p>
+          <p>
+            <DatasetMessage message={error.message} localModelReady={localModelReady} />
+          </p>
           <div className="dataset-actions">
             {error.retryable && (
-              <button type="button" onClick={() => actor.send({ type: 'dataset.retry' })}>
+              <button
+                type="button"
+                className="secondary"
+                onClick={() => actor.send({ type: 'dataset.retry' })}
+              >
                 Retry
               </button>
             )}
             {partial > 0 && (
-              <button type="button" onClick={() => actor.send({ type: 'dataset.keepPartial' })}>
+              <button
+                type="button"
+                className="secondary"
+                onClick={() => actor.send({ type: 'dataset.keepPartial' })}
+              >
                 Review the {partial} pairs so far
               </button>
             )}
@@ -249,6 +265,7 @@ export function DatasetPanel({
             {onUseForTraining && (
               <button
                 type="button"
+                className="secondary"
                 disabled={!canExport || sending.status === 'sending'}
                 onClick={() => void sendForTraining()}
               >

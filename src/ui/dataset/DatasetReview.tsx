@@ -87,6 +87,7 @@ export function DatasetReview({
                   <td>
                     <button
                       type="button"
+                      className="secondary"
                       onClick={() => onDelete(i)}
                       aria-label={`Delete pair ${i + 1}`}
                     >

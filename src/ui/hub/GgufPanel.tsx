@@ -11,25 +11,37 @@ function CodeTable({
   rows: QuantCode[];
   highlight?: string;
 }) {
+  const hintId = useId();
   return (
-    <div className="hub-table-scroll" tabIndex={0} role="region" aria-label={caption}>
-      <table className="hub-quant-table">
-        <caption>{caption}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Code</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((row) => (
-            <tr key={row.name} className={row.name === highlight ? 'hub-highlight' : undefined}>
-              <td>{row.name}</td>
-              <td>{row.code}</td>
+    <div>
+      <div
+        className="hub-table-scroll"
+        tabIndex={0}
+        role="region"
+        aria-label={`${caption}, scrollable`}
+        aria-describedby={hintId}
+      >
+        <table className="hub-quant-table">
+          <caption>{caption}</caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Code</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {rows.map((row) => (
+              <tr key={row.name} className={row.name === highlight ? 'hub-highlight' : undefined}>
+                <td>{row.name}</td>
+                <td>{row.code}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <p id={hintId} className="hub-table-hint">
+        {rows.length} codes: scroll the table (or focus it and use the arrow keys) to see them all.
+      </p>
     </div>
   );
 }

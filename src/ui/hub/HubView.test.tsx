@@ -55,4 +55,38 @@ describe('HubView', { timeout: 15_000 }, () => {
     await user.click(screen.getByRole('button', { name: 'Close the hub' }));
     expect(onClose).toHaveBeenCalledOnce();
   });
+
+  it('with a route, tabs and tasks are URLs: the hub follows the route and asks to navigate', async () => {
+    const user = userEvent.setup();
+    const onNavigate = vi.fn();
+    const view = render(
+      <QueryClientProvider client={new QueryClient()}>
+        <HubView route="/hub/gguf" onNavigate={onNavigate} />
+      </QueryClientProvider>,
+    );
+    expect(screen.getByRole('tab', { name: 'GGUF' })).toHaveAttribute('aria-selected', 'true');
+    await user.click(screen.getByRole('tab', { name: 'Model snippets' }));
+    expect(onNavigate).toHaveBeenLastCalledWith('#/hub/snippets');
+    view.rerender(
+      <QueryClientProvider client={new QueryClient()}>
+        <HubView route="/hub/tasks/text-generation" onNavigate={onNavigate} />
+      </QueryClientProvider>,
+    );
+    expect(
+      await screen.findByRole('heading', { level: 3, name: 'Text Generation' }),
+    ).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: '← Back to the catalogue' }));
+    expect(onNavigate).toHaveBeenLastCalledWith('#/hub');
+  });
+
+  it('an unknown task id in the URL says so above the catalogue', () => {
+    render(
+      <QueryClientProvider client={new QueryClient()}>
+        <HubView route="/hub/tasks/no-such-task" onNavigate={vi.fn()} />
+      </QueryClientProvider>,
+    );
+    expect(screen.getByRole('alert')).toHaveTextContent(
+      'There is no task "no-such-task" in the catalogue.',
+    );
+  });
 });

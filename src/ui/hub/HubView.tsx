@@ -2,6 +2,8 @@ import { Tabs } from './Tabs';
 import { TaskCatalogue } from './TaskCatalogue';
 import { ModelSnippets } from './ModelSnippets';
 import { GgufPanel } from './GgufPanel';
+import { useState } from 'react';
+import { hubHash, parseHubRoute, type HubLocation, type HubTab } from './hub-route';
 import './hub.css';
 import './hub-snippets.css';
 
@@ -9,17 +11,31 @@ export interface HubViewProps {
   /** Offered for transformers.js ONNX text-generation models ("Load in chat"). */
   onLoadInChat?: (modelId: string) => void;
   onClose?: () => void;
-  /** The section shown first (default: the task catalogue), e.g. from a deep link. */
+  /** The section shown first (default: the task catalogue) when `location` is not given. */
   initialTab?: HubTab;
+  /** The hash route ('/hub/tasks/<id>', '/hub/snippets', …); with `onNavigate` the hub follows it. */
+  route?: string;
+  /** Called with the hash of another place in the hub (a new URL, so Back works). */
+  onNavigate?: (hash: string) => void;
 }
 
-export type HubTab = 'tasks' | 'snippets' | 'gguf';
+export type { HubTab };
 
 /**
  * The model hub (route `#/hub`, loaded lazily): the task catalogue, usage snippets for any model,
  * and GGUF quantization types. Needs a QueryClientProvider above it.
  */
-export default function HubView({ onLoadInChat, onClose, initialTab = 'tasks' }: HubViewProps) {
+export default function HubView({
+  onLoadInChat,
+  onClose,
+  initialTab = 'tasks',
+  route,
+  onNavigate,
+}: HubViewProps) {
+  // Without a URL to follow (tests, embedding), the hub keeps its place itself.
+  const [own, setOwn] = useState<HubLocation>({ tab: initialTab, taskId: null });
+  const here = route !== undefined && onNavigate ? parseHubRoute(route) : own;
+  const go = (to: HubLocation) => (onNavigate ? onNavigate(hubHash(to)) : setOwn(to));
   return (
     <section className="hub" aria-labelledby="hub-title">
       <header className="hub-header">
@@ -35,9 +51,19 @@ export default function HubView({ onLoadInChat, onClose, initialTab = 'tasks' }:
       </p>
       <Tabs
         label="Hub sections"
-        initialId={initialTab}
+        selectedId={here.tab}
+        onSelect={(tab) => go({ tab: tab as HubTab, taskId: null })}
         tabs={[
-          { id: 'tasks', label: 'Tasks', content: <TaskCatalogue /> },
+          {
+            id: 'tasks',
+            label: 'Tasks',
+            content: (
+              <TaskCatalogue
+                openTaskId={here.taskId}
+                onOpenTask={(taskId) => go({ tab: 'tasks', taskId })}
+              />
+            ),
+          },
           {
             id: 'snippets',
             label: 'Model snippets',

@@ -180,4 +180,32 @@ describe('Model snippets view', { timeout: 15_000 }, () => {
     await screen.findByRole('heading', { level: 2, name: HUB_MOCK_IDS.found });
     expect(screen.queryByRole('button', { name: 'Load in chat' })).not.toBeInTheDocument();
   });
+
+  // Regression: an old "Could not reach the Hub" stayed on screen under a new attempt's error.
+  it('a new attempt clears an old "Could not reach the Hub" error', async () => {
+    const user = setup();
+    await fetchId(user, HUB_MOCK_IDS.networkDown);
+    expect(await screen.findByText(/Could not reach the Hub/)).toBeInTheDocument();
+    await pasteRecord(user, '{not json');
+    expect(screen.queryByText(/Could not reach the Hub/)).not.toBeInTheDocument();
+    expect(screen.getAllByRole('alert')).toHaveLength(1);
+    await fetchId(user, HUB_MOCK_IDS.notFound);
+    await screen.findByText(/not found|404/i);
+    expect(screen.getAllByRole('alert')).toHaveLength(1);
+  });
+
+  // Regression: after a paste the model-id field still showed the previously fetched id.
+  it('after a paste the model-id field shows the pasted record id', async () => {
+    const user = setup();
+    await fetchId(user, HUB_MOCK_IDS.found);
+    await screen.findByRole('heading', { level: 2, name: HUB_MOCK_IDS.found });
+    await pasteRecord(
+      user,
+      JSON.stringify({ id: 'pasted/model', pipeline_tag: 'text-generation', tags: [] }),
+    );
+    expect(
+      await screen.findByRole('heading', { level: 2, name: 'pasted/model' }),
+    ).toBeInTheDocument();
+    expect(screen.getByRole('textbox', { name: 'Model id' })).toHaveValue('pasted/model');
+  });
 });

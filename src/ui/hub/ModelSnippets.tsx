@@ -29,6 +29,7 @@ export function ModelSnippets({ onLoadInChat }: { onLoadInChat?: (modelId: strin
   const fetchRecord = (event: FormEvent) => {
     event.preventDefault();
     const id = modelId.trim();
+    setPasteError(null); // a new attempt: an older error no longer applies
     if (source?.kind === 'hub' && source.modelId === id) void query.refetch();
     else setSource({ kind: 'hub', modelId: id });
   };
@@ -36,10 +37,15 @@ export function ModelSnippets({ onLoadInChat }: { onLoadInChat?: (modelId: strin
   const usePaste = (event: FormEvent) => {
     event.preventDefault();
     try {
-      setSource({ kind: 'local', parsed: parseModelRecord({ json: paste }) });
+      const parsed = parseModelRecord({ json: paste });
+      setSource({ kind: 'local', parsed });
+      // The id field names the record the snippets are for (not the last one fetched).
+      setModelId(parsed.record.id);
       setPasteError(null);
     } catch (error) {
       setPasteError(messageOf(error));
+      // A new attempt: an older fetch error ("Could not reach the Hub") no longer applies.
+      if (source?.kind === 'hub' && query.isError) setSource(null);
     }
   };
 
@@ -47,7 +53,10 @@ export function ModelSnippets({ onLoadInChat }: { onLoadInChat?: (modelId: strin
   if (source?.kind === 'local') {
     result = <SnippetResults parsed={source.parsed} onLoadInChat={onLoadInChat} />;
   } else if (source?.kind === 'hub') {
-    if (query.isError) {
+    if (query.isFetching) {
+      // A new attempt replaces the old error while it runs.
+      result = <p className="hub-muted">Fetching the record of {source.modelId}…</p>;
+    } else if (query.isError) {
       result = (
         <p role="alert" className="hub-error">
           {messageOf(query.error)}

@@ -15,15 +15,22 @@ export function Tabs({
   label,
   tabs,
   initialId,
+  selectedId,
+  onSelect,
   className,
 }: {
   label: string;
   tabs: TabItem[];
   initialId?: string;
+  /** Controlled use: the selected tab (e.g. from the URL) and the handler that changes it. */
+  selectedId?: string;
+  onSelect?: (id: string) => void;
   className?: string;
 }) {
   const prefix = useId();
-  const [chosen, setChosen] = useState(initialId ?? tabs[0]?.id ?? '');
+  const [own, setOwn] = useState(initialId ?? tabs[0]?.id ?? '');
+  const chosen = selectedId ?? own;
+  const setChosen = (id: string) => (onSelect ? onSelect(id) : setOwn(id));
   const selected = tabs.some((t) => t.id === chosen) ? chosen : (tabs[0]?.id ?? '');
   // A panel mounts when first shown, then stays mounted (hidden) so its state survives.
   const [visited, setVisited] = useState<ReadonlySet<string>>(() => new Set([selected]));
@@ -65,7 +72,9 @@ export function Tabs({
             aria-selected={tab.id === selected}
             aria-controls={`${prefix}-panel-${tab.id}`}
             tabIndex={tab.id === selected ? 0 : -1}
-            onClick={() => setChosen(tab.id)}
+            onClick={() => {
+              if (tab.id !== selected) setChosen(tab.id);
+            }}
           >
             {tab.label}
           </button>

@@ -104,4 +104,12 @@ describe('TaskCatalogue', { timeout: 20_000 }, () => {
     expect(screen.getAllByRole('table').length).toBeGreaterThan(0);
     expect(screen.getAllByRole('columnheader').length).toBeGreaterThan(1);
   });
+
+  // Regression: a search with one match said "1 tasks".
+  it('one match reads "1 task"', async () => {
+    const user = userEvent.setup();
+    render(<TaskCatalogue />);
+    await user.type(screen.getByLabelText('Search tasks'), 'zero-shot-object');
+    expect(screen.getByText('1 task')).toBeInTheDocument();
+  });
 });

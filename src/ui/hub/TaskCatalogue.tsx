@@ -35,18 +35,44 @@ function TaskCard({ task, onOpen }: { task: TaskEntry; onOpen: () => void }) {
   );
 }
 
-/** The task catalogue grouped by modality, with a search box and the hide flags as a filter. */
-export function TaskCatalogue() {
+/** Finds a task by id among all tasks (the id comes from the URL). */
+function findTask(id: string): TaskEntry | undefined {
+  for (const group of listTasks()) {
+    const task = group.tasks.find((t) => t.key === id);
+    if (task) return task;
+  }
+  return undefined;
+}
+
+/**
+ * The task catalogue grouped by modality, with a search box and the hide flags as a filter.
+ * The open task is given from outside (the URL, `#/hub/tasks/<id>`), so Back returns to the list.
+ */
+export function TaskCatalogue({
+  openTaskId = null,
+  onOpenTask,
+}: {
+  openTaskId?: string | null;
+  onOpenTask?: (id: string | null) => void;
+} = {}) {
   const searchId = useId();
   const [query, setQuery] = useState('');
   const [audience, setAudience] = useState<TaskAudience>('all');
-  const [open, setOpen] = useState<TaskEntry | null>(null);
+  const [ownOpen, setOwnOpen] = useState<string | null>(null);
+  const openId = onOpenTask ? openTaskId : ownOpen;
+  const setOpen = onOpenTask ?? setOwnOpen;
   const groups = useMemo(() => listTasks({ query, audience }), [query, audience]);
   const count = groups.reduce((sum, g) => sum + g.tasks.length, 0);
+  const open = openId ? findTask(openId) : undefined;
 
   if (open) return <TaskDetail task={open} onBack={() => setOpen(null)} />;
   return (
     <div className="hub-catalogue">
+      {openId && (
+        <p role="alert" className="hub-error">
+          There is no task &quot;{openId}&quot; in the catalogue.
+        </p>
+      )}
       <div className="hub-toolbar" role="search">
         <label htmlFor={searchId}>Search tasks</label>
         <input
@@ -66,7 +92,9 @@ export function TaskCatalogue() {
         </label>
       </div>
       <p className="hub-muted" aria-live="polite">
-        {count === 0 ? `No task matches "${query.trim()}".` : `${count} tasks`}
+        {count === 0
+          ? `No task matches "${query.trim()}".`
+          : `${count} ${count === 1 ? 'task' : 'tasks'}`}
       </p>
       {groups.map((group) => (
         <section key={group.modality} aria-labelledby={`hub-modality-${group.modality}`}>
@@ -76,7 +104,7 @@ export function TaskCatalogue() {
           <ul className="hub-task-grid">
             {group.tasks.map((task) => (
               <li key={task.key}>
-                <TaskCard task={task} onOpen={() => setOpen(task)} />
+                <TaskCard task={task} onOpen={() => setOpen(task.key)} />
               </li>
             ))}
           </ul>

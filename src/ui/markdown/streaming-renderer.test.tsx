@@ -1,6 +1,14 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createStreamingRenderer, finishedCount } from './streaming-renderer';
 import { lex, renderMarkdown } from './markdown';
+import { loadKatex, typeset } from './math';
+
+// Regression (issue 12): KaTeX used to load lazily in the middle of these tests, so whether a
+// test typeset its formulas (and how long it took) depended on timing; it loads first now, and
+// both sides of every comparison are typeset synchronously.
+beforeAll(async () => {
+  await loadKatex();
+}, 30_000);
 
 const SAMPLE = `# Title
 
@@ -83,6 +91,7 @@ function html(el: HTMLElement): string {
 function full(text: string): string {
   const el = document.createElement('div');
   el.innerHTML = renderMarkdown(text);
+  typeset(el);
   return normalize(el.innerHTML);
 }
 
@@ -165,12 +174,12 @@ describe('createStreamingRenderer', () => {
     const doc = Array.from({ length: 100 }, (_, i) => `Paragraph ${i} with $x_${i}$.\n\n`).join('');
     const el = document.createElement('div');
     const r = createStreamingRenderer(el);
-    for (let i = 1; i <= doc.length; i += 9) r.update(doc.slice(0, i));
+    for (let i = 1; i <= doc.length; i += 23) r.update(doc.slice(0, i));
     expect(el.children.length).toBeLessThanOrEqual(5); // 4 chunks + the open block
     expect(el.querySelectorAll('.md-chunk > .md-block').length).toBeGreaterThan(90);
     r.finish(doc);
     expect(html(el)).toBe(full(doc));
-  });
+  }, 30_000);
 
   it('an open code fence stays one code block across blank lines', () => {
     const el = document.createElement('div');
@@ -213,7 +222,7 @@ describe('createStreamingRenderer', () => {
     r.finish(text);
     const hrefs = [...el.querySelectorAll('a')].map((a) => a.getAttribute('href'));
     expect(hrefs).toEqual(['https://example.com/a', 'https://example.com/d']);
-  });
+  }, 30_000);
 
   it('sanitizes the open block too', () => {
     const el = document.createElement('div');

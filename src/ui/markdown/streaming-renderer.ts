@@ -18,6 +18,7 @@
 import type { Token, Tokens, TokensList } from 'marked';
 import { lex, renderTokens, sanitizeToFragment } from './markdown';
 import { loadKatex, typeset } from './math';
+import { openBlockFor, type OpenBlock } from './open-block';
 
 export interface StreamingRenderer {
   /** Renders the message so far (the full text, not a delta). */
@@ -86,6 +87,8 @@ export function createStreamingRenderer(container: HTMLElement): StreamingRender
   let committed = '';
   let finished = false;
   let open: HTMLElement | null = null;
+  /** The open block kept as DOM with its finished parts (first child of `open`), if any. */
+  let openBlock: OpenBlock | null = null;
   /** Finished blocks go into chunks of CHUNK_SIZE, so an update lays out few siblings. */
   let chunk: HTMLElement | null = null;
   /** Reference definitions in finished blocks. */
@@ -97,6 +100,7 @@ export function createStreamingRenderer(container: HTMLElement): StreamingRender
     committed = '';
     finished = false;
     open = null;
+    openBlock = null;
     chunk = null;
     links = {};
   };
@@ -121,11 +125,15 @@ export function createStreamingRenderer(container: HTMLElement): StreamingRender
   const render = (fullText: string, final: boolean) => {
     if (fullText === text && (finished || !final)) return;
     if (finished || !fullText.startsWith(committed)) reset();
+    else if (!fullText.startsWith(text)) openBlock = null; // the open block's text was rewritten
     text = fullText;
     const tail = fullText.slice(committed.length);
-    const tokens = lex(tail, links);
+    let tokens = openBlock?.lex(tail, links) ?? null;
+    if (!tokens) {
+      openBlock = null;
+      tokens = lex(tail, links);
+    }
     const done = final ? tokens.length : finishedCount(tokens, tail);
-    // Newly finished blocks render together: an HTML container may span several of them.
     const newlyDone = tokens.slice(0, done);
     for (const token of newlyDone) {
       committed += token.raw;
@@ -135,20 +143,48 @@ export function createStreamingRenderer(container: HTMLElement): StreamingRender
         links[tag] ??= { href, title };
       }
     }
+    if (openBlock && done > 0) {
+      // The open block is finished: its DOM moves to the finished blocks as it is.
+      openBlock.sync(true);
+      const el = document.createElement('div');
+      el.className = 'md-block';
+      el.append(openBlock.element);
+      appendFinished(el);
+      openBlock = null;
+      newlyDone.shift();
+    }
+    // Newly finished blocks render together: an HTML container may span several of them.
     if (newlyDone.some((t) => t.type !== 'space'))
       appendFinished(block(renderTokens(newlyDone, links), 'md-block'));
-    const rest = tokens.slice(done);
-    const html = rest.length ? renderTokens(rest, links) : '';
     if (final) {
       open?.remove();
       open = null;
       finished = true;
-    } else if (open) {
-      open.replaceChildren(sanitizeToFragment(html));
-      typeset(open);
-    } else {
-      open = block(html, 'md-block md-open');
+      return;
+    }
+    if (!open) {
+      open = document.createElement('div');
+      open.className = 'md-block md-open';
       container.append(open);
+    }
+    let rest = tokens.slice(done);
+    const first = rest[0];
+    if (openBlock) {
+      openBlock.sync(false);
+      rest = rest.slice(1);
+    } else if (first && (openBlock = openBlockFor(first, links))) {
+      open.replaceChildren(openBlock.element);
+      openBlock.sync(false);
+      rest = rest.slice(1);
+    }
+    // What follows the open block (e.g. the start of the next one) is rendered again each time.
+    const keep = openBlock ? 1 : 0;
+    while (open.childNodes.length > keep) open.lastChild?.remove();
+    if (rest.length) {
+      const fragment = sanitizeToFragment(renderTokens(rest, links));
+      const ok = typeset(fragment);
+      open.append(fragment);
+      if (!ok) typeset(open);
     }
   };
 

@@ -34,6 +34,7 @@ function renderPanel(props: TrainingPanelProps = {}) {
   const panelProps = {
     client: createTrainingClient({ baseUrl: DEFAULT_TRAINING_URL }),
     pollInterval: 15,
+    dataFileFromDataset: 'service-data/datasets/stored.json',
     ...props,
   };
   const view = render(wrap(<TrainingPanel {...panelProps} />));
@@ -48,11 +49,13 @@ const trainButton = () => screen.getByRole('button', { name: /Train Model|Traini
 
 describe('TrainingPanel', () => {
   it('shows the four labelled fields with defaults and the Train Model button', () => {
-    renderPanel();
+    renderPanel({ dataFileFromDataset: undefined });
     expect(screen.getByLabelText('Script path')).toHaveValue('training/finetune.py');
     expect(screen.getByLabelText('Output directory')).toHaveValue('service-data/outputs/lora');
-    expect(screen.getByLabelText('Data file path')).toHaveValue(
-      'service-data/datasets/input_data.json',
+    // A fresh clone has no dataset: the field starts empty and says where one comes from.
+    expect(screen.getByLabelText('Data file path')).toHaveValue('');
+    expect(screen.getByLabelText('Data file path')).toHaveAccessibleDescription(
+      /No dataset stored yet\. Make one with Format Input and press Use for training/,
     );
     expect(screen.getByLabelText('Base model')).toHaveValue('meta-llama/Llama-3.2-3B-Instruct');
     expect(trainButton()).toHaveTextContent('Train Model');
@@ -72,6 +75,9 @@ describe('TrainingPanel', () => {
     await waitFor(() => expect(Number(bar.getAttribute('aria-valuenow'))).toBeGreaterThan(0));
     expect(bar).toHaveAttribute('aria-valuetext', expect.stringMatching(/^\d+\.\d\d%$/));
     expect(await screen.findByText('✅ Training finished!')).toBeInTheDocument();
+    expect(screen.getByRole('status')).toHaveTextContent(
+      'The adapter was written to service-data/outputs/lora on the training service.',
+    );
     expect(trainButton()).toHaveTextContent('Train Model');
     expect(trainButton()).toBeEnabled();
     expect(screen.queryByRole('progressbar')).not.toBeInTheDocument();
@@ -98,39 +104,73 @@ describe('TrainingPanel', () => {
     expect(mock.requests.filter((r) => r.startsWith('GET /logs')).length).toBe(polls);
   });
 
-  it("a refused start shows the server's text in an alert and returns to idle", async () => {
+  // Regression: a fresh clone's Train Model sent a data file that did not exist and got a pop-up.
+  it('with no dataset, Train Model says so in the panel and sends nothing', async () => {
+    const alert = vi.spyOn(window, 'alert').mockImplementation(() => {});
+    const user = userEvent.setup();
+    renderPanel({ dataFileFromDataset: undefined });
+    await user.click(trainButton());
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'Training did not start. No dataset stored yet. Make one with Format Input and press Use for training',
+    );
+    expect(mock.starts).toHaveLength(0);
+    expect(alert).not.toHaveBeenCalled();
+  });
+
+  it("a data file the service cannot find: the server's text and where a dataset comes from", async () => {
+    server.use(
+      http.post(`${DEFAULT_TRAINING_URL}/train`, () =>
+        HttpResponse.json(
+          { error: 'data_file "service-data/datasets/gone.json" does not exist' },
+          { status: 400 },
+        ),
+      ),
+    );
+    const user = userEvent.setup();
+    renderPanel({ dataFileFromDataset: 'service-data/datasets/gone.json' });
+    await user.click(trainButton());
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent('data_file "service-data/datasets/gone.json" does not exist');
+    expect(alert).toHaveTextContent('Store one with Format Input → Use for training.');
+  });
+
+  // Regression: a refused start used window.alert.
+  it("a refused start shows the server's text in the panel (role=alert) and returns to idle", async () => {
     const alert = vi.spyOn(window, 'alert').mockImplementation(() => {});
     mock.setScenario('fail-start');
     const user = userEvent.setup();
     renderPanel();
     await user.click(trainButton());
-    await waitFor(() => expect(alert).toHaveBeenCalledWith(MOCK_MESSAGES.startFailed));
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      `Training did not start. ${MOCK_MESSAGES.startFailed}`,
+    );
+    expect(alert).not.toHaveBeenCalled();
     expect(trainButton()).toHaveTextContent('Train Model');
     expect(trainButton()).toBeEnabled();
     expect(mock.requests.some((r) => r.startsWith('GET /logs'))).toBe(false);
   });
 
-  it('a service that is not running: the alert says so', async () => {
-    const alert = vi.spyOn(window, 'alert').mockImplementation(() => {});
+  it('a service that is not running: the panel says so', async () => {
     server.use(http.post(`${DEFAULT_TRAINING_URL}/train`, () => HttpResponse.error()));
     const user = userEvent.setup();
     renderPanel();
     await user.click(trainButton());
-    await waitFor(() =>
-      expect(alert).toHaveBeenCalledWith(
-        expect.stringMatching(/^The training service at http:\/\/127\.0\.0\.1:8000 is unreachable/),
-      ),
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      /The training service at http:\/\/127\.0\.0\.1:8000 is unreachable/,
     );
   });
 
-  it('a run whose script fails is shown as failed with its exit code and log', async () => {
+  // Regression: the summary said only "exit code 1" while the cause sat in the log box.
+  it('a run whose script fails leads with the cause: exit code and the error line', async () => {
     mock.setScenario('fail-run');
     const user = userEvent.setup();
     renderPanel();
     await user.click(trainButton());
-    const failed = await screen.findByText(/Training failed \(exit code 1\)\./);
-    expect(failed.closest('[role="alert"]')).toBeInTheDocument();
-    expect(screen.getByText(new RegExp(MOCK_MESSAGES.runError))).toBeInTheDocument();
+    const failed = await screen.findByRole('alert');
+    await waitFor(() => expect(failed).toHaveTextContent(/^Training failed \(exit code 1\):/));
+    expect(failed).toHaveTextContent(
+      `The GPU ran out of memory (CUDA out of memory). ${MOCK_MESSAGES.runError}`,
+    );
     expect(trainButton()).toBeEnabled();
   });
 

@@ -1,10 +1,11 @@
-import { useEffect, useId, useState, type FormEvent } from 'react';
+import { Suspense, lazy, useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { useSelector } from '@xstate/react';
 import {
   selectFailure,
   selectIsBusy,
   selectLastError,
   selectLogLines,
+  selectOutputDir,
   selectPercent,
   selectTrainingStatus,
   selectUnreachable,
@@ -13,6 +14,8 @@ import { DEFAULT_BASE_MODEL, TRAINING_PARAMS } from '../../shared/training-api';
 import { formatPercent } from '../../shared/training-progress';
 import type { TrainingClient } from '../../actors/training-client';
 import { useTrainingActor } from './useTrainingActor';
+// Only a failed run needs it (keeps the first-load bundle within budget).
+const FailedRun = lazy(() => import('./FailedRun'));
 import './training.css';
 
 /** Spec section 3, Training props. */
@@ -23,11 +26,14 @@ export interface TrainingForm {
   baseModel: string;
 }
 
-/** Defaults that work with the service's default roots (paths relative to the repo root). */
+/**
+ * Defaults that work with the service's default roots (paths relative to the repo root). The data
+ * file starts empty: a fresh clone has no dataset, and 'Use for training' fills it.
+ */
 export const DEFAULT_TRAINING_FORM: TrainingForm = {
   scriptPath: 'training/finetune.py',
   outputDir: 'service-data/outputs/lora',
-  dataFile: 'service-data/datasets/input_data.json',
+  dataFile: '',
   baseModel: DEFAULT_BASE_MODEL,
 };
 
@@ -58,13 +64,17 @@ function saveForm(form: TrainingForm) {
   }
 }
 
+const NO_DATASET =
+  'No dataset stored yet. Make one with Format Input and press Use for training, or type the path of a JSON dataset.';
+const DATA_FILE_MISSING = /data_file .*does not exist/;
+
 const FIELDS: { key: keyof TrainingForm; label: string; placeholder: string }[] = [
   { key: 'scriptPath', label: 'Script path', placeholder: 'training/finetune.py' },
   { key: 'outputDir', label: 'Output directory', placeholder: 'service-data/outputs/lora' },
   {
     key: 'dataFile',
     label: 'Data file path',
-    placeholder: 'service-data/datasets/input_data.json',
+    placeholder: 'service-data/datasets/<name>.json',
   },
   { key: 'baseModel', label: 'Base model', placeholder: DEFAULT_BASE_MODEL },
 ];
@@ -91,6 +101,15 @@ export function TrainingPanel({ dataFileFromDataset, client, pollInterval }: Tra
   const unreachable = useSelector(actorRef, selectUnreachable);
   const lastError = useSelector(actorRef, selectLastError);
   const failure = useSelector(actorRef, selectFailure);
+  const outputDir = useSelector(actorRef, selectOutputDir);
+  // Why the last start was refused (the server's text), shown in the panel, never as a pop-up.
+  const [startError, setStartError] = useState<string | null>(null);
+  useEffect(() => {
+    const subscription = actorRef.on('training.startFailed', (event) => {
+      setStartError(event.message);
+    });
+    return () => subscription.unsubscribe();
+  }, [actorRef]);
 
   const [form, setForm] = useState<TrainingForm>(() => {
     const loaded = loadForm();
@@ -106,9 +125,23 @@ export function TrainingPanel({ dataFileFromDataset, client, pollInterval }: Tra
 
   const id = useId();
   const logId = `${id}-log`;
+  const dataHintId = `${id}-data-hint`;
+  const noDataset = form.dataFile.trim() === '';
+
+  // The log box follows its end, so the last (usually the telling) line is in view.
+  const logRef = useRef<HTMLPreElement>(null);
+  useEffect(() => {
+    const log = logRef.current;
+    if (log) log.scrollTop = log.scrollHeight;
+  }, [lines]);
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
+    if (noDataset) {
+      setStartError(NO_DATASET);
+      return;
+    }
+    setStartError(null);
     actorRef.send({
       type: 'training.start',
       request: {
@@ -133,12 +166,18 @@ export function TrainingPanel({ dataFileFromDataset, client, pollInterval }: Tra
               name={key}
               value={form[key]}
               placeholder={placeholder}
-              required
+              required={key !== 'dataFile'}
+              aria-describedby={key === 'dataFile' && noDataset ? dataHintId : undefined}
               disabled={busy}
               spellCheck={false}
               autoComplete="off"
               onChange={(e) => setForm((f) => ({ ...f, [key]: e.target.value }))}
             />
+            {key === 'dataFile' && noDataset && (
+              <p className="training-hint" id={dataHintId}>
+                {NO_DATASET}
+              </p>
+            )}
           </div>
         ))}
         <div className="training-actions">
@@ -179,26 +218,35 @@ export function TrainingPanel({ dataFileFromDataset, client, pollInterval }: Tra
           {lastError ? ` (${lastError})` : ''}
         </p>
       )}
-      {status === 'finished' && (
-        <p className="training-done" role="status">
-          ✅ Training finished!
+      {startError && status === 'idle' && (
+        <p className="training-failed" role="alert">
+          <strong>Training did not start.</strong> {startError}
+          {DATA_FILE_MISSING.test(startError)
+            ? ' Store one with Format Input → Use for training.'
+            : ''}
         </p>
       )}
+      {status === 'finished' && (
+        <div className="training-done" role="status">
+          <p>✅ Training finished!</p>
+          {outputDir && (
+            <p>
+              The adapter was written to <code>{outputDir}</code> on the training service.
+            </p>
+          )}
+        </div>
+      )}
       {failure && (
-        <p className="training-failed" role="alert">
-          <strong>
-            Training failed
-            {failure.exitCode !== null ? ` (exit code ${failure.exitCode})` : ''}.
-          </strong>{' '}
-          {failure.message}
-        </p>
+        <Suspense fallback={null}>
+          <FailedRun exitCode={failure.exitCode} message={failure.message} lines={lines} />
+        </Suspense>
       )}
       {status === 'cancelled' && <p role="status">Training cancelled.</p>}
 
       {lines.length > 0 && (
         <div className="training-log-box">
           <h3 id={logId}>Last log lines</h3>
-          <pre className="training-log" aria-labelledby={logId} tabIndex={0}>
+          <pre className="training-log" aria-labelledby={logId} tabIndex={0} ref={logRef}>
             {lines.join('\n')}
           </pre>
         </div>

@@ -48,14 +48,6 @@ export function useTrainingActor(options: TrainingActorOptions = {}) {
   );
   const actorRef = useActorRef(logic, { input: { resumeRunId: readStoredRunId() }, inspect });
 
-  // Spec: a refused start shows the server's text in an alert.
-  useEffect(() => {
-    const subscription = actorRef.on('training.startFailed', (event) => {
-      window.alert(event.message);
-    });
-    return () => subscription.unsubscribe();
-  }, [actorRef]);
-
   const toResume = useSelector(actorRef, selectRunToResume);
   const busy = useSelector(actorRef, selectIsBusy);
   useEffect(() => {

@@ -1,0 +1,170 @@
+/**
+ * The open block kept as DOM (open-block.ts): streamed token by token, heavy blocks (a long table,
+ * a paragraph of inline formulas, a nested list, a long code fence) and random chunkings of the
+ * 4,000-token answer end as the same DOM as a one-shot render, and stay equal to a full render of
+ * the text so far while streaming. KaTeX is loaded before the tests, so typesetting is synchronous
+ * and every comparison is deterministic (no timers, no frames).
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Tokens } from 'marked';
+import { createStreamingRenderer } from './streaming-renderer';
+import { splitPoint } from './open-block';
+import { lex, renderMarkdown } from './markdown';
+import { loadKatex, typeset } from './math';
+import {
+  answer,
+  codeFenceText,
+  formulasText,
+  nestedListText,
+  tableText,
+  tokenize,
+} from '../../../tests/bench/render-cases';
+
+beforeAll(async () => {
+  await loadKatex();
+}, 30_000);
+
+/** Whitespace between block elements is insignificant. */
+const normalize = (markup: string) => markup.trim().replace(/>\s*</g, '><');
+
+/** The renderer's blocks as comparable HTML (block wrappers removed). */
+function html(el: HTMLElement): string {
+  return normalize(
+    [...el.querySelectorAll('.md-block')]
+      .map((b) => b.innerHTML.trim())
+      .filter(Boolean)
+      .join('\n'),
+  );
+}
+
+/** One-shot render of `text`, typeset like the renderer's. */
+function full(text: string): string {
+  const el = document.createElement('div');
+  el.innerHTML = renderMarkdown(text);
+  typeset(el);
+  return normalize(el.innerHTML);
+}
+
+/** Streams `parts` (one update each), checking every `every`-th update against a full render. */
+function stream(parts: string[], every: number): HTMLElement {
+  const el = document.createElement('div');
+  const r = createStreamingRenderer(el);
+  let text = '';
+  parts.forEach((part, i) => {
+    text += part;
+    r.update(text);
+    if (i % every === every - 1)
+      expect(html(el), `after ${JSON.stringify(text.slice(-30))}`).toBe(full(text));
+  });
+  r.finish(text);
+  expect(html(el)).toBe(full(text));
+  expect(el.querySelector('.md-open')).toBeNull();
+  return el;
+}
+
+describe('heavy open blocks: streamed DOM equals the whole render', () => {
+  it.each([
+    ['a 20 x 4 table', tableText(20, 4)],
+    ['15 inline formulas in one line', formulasText(15)],
+    ['a 15-deep nested list', nestedListText(15)],
+    ['a 30-line code fence', codeFenceText(30)],
+  ])(
+    '%s, token by token',
+    (_, text) => {
+      stream(tokenize(text), 7);
+    },
+    120_000,
+  );
+
+  it.each([1])(
+    'the 4,000-token answer in random chunks (seed %i)',
+    (seed) => {
+      let s = seed;
+      const rand = () => (s = (s * 16807) % 2147483647) / 2147483647;
+      const text = answer(4000).join('');
+      const parts: string[] = [];
+      for (let i = 0; i < text.length;) {
+        const n = 1 + Math.floor(rand() * 60);
+        parts.push(text.slice(i, i + n));
+        i += n;
+      }
+      stream(parts, 100);
+    },
+    120_000,
+  );
+});
+
+describe('finished parts of the open block are kept, not rendered again', () => {
+  it('a table keeps its finished rows as the same nodes and appends new ones', () => {
+    const el = document.createElement('div');
+    const r = createStreamingRenderer(el);
+    const text = tableText(10, 3);
+    const head = text.indexOf('| cell 3');
+    r.update(text.slice(0, head));
+    const rows = [...el.querySelectorAll('.md-open tbody tr')];
+    expect(rows).toHaveLength(3);
+    r.update(text.slice(0, head + 12)); // row 3 being written
+    r.update(text.slice(0, text.indexOf('| cell 6')));
+    const now = [...el.querySelectorAll('.md-open tbody tr')];
+    expect(now).toHaveLength(6);
+    expect(now.slice(0, 3)).toEqual(rows); // same elements
+    expect(now.slice(0, 3).every((tr, i) => tr === rows[i])).toBe(true);
+  });
+
+  it('a paragraph keeps its typeset formulas and re-renders only after the last split', () => {
+    const el = document.createElement('div');
+    const r = createStreamingRenderer(el);
+    const text = formulasText(20);
+    r.update(text.slice(0, text.indexOf('term $x_{5}')));
+    const first = el.querySelector('.md-open p .math-inline');
+    expect(first?.querySelector('.katex')).not.toBeNull();
+    r.update(text.slice(0, text.indexOf('term $x_{12}')));
+    expect(el.querySelector('.md-open p .math-inline')).toBe(first);
+    expect(el.querySelectorAll('.md-open p')).toHaveLength(1);
+  });
+
+  it('a code fence appends text: earlier text nodes are kept', () => {
+    const el = document.createElement('div');
+    const r = createStreamingRenderer(el);
+    const text = codeFenceText(10);
+    r.update(text.slice(0, text.indexOf('const value3')));
+    const firstNode = el.querySelector('.md-open code')?.firstChild;
+    r.update(text.slice(0, text.indexOf('const value7') + 5));
+    expect(el.querySelector('.md-open code')?.firstChild).toBe(firstNode);
+    expect(el.querySelector('.md-open code')?.textContent).toContain('const value6');
+  });
+
+  it('a paragraph that turns into a setext heading or gains a table is rendered again', () => {
+    const words = Array.from({ length: 8 }, (_, i) => `w${i} $x_${i}$`).join(' ');
+    for (const ending of ['\n===\n\nnext\n', '\n| a | b |\n|---|---|\n| 1 | 2 |\n\nnext\n'])
+      stream(tokenize(`${words}${ending}`), 3);
+  }, 60_000);
+
+  it('a code fence whose info string is still being typed, and a fence rewritten, stay equal', () => {
+    stream(['``', '`t', 's\nconst a', ' = 1;\n', '```\n\nafter\n'], 1);
+    const el = document.createElement('div');
+    const r = createStreamingRenderer(el);
+    r.update('```\nabc\ndef');
+    r.update('```\nabX'); // not an extension of the text: the open block starts over
+    expect(el.querySelector('code')?.textContent).toBe('abX\n');
+  });
+});
+
+describe('splitPoint (safe split of a paragraph)', () => {
+  const split = (text: string) => {
+    const p = lex(text)[0] as Tokens.Paragraph | undefined;
+    return p?.type === 'paragraph' ? splitPoint(p.tokens, p.text) : -1;
+  };
+
+  it('splits after text ending in a space, before a closed construct', () => {
+    expect(split('a $x$ b $y$ c')).toBe(3); // [a ][$x$][ b ] | [$y$][ c]
+    expect(split('a **b** c `d` e')).toBe(3);
+  });
+
+  it('never splits after a possible opener or in a line holding a pipe', () => {
+    expect(split('costs $5 and $x$ more $y$ z')).toBe(0); // a stray $ could still close
+    expect(split('a *b c $x$ d $y$')).toBe(0); // an unclosed *
+    expect(split('a | b $x$ c $y$ d')).toBe(0);
+    expect(split('a \\(b $x$ c $y$')).toBe(1); // only before the \(, which may still close
+  });
+});

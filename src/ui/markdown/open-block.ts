@@ -1,0 +1,241 @@
+/**
+ * The open block of a streamed message (the last top-level block, still growing) kept as DOM whose
+ * finished parts are never lexed, sanitized or typeset again, so an update costs in proportion to
+ * the change, not to the block:
+ * - a table keeps its finished rows (a row is finished once its line is): only the header and the
+ *   rows after the last finished one are lexed again, and the new rows are appended;
+ * - a paragraph keeps its finished inline parts (up to a safe split point, see `splitPoint`): the
+ *   rest is lexed as the continuation of a paragraph line (`x ` + rest) and its nodes replaced;
+ * - a fenced code block (cheap to lex) appends the new text as text nodes.
+ * `lex` returns null when the frozen part no longer applies (the block turned into something else,
+ * e.g. a paragraph into a setext heading): the caller then renders the block again from scratch.
+ */
+import type { Token, Tokens, TokensList } from 'marked';
+import { lex, renderTokens, sanitizeToFragment } from './markdown';
+import { typeset } from './math';
+
+type Links = TokensList['links'];
+
+export interface OpenBlock {
+  /** The block's element (`table`, `p` or `pre`), owned by the caller's open wrapper. */
+  readonly element: Element;
+  /**
+   * Lexes `tail` (the text from this block's start to the end) reading again only the block's
+   * unfinished part; the first token stands for this block and has its real `raw`.
+   */
+  lex(tail: string, links: Links): Token[] | null;
+  /** Brings the DOM up to date with the last `lex`; `final`: the block is complete. */
+  sync(final: boolean): void;
+}
+
+/** Renders tokens to sanitized, typeset nodes (typeset later in `root` if KaTeX is not loaded). */
+function nodes(tokens: Token[], links: Links, root: () => ParentNode | null): DocumentFragment {
+  const fragment = sanitizeToFragment(renderTokens(tokens, links));
+  if (!typeset(fragment)) {
+    const later = root();
+    if (later) typeset(later);
+  }
+  return fragment;
+}
+
+export function openBlockFor(token: Token, links: Links): OpenBlock | null {
+  if (token.type === 'table') return tableBlock(token as Tokens.Table, links);
+  if (token.type === 'paragraph') return paragraphBlock(token as Tokens.Paragraph, links);
+  if (token.type === 'code' && !('codeBlockStyle' in token)) return codeBlock(token as Tokens.Code);
+  return null;
+}
+
+function tableBlock(token: Tokens.Table, links: Links): OpenBlock | null {
+  const lines = token.raw.split('\n');
+  if (lines.length < 3) return null; // the delimiter row is still being written
+  const head = `${lines[0]}\n${lines[1]}\n`;
+  const columns = token.header.length;
+  const element = nodes([{ ...token, rows: [] }], links, () => null).firstElementChild;
+  if (element?.tagName !== 'TABLE') return null;
+  let body: Element | null = null;
+  let live: Element[] = [];
+  let frozen = head.length; // chars of the block whose rows are in `body` for good
+  let last = token; // header + the rows after `frozen`
+
+  return {
+    element,
+    lex(tail, known) {
+      const tokens = lex(head + tail.slice(frozen), known);
+      const first = tokens[0];
+      if (first?.type !== 'table' || !first.raw.startsWith(head)) return null;
+      if ((first as Tokens.Table).header.length !== columns) return null;
+      last = first as Tokens.Table;
+      tokens[0] = { ...first, raw: tail.slice(0, frozen) + first.raw.slice(head.length) };
+      return tokens;
+    },
+    sync(final) {
+      for (const row of live) row.remove();
+      live = [];
+      const rows = last.rows;
+      if (rows.length === 0) return;
+      const rendered = nodes([last], links, () => element).querySelectorAll('tbody > tr');
+      if (!body) {
+        body = document.createElement('tbody');
+        element.append(body);
+      }
+      const done = final || last.raw.endsWith('\n') ? rows.length : rows.length - 1;
+      const rowLines = last.raw.slice(head.length).split('\n');
+      rendered.forEach((tr, i) => {
+        body?.append(tr);
+        if (i < done) frozen += (rowLines[i]?.length ?? 0) + 1;
+        else live.push(tr);
+      });
+    },
+  };
+}
+
+/** Characters that can open an inline construct closed by later text. */
+const OPENERS = /[*_~`[\]<>$\\|]/;
+const SAFE_TYPES = new Set([
+  'codespan',
+  'strong',
+  'em',
+  'del',
+  'link',
+  'image',
+  'mathInline',
+  'br',
+]);
+
+function safe(token: Token): boolean {
+  if (token.type === 'text') return !OPENERS.test(token.raw);
+  if (token.type === 'escape') return token.raw !== '\\(' && token.raw !== '\\[';
+  return SAFE_TYPES.has(token.type);
+}
+
+/**
+ * How many of a paragraph's inline tokens are final: every one of them is a closed construct or
+ * text without a possible opener, and the last is text ending with a space inside a line (so the
+ * rest, lexed after `x `, is read as the same continuation). Lines holding `|` are never split
+ * (with the next line they could still become a table header).
+ */
+export function splitPoint(tokens: Token[], text: string): number {
+  let split = 0;
+  let offset = 0;
+  for (let i = 0; i < tokens.length - 1; i++) {
+    const token = tokens[i] as Token;
+    if (!safe(token)) break;
+    offset += token.raw.length;
+    const next = tokens[i + 1] as Token;
+    if (token.type !== 'text' || !token.raw.endsWith(' ') || /^\s/.test(next.raw)) continue;
+    if (next.type === 'br') continue;
+    const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
+    const lineEnd = text.indexOf('\n', offset);
+    if (!text.slice(lineStart, lineEnd < 0 ? undefined : lineEnd).includes('|')) split = i + 1;
+  }
+  return split;
+}
+
+/** Synthetic start of a paragraph line: the rest of a split line lexes as its continuation. */
+const CONTINUATION = 'x ';
+
+function paragraphBlock(token: Tokens.Paragraph, links: Links): OpenBlock | null {
+  if (token.tokens.some((t) => t.type === 'html')) return null;
+  const element = document.createElement('p');
+  let live: ChildNode[] = [];
+  let frozen = 0; // chars of the block whose nodes are in `element` for good
+  let last = token; // the paragraph from `frozen` on, after CONTINUATION once frozen > 0
+  let prefix = 0;
+
+  /** Nodes of inline tokens, the synthetic prefix removed when `strip`. */
+  const inline = (tokens: Token[], strip: boolean): ChildNode[] => {
+    const paragraph = { type: 'paragraph', raw: '', text: '', tokens } as Tokens.Paragraph;
+    const p = nodes([paragraph], links, () => element).firstElementChild;
+    const children = [...(p?.childNodes ?? [])];
+    const first = children[0];
+    if (strip && first?.nodeType === Node.TEXT_NODE) {
+      const data = (first as Text).data.slice(CONTINUATION.length);
+      if (data) (first as Text).data = data;
+      else children.shift();
+    }
+    return children;
+  };
+
+  return {
+    element,
+    lex(tail, known) {
+      if (frozen === 0) {
+        const tokens = lex(tail, known);
+        if (tokens[0]?.type !== 'paragraph') return null;
+        last = tokens[0] as Tokens.Paragraph;
+        prefix = 0;
+        return tokens;
+      }
+      const rest = tail.slice(frozen);
+      if (rest.slice(0, rest.indexOf('\n') + 1 || undefined).includes('|')) return null;
+      const tokens = lex(CONTINUATION + rest, known);
+      const first = tokens[0];
+      const firstInline = (first as Tokens.Paragraph | undefined)?.tokens?.[0];
+      if (first?.type !== 'paragraph' || firstInline?.type !== 'text') return null;
+      if (!firstInline.raw.startsWith(CONTINUATION) || first.tokens?.some((t) => t.type === 'html'))
+        return null;
+      last = first as Tokens.Paragraph;
+      prefix = CONTINUATION.length;
+      tokens[0] = { ...first, raw: tail.slice(0, frozen) + first.raw.slice(prefix) };
+      return tokens;
+    },
+    sync(final) {
+      for (const node of live) node.remove();
+      const tokens = last.tokens;
+      const split = final ? 0 : splitPoint(tokens, last.text);
+      if (split > 0) {
+        element.append(...inline(tokens.slice(0, split), prefix > 0));
+        for (const t of tokens.slice(0, split)) frozen += t.raw.length;
+        frozen -= prefix;
+      }
+      live = inline(tokens.slice(split), split === 0 && prefix > 0);
+      element.append(...live);
+    },
+  };
+}
+
+function codeBlock(token: Tokens.Code): OpenBlock | null {
+  const element = sanitizeToFragment(renderTokens([token], {})).firstElementChild;
+  const code = element?.querySelector('code');
+  if (element?.tagName !== 'PRE' || !code) return null;
+  const lang = token.lang;
+  /** The text shown, as marked renders it (one final newline); the HTML parser drops NULs. */
+  const shownText = (t: Tokens.Code) =>
+    (t.text ? `${t.text.replace(/\n$/, '')}\n` : '').replace(/\0/g, '');
+  let shown = shownText(token);
+  let line = document.createTextNode(shown.slice(0, -1));
+  const newline = document.createTextNode(shown.slice(-1));
+  code.replaceChildren(line, newline);
+  let last = token;
+
+  return {
+    element,
+    lex(tail, known) {
+      const tokens = lex(tail, known);
+      const first = tokens[0];
+      if (first?.type !== 'code' || 'codeBlockStyle' in first || first.lang !== lang) return null;
+      last = first as Tokens.Code;
+      return tokens;
+    },
+    sync() {
+      const want = shownText(last);
+      if (want === shown) return;
+      if (shown && want.startsWith(shown.slice(0, -1)) && want.endsWith('\n')) {
+        // Append: complete lines close the current text node, the last line starts a new one.
+        const added = want.slice(shown.length - 1, -1);
+        const cut = added.lastIndexOf('\n') + 1;
+        if (cut > 0) {
+          line.appendData(added.slice(0, cut));
+          line = document.createTextNode('');
+          code.insertBefore(line, newline);
+        }
+        line.appendData(added.slice(cut));
+      } else {
+        line = document.createTextNode(want.slice(0, -1));
+        newline.data = want.slice(-1);
+        code.replaceChildren(line, newline);
+      }
+      shown = want;
+    },
+  };
+}
