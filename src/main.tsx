@@ -8,6 +8,9 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { appMachine } from './machines/appMachine';
 import { createLlmWorkerActor } from './actors/llm-worker-actor';
 import { probeWebGPUActor } from './actors/webgpu-probe';
+import { createConversationStoreActor } from './actors/conversation-store';
+import { requestPersistActor, storageEstimateActor } from './actors/storage-manager';
+import { storedModelsMachine } from './machines/storedModelsMachine';
 import { AppActorContext } from './ui/AppActorContext';
 import { App } from './ui/App';
 import { readRuntimeConfig } from './runtime-config';
@@ -29,6 +32,10 @@ async function main() {
   const logic = appMachine.provide({
     actors: {
       probeWebGPU: probeWebGPUActor,
+      conversationStore: createConversationStoreActor(),
+      storedModels: storedModelsMachine.provide({
+        actors: { storageEstimate: storageEstimateActor, requestPersist: requestPersistActor },
+      }),
       llmWorker: createLlmWorkerActor(
         () =>
           new Worker(new URL('./actors/llm.worker.ts', import.meta.url), {

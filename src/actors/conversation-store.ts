@@ -3,7 +3,7 @@
  * at a time, so saves land in the order they were sent; every failure comes back as a typed
  * `store.failed` value (quota, private mode, a blocked upgrade), never as a thrown error.
  */
-import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction } from 'idb';
+import type { DBSchema, IDBPDatabase, IDBPTransaction } from 'idb';
 import { fromCallback } from 'xstate';
 import type { Conversation } from '../shared/conversations/types';
 import { reviveMessages, summaryOf, sortSummaries } from '../shared/conversations/types';
@@ -91,6 +91,8 @@ export async function openStore({
 }: OpenOptions = {}): Promise<Db> {
   if (typeof indexedDB === 'undefined')
     throw named('UnavailableError', 'IndexedDB is not available');
+  // idb arrives as its own small chunk, after the first paint.
+  const { openDB } = await import('idb');
   return new Promise<Db>((resolve, reject) => {
     openDB<StudioDB>(name, version, {
       upgrade(db, oldVersion, newVersion, tx) {
