@@ -177,6 +177,8 @@ function SessionView({
 }) {
   const ready = useSelector(model, (s) => s.matches('ready'));
   const generating = useSelector(chat, selectIsGenerating);
+  // A saved conversation can be read before any model is loaded.
+  const hasMessages = useSelector(chat, (s) => s.context.messages.length > 0);
   useEffect(() => {
     if (ready) preloadMarkdown();
   }, [ready]);
@@ -195,7 +197,7 @@ function SessionView({
           <SettingsPanel chat={chat} />
         </Suspense>
       </details>
-      <ChatView chat={chat} showMessages={ready} />
+      <ChatView chat={chat} showMessages={ready || hasMessages} />
     </div>
   );
 }
