@@ -43,25 +43,116 @@ export default tseslint.config(
     },
   },
   {
-    // Dependency rules of docs/ARCHITECTURE.md, enforced.
+    // Dependency rules of docs/ARCHITECTURE.md, enforced (scripts/deps-graph.ts checks the graph
+    // drawn there). src/main.tsx and src/composition.ts (the composition root) may import anything.
     files: ['src/machines/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: ['**/ui/**', '**/actors/**', 'react', '@tanstack/*', '@huggingface/*'] },
+        {
+          patterns: [
+            {
+              group: ['**/ui/**', '**/ui', '**/actors/**', '**/composition'],
+              message: 'Machines are pure: no UI, no actors.',
+            },
+            {
+              group: ['**/hub/**', '**/inspection/**'],
+              message: 'Machines import only xstate and src/shared.',
+            },
+            {
+              group: ['react', 'react-dom', '@tanstack/*', '@huggingface/*', '@xstate/react'],
+              message: 'Machines are pure.',
+            },
+          ],
+        },
       ],
       'no-restricted-globals': ['error', 'fetch', 'Worker', 'window', 'document', 'navigator'],
     },
   },
   {
     files: ['src/actors/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: ['**/ui/**'] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/ui/**', '**/ui', '**/composition', 'react', 'react-dom', '@xstate/react'],
+              message: 'Actors never import UI.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/shared/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                '**/ui/**',
+                '**/actors/**',
+                '**/machines/**',
+                '**/hub/**',
+                '**/inspection/**',
+                '**/composition',
+              ],
+              message: 'src/shared holds pure modules that import nothing of the app.',
+            },
+          ],
+        },
+      ],
+      'no-restricted-globals': ['error', 'Worker', 'window', 'document'],
+    },
   },
   {
     files: ['src/ui/**/*.{ts,tsx}'],
+    ignores: ['src/ui/**/*.test.{ts,tsx}'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: ['@huggingface/transformers'] }],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/actors/**'],
+              allowTypeImports: true,
+              message:
+                'The UI imports only types from src/actors; real implementations come from the composition root (src/composition.ts) through ServicesContext.',
+            },
+            {
+              group: ['**/composition'],
+              message: 'Only src/main.tsx and tests call the composition root.',
+            },
+            {
+              group: ['@huggingface/transformers', 'onnxruntime-web'],
+              message: 'transformers.js runs only in the worker.',
+            },
+          ],
+        },
+      ],
       'no-restricted-globals': ['error', 'fetch', 'Worker'],
+    },
+  },
+  {
+    files: ['src/ui/**/*.test.{ts,tsx}'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/actors/**'],
+              allowTypeImports: true,
+              message:
+                'Tests wire real implementations through src/composition.ts, fakes through machine.provide.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
@@ -69,7 +160,14 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: ['**/ui/**', '**/machines/**', '**/actors/**'] },
+        {
+          patterns: [
+            {
+              group: ['**/ui/**', '**/ui', '**/machines/**', '**/actors/**', '**/composition'],
+              message: 'The hub never imports machines, actors or UI.',
+            },
+          ],
+        },
       ],
     },
   },

@@ -99,18 +99,6 @@ function scenarioOf(id: string): HubScenario {
   }
 }
 
-/** Answers every model id with one scenario (`found`: the given record, or the fixture). */
-export function hubScenarioHandler(
-  scenario: HubScenario,
-  record?: Record<string, unknown>,
-): RequestHandler {
-  return http.get(`${HUB_API_MODELS}/*`, ({ params }) => {
-    const id = String(params[0] ?? '');
-    if (scenario === 'found' && record) return HttpResponse.json(record);
-    return answer(scenario, id);
-  });
-}
-
 /** The Hub API of the mock mode and of the tests: the model id picks the answer. */
 export const hubHandlers: RequestHandler[] = [
   http.get(`${HUB_API_MODELS}/*`, ({ params }) => {

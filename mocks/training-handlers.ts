@@ -20,12 +20,18 @@ import {
   DatasetSchema,
   LogsQuerySchema,
   LOG_TAIL,
+  MetricsQuerySchema,
   TrainRequestSchema,
   formatIssues,
   type DatasetResponse,
   type ErrorResponse,
   type LogsResponse,
+  type MetricPoint,
+  type MetricsResponse,
+  type ModelList,
   type RunInfo,
+  type RunList,
+  type RunPhase,
   type TrainRequest,
   type TrainResponse,
 } from '../src/shared/training-api';
@@ -42,11 +48,13 @@ export const MOCK_MESSAGES = {
   busy: (id: string) =>
     `A training run is already in progress (run ${id}). Cancel it or wait for it to finish before starting another.`,
   runError: 'RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB',
+  noModel: 'Mock runs save no browser-ready model (web/ holds no onnx/model*.onnx weights).',
 } as const;
 
 interface MockRun {
   info: RunInfo;
   log: string[];
+  metrics: MetricPoint[];
   polls: number;
   scenario: TrainingScenario;
 }
@@ -91,20 +99,50 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
     run.polls += 1;
     if (run.scenario === 'fail-run' && run.polls >= 2) {
       run.log.push('Traceback (most recent call last):', MOCK_MESSAGES.runError);
-      Object.assign(run.info, { state: 'failed', exit_code: 1, ended_at: now() });
+      finish(run, { state: 'failed', exit_code: 1 });
       return;
     }
     const total = run.info.total ?? 1;
     const from = run.info.current ?? 0;
+    if (from >= total) {
+      // One poll in the saving phase (100 %, "Saving…"), then the trainer exits 0.
+      run.log.push('saved LoRA adapter');
+      finish(run, { state: 'succeeded', exit_code: 0, model_error: MOCK_MESSAGES.noModel });
+      return;
+    }
     const to = Math.min(total, from + stepsPerPoll);
-    for (let step = from + 1; step <= to; step++)
-      run.log.push(`step ${step}/${total} loss ${(2 / (1 + step / 10)).toFixed(4)}`);
+    const started = Date.parse(run.info.started_at);
+    for (let step = from + 1; step <= to; step++) {
+      const loss = Number((2 / (1 + step / 10)).toFixed(4));
+      const learningRate = 2e-4 * (1 - step / total);
+      run.log.push(`{'loss': ${loss}, 'learning_rate': ${learningRate}}`, `step ${step}/${total}`);
+      run.metrics.push({
+        seq: run.metrics.length,
+        step,
+        loss,
+        learning_rate: learningRate,
+        epoch: step / total,
+        grad_norm: null,
+        time: (Date.now() - started) / 1000,
+      });
+      run.info.last_loss = loss;
+    }
+    run.info.metrics_count = run.metrics.length;
     run.info.current = to;
     run.info.progress = Math.round((to / total) * 10_000) / 100;
-    if (to >= total) {
-      run.log.push('saved LoRA adapter');
-      Object.assign(run.info, { state: 'succeeded', exit_code: 0, ended_at: now() });
-    }
+    // The last step is printed; the next poll finds the trainer done saving.
+    const saving: RunPhase = 'saving';
+    if (to >= total) run.info.phase = saving;
+  }
+
+  function finish(run: MockRun, patch: Partial<RunInfo>) {
+    const ended = now();
+    Object.assign(run.info, {
+      phase: null,
+      ended_at: ended,
+      duration_ms: Date.parse(ended) - Date.parse(run.info.started_at),
+      ...patch,
+    });
   }
 
   function find(id: string | readonly string[] | undefined) {
@@ -144,9 +182,11 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
           scenario,
           polls: 0,
           log: [`loading ${parsed.data.base_model}`, `step 0/${parsed.data.max_steps}`],
+          metrics: [],
           info: {
             id,
             state: 'running',
+            phase: 'training',
             exit_code: null,
             signal: null,
             current: 0,
@@ -154,10 +194,15 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
             progress: 0,
             started_at: now(),
             ended_at: null,
+            duration_ms: 0,
             script_path: parsed.data.script_path,
             base_model: parsed.data.base_model,
             output_dir: parsed.data.output_dir,
             data_file: parsed.data.data_file,
+            last_loss: null,
+            metrics_count: 0,
+            model_id: null,
+            model_error: null,
           },
         });
         return HttpResponse.json<TrainResponse>({ run_id: id });
@@ -186,9 +231,40 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
       },
     ),
 
-    http.get(`${base}/runs`, ({ request }) => {
+    http.get<PathParams, DefaultBodyType, RunList>(`${base}/runs`, ({ request }) => {
       record(request);
-      return HttpResponse.json({ runs: [...runs.values()].map((r) => r.info).reverse() });
+      return HttpResponse.json<RunList>({
+        runs: [...runs.values()].map((r) => r.info).reverse(),
+        active: active()?.info.id ?? null,
+      });
+    }),
+
+    http.get<PathParams, DefaultBodyType, MetricsResponse | ErrorResponse>(
+      `${base}/runs/:id/metrics`,
+      ({ request, params }) => {
+        record(request);
+        const run = find(params.id);
+        if (!run) return error(404, `No run with id "${String(params.id)}"`);
+        const query = z.safeParse(
+          MetricsQuerySchema,
+          Object.fromEntries(new URL(request.url).searchParams),
+        );
+        if (!query.success)
+          return error(400, `Invalid query: ${formatIssues(query.error.issues, 'query')}`);
+        const after = query.data.after ?? -1;
+        const points = run.metrics.filter((p) => p.seq > after);
+        return HttpResponse.json<MetricsResponse>({
+          points,
+          next: points.at(-1)?.seq ?? after,
+          seen: run.metrics.length,
+          stride: 1,
+        });
+      },
+    ),
+
+    http.get<PathParams, DefaultBodyType, ModelList>(`${base}/models`, ({ request }) => {
+      record(request);
+      return HttpResponse.json<ModelList>({ models: [] });
     }),
 
     http.get<PathParams, DefaultBodyType, RunInfo | ErrorResponse>(
@@ -210,8 +286,8 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
         if (!run) return error(404, `No run with id "${String(params.id)}"`);
         if (run.info.state !== 'running')
           return error(409, `Run ${run.info.id} is not running (it is ${run.info.state})`);
-        run.log.push('[service] cancel requested: SIGTERM sent to the process group');
-        Object.assign(run.info, { state: 'cancelled', signal: 'SIGTERM', ended_at: now() });
+        run.log.push('[service] cancel requested: SIGTERM sent to every process of the run');
+        finish(run, { state: 'cancelled', signal: 'SIGTERM' });
         return HttpResponse.json<RunInfo>(run.info);
       },
     ),

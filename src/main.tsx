@@ -1,17 +1,13 @@
 /**
- * The composition root: the only place that wires real actors (the Web Worker, the WebGPU probe)
- * into the machines. Tests wire fakes the same way with `appMachine.provide`.
+ * Starts the app: mock mode, the inspector, and the real implementations built by the composition
+ * root (src/composition.ts) handed to React (the app actor's logic and the panels' services).
  */
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { appMachine } from './machines/appMachine';
-import { createLlmWorkerActor } from './actors/llm-worker-actor';
-import { probeWebGPUActor } from './actors/webgpu-probe';
-import { createConversationStoreActor } from './actors/conversation-store';
-import { requestPersistActor, storageEstimateActor } from './actors/storage-manager';
-import { storedModelsMachine } from './machines/storedModelsMachine';
+import { createAppLogic, createServices } from './composition';
 import { AppActorContext } from './ui/AppActorContext';
+import { ServicesContext } from './ui/services';
 import { App } from './ui/App';
 import { readRuntimeConfig } from './runtime-config';
 import { inspect } from './inspection/bus';
@@ -29,25 +25,11 @@ async function main() {
     const { startStatelyInspector } = await import('./inspection/stately');
     await startStatelyInspector();
   }
-  const logic = appMachine.provide({
-    actors: {
-      probeWebGPU: probeWebGPUActor,
-      conversationStore: createConversationStoreActor(),
-      storedModels: storedModelsMachine.provide({
-        actors: { storageEstimate: storageEstimateActor, requestPersist: requestPersistActor },
-      }),
-      llmWorker: createLlmWorkerActor(
-        () =>
-          new Worker(new URL('./actors/llm.worker.ts', import.meta.url), {
-            type: 'module',
-            name: 'llm',
-          }),
-      ),
-    },
-  });
+  const logic = createAppLogic({ debug: config.debug });
   // Caches the app shell so a loaded model keeps working offline after a reload.
   const updates = registerServiceWorker();
   const queryClient = new QueryClient();
+  const services = createServices({ queryClient });
   const rootElement = document.getElementById('root');
   if (!rootElement) throw new Error('#root is missing from index.html');
   createRoot(rootElement).render(
@@ -61,10 +43,13 @@ async function main() {
               models: config.models,
               modelHost: config.modelHost,
               maxNewTokens: config.maxNewTokens,
+              replyStallMs: config.replyStallMs,
             },
           }}
         >
-          <App initialInspect={config.inspect === true} />
+          <ServicesContext value={services}>
+            <App initialInspect={config.inspect === true} />
+          </ServicesContext>
         </AppActorContext.Provider>
       </QueryClientProvider>
       <UpdatePrompt updates={updates} />

@@ -10,6 +10,8 @@ describe('readRuntimeConfig', () => {
       modelHost: DEFAULT_MODEL_HOST,
       maxNewTokens: undefined,
       inspect: false,
+      debug: false,
+      replyStallMs: undefined,
     });
     expect(c.models).toHaveLength(4);
   });
@@ -45,5 +47,14 @@ describe('readRuntimeConfig', () => {
     expect(isLoopbackUrl('http://localhost:1/')).toBe(true);
     expect(isLoopbackUrl('javascript:alert(1)')).toBe(false);
     expect(isLoopbackUrl('http://127.0.0.1.evil.com/')).toBe(false);
+  });
+
+  it('?stallSeconds=N (1–600) shortens the reply stall delay; bad values keep the default', () => {
+    expect(readRuntimeConfig({ search: '?stallSeconds=5' }).replyStallMs).toBe(5000);
+    for (const bad of ['0', '601', '2.5', 'x', '-3']) {
+      expect(readRuntimeConfig({ search: `?stallSeconds=${bad}` }).replyStallMs).toBeUndefined();
+    }
+    expect(readRuntimeConfig({ search: '?debug' }).debug).toBe(true);
+    expect(readRuntimeConfig({ search: '' }).debug).toBe(false);
   });
 });

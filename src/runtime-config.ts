@@ -7,6 +7,10 @@ export interface RuntimeConfig {
   maxNewTokens: number | undefined;
   /** `?inspect` opens the state-machine inspector; `?inspect=stately` connects Stately's instead. */
   inspect: boolean | 'stately';
+  /** `?debug`: test hooks (the worker accepts `debug.loseDevice`; `window.__llmWorker`). */
+  debug: boolean;
+  /** `?stallSeconds=N` (1–600): how long a reply may be silent before the worker is abandoned. */
+  replyStallMs: number | undefined;
 }
 
 /** Only loopback hosts may replace the model host: a link cannot point the app elsewhere. */
@@ -49,5 +53,8 @@ export function readRuntimeConfig(location: { search: string }): RuntimeConfig {
     Number.isInteger(maxTokens) && maxTokens >= 1 && maxTokens <= 4096 ? maxTokens : undefined;
   const inspectParam = params.get('inspect');
   const inspect = inspectParam === 'stately' ? 'stately' : inspectParam !== null;
-  return { models, modelHost, maxNewTokens, inspect };
+  const stall = Number(params.get('stallSeconds'));
+  const replyStallMs =
+    Number.isInteger(stall) && stall >= 1 && stall <= 600 ? stall * 1000 : undefined;
+  return { models, modelHost, maxNewTokens, inspect, debug: params.has('debug'), replyStallMs };
 }

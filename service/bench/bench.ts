@@ -1,11 +1,23 @@
 /**
  * `npm run bench:service`: GET /logs/{id}?tail=10 latency (median, p99) on a run with 1,000 and
- * with 1,000,000 log lines, then with 50 concurrent pollers, and the service's resident memory.
+ * with 1,000,000 log lines, then with 50 concurrent pollers, and the service's resident memory;
+ * GET /runs/{id}/metrics on a run with 100,000 metric points (full and incremental); serving a
+ * 500 MB model file (throughput, peak RSS while streaming it).
  * The service runs as `npm run service` does (its own process), on a free loopback port, with a
- * temporary data folder; the load script is service/test/fixtures/lines.mjs.
+ * temporary data folder; the load scripts are service/test/fixtures/lines.mjs and metrics.mjs.
+ * `--smoke`: 100 and 1,000 lines, 5 pollers, 1,000 metric points, a 5 MiB file, few requests
+ * (CI: it runs end to end; the figures mean nothing).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { Agent, request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -13,9 +25,14 @@ import { join, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const FIXTURES = join(ROOT, 'service', 'test', 'fixtures');
-const SEQUENTIAL = 2000;
-const POLLERS = 50;
-const PER_POLLER = 100;
+const SMOKE = process.argv.includes('--smoke');
+const SEQUENTIAL = SMOKE ? 50 : 2000;
+const POLLERS = SMOKE ? 5 : 50;
+const PER_POLLER = SMOKE ? 10 : 100;
+const LOG_SIZES = SMOKE ? [100, 1000] : [1000, 1_000_000];
+const METRIC_POINTS = SMOKE ? 1000 : 100_000;
+const FILE_BYTES = SMOKE ? 5 * 1024 * 1024 : 500 * 1024 * 1024;
+const TINY = join(ROOT, 'tests', 'fixtures', 'generated', 'tiny-model');
 
 function freePort(): Promise<number> {
   return new Promise((ok) => {
@@ -29,6 +46,26 @@ function freePort(): Promise<number> {
 }
 
 const agent = new Agent({ keepAlive: true, maxSockets: POLLERS });
+
+/** GET that counts the body's bytes without keeping them. */
+function drain(port: number, path: string): Promise<number> {
+  return new Promise((ok, fail) => {
+    const req = request({ host: '127.0.0.1', port, path, agent }, (res) => {
+      let bytes = 0;
+      res.on('data', (c: Buffer) => (bytes += c.length));
+      res.on('end', () =>
+        res.statusCode === 200 ? ok(bytes) : fail(new Error(`${res.statusCode}`)),
+      );
+    });
+    req.on('error', fail);
+    req.end();
+  });
+}
+
+/** Resets the process's peak RSS (VmHWM) so the next reading covers only what follows. */
+function resetPeak(pid: number) {
+  writeFileSync(`/proc/${pid}/clear_refs`, '5');
+}
 
 function call(port: number, method: string, path: string, body?: unknown): Promise<string> {
   return new Promise((ok, fail) => {
@@ -88,6 +125,8 @@ async function main() {
       TRAINING_SCRIPT_ROOTS: FIXTURES,
       TRAINING_DATA_ROOTS: base,
       TRAINING_OUTPUT_ROOTS: base,
+      FIXTURE_TINY_MODEL: join(base, 'bench-model'),
+      FIXTURE_STEP_MS: '1',
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -103,12 +142,34 @@ async function main() {
     console.log(`service pid ${pid}, RSS at start ${idle.rss.toFixed(1)} MiB\n`);
     const rows: string[][] = [];
     let bigRun = '';
-    for (const lines of [1000, 1_000_000]) {
+    const train = async (script: string, output: string, steps: number) =>
+      (
+        JSON.parse(
+          await call(port, 'POST', '/train', {
+            script_path: join(FIXTURES, script),
+            output_dir: output,
+            data_file: 'data.json',
+            base_model: 'bench',
+            max_len: 1,
+            repeat: 1,
+            max_steps: steps,
+            lr: 0.1,
+          }),
+        ) as { run_id: string }
+      ).run_id;
+    const waitEnd = async (id: string) => {
+      for (;;) {
+        const run = JSON.parse(await call(port, 'GET', `/runs/${id}`)) as { state: string };
+        if (run.state !== 'running') return run.state;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    for (const lines of LOG_SIZES) {
       const started = performance.now();
       const { run_id } = JSON.parse(
         await call(port, 'POST', '/train', {
           script_path: join(FIXTURES, 'lines.mjs'),
-          output_dir: 'out',
+          output_dir: `out-${lines}`,
           data_file: 'data.json',
           base_model: 'bench',
           max_len: 1,
@@ -144,6 +205,7 @@ async function main() {
       bigRun = run_id;
     }
     const path = `/logs/${bigRun}?tail=10`;
+    const bigLabel = (LOG_SIZES.at(-1) ?? 0).toLocaleString('en-US');
     const concurrent: number[] = [];
     const wall = performance.now();
     await Promise.all(
@@ -155,7 +217,7 @@ async function main() {
     const c = stats(concurrent);
     const mem = rssMiB(pid);
     rows.push([
-      `1,000,000 lines, ${POLLERS} pollers`,
+      `${bigLabel} lines, ${POLLERS} pollers`,
       c.median.toFixed(3),
       c.p99.toFixed(3),
       String(c.n),
@@ -166,7 +228,66 @@ async function main() {
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
     for (const row of [header, ...rows])
       console.log(row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  '));
-    console.log(`\npeak RSS ${mem.peak.toFixed(1)} MiB; Node ${process.version}`);
+    console.log(`\npeak RSS ${mem.peak.toFixed(1)} MiB; Node ${process.version}\n`);
+
+    // The loss curve: GET /runs/{id}/metrics with METRIC_POINTS points.
+    const metricsStarted = performance.now();
+    const metricsRun = await train('metrics.mjs', 'out-metrics', METRIC_POINTS);
+    await waitEnd(metricsRun);
+    const metricsIngest = (performance.now() - metricsStarted) / 1000;
+    const full = JSON.parse(await call(port, 'GET', `/runs/${metricsRun}/metrics`)) as {
+      points: unknown[];
+      next: number;
+    };
+    if (full.points.length !== METRIC_POINTS)
+      throw new Error(`expected ${METRIC_POINTS} points, got ${full.points.length}`);
+    resetPeak(pid);
+    const fullSamples: number[] = [];
+    let fullBytes = 0;
+    for (let i = 0; i < (SMOKE ? 5 : 20); i++) {
+      const t = performance.now();
+      fullBytes = await drain(port, `/runs/${metricsRun}/metrics`);
+      fullSamples.push(performance.now() - t);
+    }
+    const incSamples: number[] = [];
+    for (let i = 0; i < (SMOKE ? 50 : 1000); i++)
+      incSamples.push(await timed(port, `/runs/${metricsRun}/metrics?after=${full.next - 10}`));
+    const fm = stats(fullSamples);
+    const im = stats(incSamples);
+    const metricsMem = rssMiB(pid);
+    const points = METRIC_POINTS.toLocaleString('en-US');
+    console.log(
+      `GET /runs/{id}/metrics, ${points} points (ingested in ${metricsIngest.toFixed(1)} s)`,
+    );
+    console.log(
+      `  all points:      median ${fm.median.toFixed(1)} ms, p99 ${fm.p99.toFixed(1)} ms, ${(fullBytes / 1048576).toFixed(1)} MiB JSON, ${fm.n} requests`,
+    );
+    console.log(
+      `  ?after=next-10:  median ${im.median.toFixed(3)} ms, p99 ${im.p99.toFixed(3)} ms, ${im.n} requests`,
+    );
+    console.log(
+      `  RSS ${metricsMem.rss.toFixed(1)} MiB, peak while serving ${metricsMem.peak.toFixed(1)} MiB\n`,
+    );
+
+    // Serving a model file: a FILE_BYTES onnx/model.onnx in a finished run's web/ folder.
+    const model = join(base, 'bench-model');
+    cpSync(TINY, model, { recursive: true });
+    mkdirSync(join(model, 'onnx'), { recursive: true });
+    writeFileSync(join(model, 'onnx', 'model.onnx'), '');
+    truncateSync(join(model, 'onnx', 'model.onnx'), FILE_BYTES); // sparse: measures the service, not the disk
+    const modelRun = await train('hf-trainer.mjs', 'bench-served', 2);
+    if ((await waitEnd(modelRun)) !== 'succeeded') throw new Error('model run did not succeed');
+    await drain(port, '/trained/bench-served/resolve/main/config.json');
+    resetPeak(pid);
+    const before = rssMiB(pid);
+    const t = performance.now();
+    const served = await drain(port, '/trained/bench-served/resolve/main/onnx/model.onnx');
+    const serveSeconds = (performance.now() - t) / 1000;
+    if (served !== FILE_BYTES) throw new Error(`served ${served} of ${FILE_BYTES} bytes`);
+    const after = rssMiB(pid);
+    console.log(
+      `GET /trained/{name}/resolve/main/onnx/model.onnx, ${(FILE_BYTES / 1048576).toFixed(0)} MiB: ${serveSeconds.toFixed(2)} s, ${(FILE_BYTES / 1048576 / serveSeconds).toFixed(0)} MiB/s; RSS ${before.rss.toFixed(1)} → ${after.rss.toFixed(1)} MiB, peak ${after.peak.toFixed(1)} MiB`,
+    );
   } finally {
     service.kill('SIGTERM');
     agent.destroy();

@@ -3,6 +3,7 @@
  * hooks (loopback Host only, Origin allowlist with CORS, JSON-only state changes).
  */
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { readFileSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod/mini';
@@ -10,16 +11,21 @@ import {
   DatasetParamsSchema,
   DatasetSchema,
   LogsQuerySchema,
+  MetricsQuerySchema,
   RunParamsSchema,
   TrainRequestSchema,
   formatIssues,
   type DatasetResponse,
   type ErrorResponse,
   type LogsQuery,
+  type MetricsQuery,
+  type RunList,
+  type ServiceInfo,
   type TrainRequest,
   type TrainResponse,
 } from '../../src/shared/training-api';
-import { LOOPBACK_HOSTS, type ServiceConfig } from './config';
+import { LOOPBACK_HOSTS, REPO_ROOT, type ServiceConfig } from './config';
+import { registerModelRoutes } from './model-routes';
 import { RequestError } from './paths';
 import { RunManager, type SpawnFn } from './runs';
 
@@ -40,6 +46,17 @@ function sendError(reply: FastifyReply, statusCode: number, message: string) {
 /** Host values that name this service: its loopback names with the port it listens on. */
 function allowedHosts(port: number): Set<string> {
   return new Set(LOOPBACK_HOSTS.map((h) => `${h.includes(':') ? `[${h}]` : h}:${port}`));
+}
+
+function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(`${REPO_ROOT}/package.json`, 'utf8')) as {
+      version?: string;
+    };
+    return pkg.version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
 }
 
 export interface AppDeps {
@@ -101,10 +118,14 @@ export function buildService(config: ServiceConfig, deps: AppDeps = {}): Trainin
         );
       reply.header('Access-Control-Allow-Origin', origin);
       reply.header('Vary', 'Origin');
+      reply.header(
+        'Access-Control-Expose-Headers',
+        'Content-Length, Content-Range, Accept-Ranges, ETag',
+      );
     }
     if (request.method === 'OPTIONS') {
-      reply.header('Access-Control-Allow-Methods', 'GET, POST, PUT, OPTIONS');
-      reply.header('Access-Control-Allow-Headers', 'Content-Type');
+      reply.header('Access-Control-Allow-Methods', 'GET, HEAD, POST, PUT, OPTIONS');
+      reply.header('Access-Control-Allow-Headers', 'Content-Type, Range');
       reply.header('Access-Control-Max-Age', '600');
       if (request.headers['access-control-request-private-network'] === 'true')
         reply.header('Access-Control-Allow-Private-Network', 'true');
@@ -141,6 +162,26 @@ export function buildService(config: ServiceConfig, deps: AppDeps = {}): Trainin
 
   app.get('/health', () => ({ ok: true }));
 
+  const info: ServiceInfo = {
+    name: 'Local LLM Studio training service',
+    version: packageVersion(),
+    docs: 'service/README.md in the repository (section "Endpoints")',
+    endpoints: [
+      'GET /',
+      'GET /health',
+      'POST /train',
+      'GET /runs',
+      'GET /runs/{run_id}',
+      'GET /runs/{run_id}/metrics',
+      'POST /runs/{run_id}/cancel',
+      'GET /logs/{run_id}',
+      'PUT /datasets/{name}',
+      'GET /models',
+      'GET|HEAD /trained/{name}/resolve/main/{file}',
+    ],
+  };
+  app.get('/', () => info);
+
   app.post<{ Body: TrainRequest }>(
     '/train',
     { schema: { body: TrainRequestSchema } },
@@ -151,12 +192,18 @@ export function buildService(config: ServiceConfig, deps: AppDeps = {}): Trainin
     },
   );
 
-  app.get('/runs', () => ({ runs: runs.list() }));
+  app.get('/runs', (): RunList => ({ runs: runs.list(), active: runs.activeId }));
 
   app.get<{ Params: { id: string } }>(
     '/runs/:id',
     { schema: { params: RunParamsSchema } },
     (request) => runs.get(request.params.id),
+  );
+
+  app.get<{ Params: { id: string }; Querystring: MetricsQuery }>(
+    '/runs/:id/metrics',
+    { schema: { params: RunParamsSchema, querystring: MetricsQuerySchema } },
+    (request) => runs.metrics(request.params.id, request.query.after),
   );
 
   app.post<{ Params: { id: string } }>(
@@ -191,10 +238,13 @@ export function buildService(config: ServiceConfig, deps: AppDeps = {}): Trainin
     },
   );
 
+  registerModelRoutes(app, runs);
+
   return {
     app,
     runs,
     async listen() {
+      await runs.recover();
       await app.listen({ host: config.host, port: config.port });
       const address = app.server.address();
       const port = typeof address === 'object' && address ? address.port : config.port;

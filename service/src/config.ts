@@ -25,6 +25,8 @@ export interface ServiceConfig {
   allowedOrigins: string[];
   /** Interpreter for .py scripts. */
   python: string;
+  /** TRAINING_LAUNCHER: argv placed before the script (torchrun, accelerate launch), or null. */
+  launcher: string[] | null;
   /** Between SIGTERM and SIGKILL when a run is cancelled, in ms. */
   killGraceMs: number;
   /** Largest request body for POST /train and POST /runs/{id}/cancel, in bytes. */
@@ -45,6 +47,26 @@ function list(value: string | undefined, sep: string): string[] | undefined {
     .split(sep)
     .map((s) => s.trim())
     .filter(Boolean);
+}
+
+/** TRAINING_LAUNCHER: a JSON array of non-empty strings, e.g. ["torchrun","--standalone"]. */
+export function parseLauncher(value: string | undefined): string[] | null {
+  if (value === undefined || value.trim() === '') return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    parsed = undefined;
+  }
+  if (
+    !Array.isArray(parsed) ||
+    parsed.length === 0 ||
+    !parsed.every((s): s is string => typeof s === 'string' && s.trim() !== '' && !s.includes('\0'))
+  )
+    throw new Error(
+      `TRAINING_LAUNCHER must be a JSON array of non-empty strings, e.g. ["torchrun","--standalone","--nproc_per_node=4"]; got ${JSON.stringify(value)}`,
+    );
+  return parsed;
 }
 
 function int(name: string, value: string | undefined, fallback: number, min: number, max: number) {
@@ -103,6 +125,7 @@ export function loadConfig(
     outputRoots,
     allowedOrigins,
     python: env.TRAINING_PYTHON ?? 'python3',
+    launcher: parseLauncher(env.TRAINING_LAUNCHER),
     killGraceMs: int('TRAINING_KILL_GRACE_MS', env.TRAINING_KILL_GRACE_MS, 5000, 0, 600_000),
     bodyLimit: int('TRAINING_BODY_LIMIT', env.TRAINING_BODY_LIMIT, 16 * 1024, 256, 1 << 20),
     datasetLimit: int(

@@ -114,7 +114,17 @@ export interface Launch {
   args: string[];
 }
 
-export async function launchFor(script: string, python: string): Promise<Launch> {
+/**
+ * With a launcher (TRAINING_LAUNCHER, e.g. torchrun), the launcher's argv comes first and the
+ * script follows it as given: the launcher starts the interpreter itself.
+ */
+export async function launchFor(
+  script: string,
+  python: string,
+  launcher: readonly string[] | null = null,
+): Promise<Launch> {
+  const [first, ...rest] = launcher ?? [];
+  if (first !== undefined) return { command: first, args: [...rest, script] };
   const ext = extname(script).toLowerCase();
   if (ext === '.py') return { command: python, args: ['-u', script] };
   if (ext === '.js' || ext === '.mjs' || ext === '.cjs')

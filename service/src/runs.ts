@@ -1,85 +1,50 @@
 /**
- * Training runs: starting a script as a child process (argument array, own process group), one at
- * a time; its output into a LogStore; cancelling (SIGTERM to the group, SIGKILL after a grace
- * period); run records on disk so a restart lists what ran, and runs it interrupted.
+ * Training runs: one at a time, started in named steps (validate → prepare folder → spawn → wire
+ * output → finish); its output into a LogStore and its metric lines into a MetricsStore; every
+ * process of it tracked (proc-tree.ts), so cancel, shutdown and a restart after a crash end them
+ * all. Run records on disk let a restart list what ran.
  */
-import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { spawn as nodeSpawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import {
-  closeSync,
-  fstatSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readSync,
-  renameSync,
-  writeFileSync,
-} from 'node:fs';
-import { dirname, join } from 'node:path';
-import * as z from 'zod/mini';
+import { mkdirSync, readdirSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import {
   LOG_TAIL,
-  RunInfoSchema,
   type LogsQuery,
   type LogsResponse,
+  type MetricsResponse,
   type RunInfo,
   type TrainRequest,
 } from '../../src/shared/training-api';
-import { lastStepCount, lastStepCountInLines, toPercent } from '../../src/shared/training-progress';
+import { lastStepCountInLines } from '../../src/shared/training-progress';
 import type { ServiceConfig } from './config';
-import { LineAssembler, LogStore } from './log-store';
+import { LogStore } from './log-store';
+import { MetricsStore } from './metrics';
+import { inspectWebFolder, modelId, modelName } from './models';
 import { RequestError, confineDirectory, confineExistingFile, launchFor } from './paths';
+import { ProcessTree, endTree } from './proc-tree';
+import {
+  noteProgress,
+  spawnChild,
+  wireOutput,
+  type ActiveRun,
+  type RunContext,
+  type SpawnFn,
+} from './run-process';
+import { publicView, readLastLines, readRecord, writeRecord, type RunRecord } from './run-records';
 
-export type SpawnFn = (command: string, args: string[], options: SpawnOptions) => ChildProcess;
-
-/** What is kept on disk: the API's view plus how the process was started. */
-const RunRecordSchema = z.extend(RunInfoSchema, {
-  pid: z.nullable(z.number()),
-  command: z.string(),
-  args: z.array(z.string()),
-});
-type RunRecord = z.infer<typeof RunRecordSchema>;
-
-interface ActiveRun {
-  record: RunRecord;
-  child: ChildProcess | null;
-  store: LogStore;
-  cancelRequested: boolean;
-  killTimer: NodeJS.Timeout | null;
-  exited: Promise<void>;
-}
+export type { SpawnFn } from './run-process';
 
 const KEEP_LOADED = 8;
 
-/** The last lines within the file's last 64 KiB (bounded work, for a record's progress). */
-function readLastLines(file: string): string[] {
-  let fd: number | null = null;
-  try {
-    fd = openSync(file, 'r');
-    const size = fstatSync(fd).size;
-    const length = Math.min(size, 64 * 1024);
-    const buffer = Buffer.alloc(length);
-    readSync(fd, buffer, 0, length, size - length);
-    return buffer.toString('utf8').split('\n');
-  } catch {
-    return [];
-  } finally {
-    if (fd !== null) closeSync(fd);
-  }
-}
-
-function publicView(record: RunRecord): RunInfo {
-  const { pid: _pid, command: _command, args: _args, ...info } = record;
-  return info;
-}
-
 export class RunManager {
   private readonly runs = new Map<string, RunRecord>();
-  /** Log stores of runs that ended, most recently used last. */
-  private readonly loaded = new Map<string, Promise<LogStore>>();
+  /** Log and metric stores of runs that ended, most recently used last. */
+  private readonly loaded = new Map<string, Promise<[LogStore, MetricsStore]>>();
   private active: ActiveRun | null = null;
   private readonly runsDir: string;
+  private readonly context: RunContext;
 
   constructor(
     private readonly config: ServiceConfig,
@@ -87,30 +52,49 @@ export class RunManager {
   ) {
     this.runsDir = join(config.dataDir, 'runs');
     mkdirSync(this.runsDir, { recursive: true });
+    this.context = {
+      config,
+      spawnFn,
+      save: (record) => this.save(record),
+      clearActive: () => {
+        this.active = null;
+      },
+      finish: (active, code, signal) => this.finish(active, code, signal),
+    };
   }
 
-  /** Loads the records on disk; runs that were going when the service stopped are interrupted. */
+  /** Loads the records on disk. */
   init(): void {
     for (const entry of readdirSync(this.runsDir, { withFileTypes: true })) {
       if (!entry.isDirectory()) continue;
-      let record: RunRecord;
-      try {
-        const raw: unknown = JSON.parse(
-          readFileSync(join(this.runsDir, entry.name, 'run.json'), 'utf8'),
-        );
-        record = RunRecordSchema.parse(raw);
-      } catch {
-        continue; // a half-written or foreign folder: not a run
+      const record = readRecord(join(this.runsDir, entry.name, 'run.json'));
+      if (record) this.runs.set(record.id, record);
+    }
+  }
+
+  /**
+   * Runs recorded as running were left behind by a service that died: end whatever of them still
+   * runs (by pid and start time, and the run marker), then mark them interrupted.
+   */
+  async recover(): Promise<void> {
+    for (const record of this.runs.values()) {
+      if (record.state !== 'running' || this.active?.record.id === record.id) continue;
+      const tree = new ProcessTree(record.id, null, record.processes);
+      tree.scan();
+      const left = tree.alive().length;
+      if (left > 0) {
+        console.log(`Run ${record.id} left ${left} processes running: ending them`);
+        await endTree(tree, this.config.killGraceMs, (line) => console.log(line));
       }
-      if (record.state === 'running') {
-        record.state = 'interrupted';
-        record.ended_at = new Date().toISOString();
-        record.error =
-          'The training service stopped while this run was going; its output up to then is kept.';
-        this.noteProgress(record, lastStepCountInLines(readLastLines(this.logOf(record.id))));
-        this.save(record);
-      }
-      this.runs.set(record.id, record);
+      record.state = 'interrupted';
+      record.phase = null;
+      record.ended_at = new Date().toISOString();
+      record.processes = tree.entries();
+      record.error =
+        'The training service stopped while this run was going; its output up to then is kept' +
+        (left > 0 ? ` (${left} leftover processes were ended at the next start).` : '.');
+      noteProgress(record, lastStepCountInLines(readLastLines(this.logOf(record.id))));
+      this.save(record);
     }
   }
 
@@ -122,15 +106,12 @@ export class RunManager {
     return join(this.dirOf(id), 'output.log');
   }
 
+  private metricsOf(id: string): string {
+    return join(this.dirOf(id), 'metrics.jsonl');
+  }
+
   private save(record: RunRecord): void {
-    const file = join(this.dirOf(record.id), 'run.json');
-    try {
-      writeFileSync(`${file}.tmp`, JSON.stringify(record, null, 2));
-      renameSync(`${file}.tmp`, file);
-    } catch (error) {
-      // The run goes on in memory; only its record after a restart is affected.
-      console.error(`Could not save ${file}:`, error instanceof Error ? error.message : error);
-    }
+    writeRecord(this.dirOf(record.id), record);
   }
 
   list(): RunInfo[] {
@@ -139,18 +120,39 @@ export class RunManager {
       .map(publicView);
   }
 
-  get(id: string): RunInfo {
-    const record = this.runs.get(id);
-    if (!record) throw new RequestError(404, `No run with id "${id}"`);
-    return publicView(record);
+  /** Records of every run (for the model listing). */
+  records(): RunRecord[] {
+    return [...this.runs.values()];
   }
 
-  /** The active run's id, if any (for shutdown and tests). */
+  get(id: string): RunInfo {
+    return publicView(this.recordOf(id));
+  }
+
+  private recordOf(id: string): RunRecord {
+    const record = this.runs.get(id);
+    if (!record) throw new RequestError(404, `No run with id "${id}"`);
+    return record;
+  }
+
+  /** The active run's id, if any. */
   get activeId(): string | null {
     return this.active?.record.id ?? null;
   }
 
   async start(request: TrainRequest): Promise<RunInfo> {
+    const plan = await this.validate(request);
+    await this.checkOutputFree(plan.outputDir);
+    // From the busy check to `this.active = …` nothing awaits, so two starts cannot both pass.
+    this.checkIdle();
+    const active = this.prepare(request, plan);
+    await spawnChild(this.context, active);
+    wireOutput(this.context, active);
+    return publicView(active.record);
+  }
+
+  /** Step 1: request paths confined to their roots, and the command line. */
+  private async validate(request: TrainRequest) {
     const { config } = this;
     const script = await confineExistingFile(
       'script_path',
@@ -170,36 +172,52 @@ export class RunManager {
       config.outputRoots,
       config.baseDir,
     );
-    const launch = await launchFor(script, config.python);
-    // From the check to `this.active = …` nothing awaits, so two starts cannot both pass.
-    if (this.active) {
-      const { id, started_at } = this.active.record;
-      throw new RequestError(
-        409,
-        `A training run is already in progress (run ${id}, started ${started_at}). Cancel it or wait for it to finish before starting another.`,
-      );
-    }
-    const id = randomUUID();
+    const launch = await launchFor(script, config.python, config.launcher);
     const args = [
       ...launch.args,
-      '--base_model',
-      request.base_model,
-      '--data_file',
-      dataFile,
-      '--output_dir',
-      outputDir,
-      '--max_len',
-      String(request.max_len),
-      '--repeat',
-      String(request.repeat),
-      '--max_steps',
-      String(request.max_steps),
-      '--lr',
-      String(request.lr),
+      ...['--base_model', request.base_model, '--data_file', dataFile],
+      ...['--output_dir', outputDir, '--max_len', String(request.max_len)],
+      ...['--repeat', String(request.repeat), '--max_steps', String(request.max_steps)],
+      ...['--lr', String(request.lr)],
     ];
+    return { script, dataFile, outputDir, command: launch.command, args };
+  }
+
+  /** A run never writes into a folder another run is using or has saved a result in. */
+  private async checkOutputFree(outputDir: string) {
+    const running = this.active?.record;
+    if (running?.output_dir === outputDir)
+      throw new RequestError(
+        409,
+        `Output folder ${outputDir} is in use by the running run ${running.id}; choose another output directory.`,
+      );
+    const entries = await readdir(outputDir).catch(() => [] as string[]);
+    if (entries.length === 0) return;
+    const owner = [...this.runs.values()]
+      .filter((r) => r.output_dir === outputDir)
+      .sort((a, b) => b.started_at.localeCompare(a.started_at))[0];
+    throw new RequestError(
+      409,
+      `Output folder ${outputDir} already holds ${owner ? `the result of run ${owner.id} (${owner.state})` : 'files'}; choose another output directory or delete that folder first.`,
+    );
+  }
+
+  private checkIdle() {
+    if (!this.active) return;
+    const { id, started_at } = this.active.record;
+    throw new RequestError(
+      409,
+      `A training run is already in progress (run ${id}, started ${started_at}). Cancel it or wait for it to finish before starting another.`,
+    );
+  }
+
+  /** Step 2: the run's folder, log, metrics file and record. */
+  private prepare(request: TrainRequest, plan: Awaited<ReturnType<RunManager['validate']>>) {
+    const id = randomUUID();
     const record: RunRecord = {
       id,
       state: 'running',
+      phase: 'training',
       exit_code: null,
       signal: null,
       current: null,
@@ -207,113 +225,90 @@ export class RunManager {
       progress: 0,
       started_at: new Date().toISOString(),
       ended_at: null,
-      script_path: script,
+      duration_ms: 0,
+      script_path: plan.script,
       base_model: request.base_model,
-      output_dir: outputDir,
-      data_file: dataFile,
+      output_dir: plan.outputDir,
+      data_file: plan.dataFile,
+      last_loss: null,
+      metrics_count: 0,
+      model_id: null,
+      model_error: null,
       pid: null,
-      command: launch.command,
-      args,
+      command: plan.command,
+      args: plan.args,
+      processes: [],
     };
     mkdirSync(this.dirOf(id), { recursive: true });
-    const store = new LogStore(this.logOf(id), config.ringLines);
+    const store = new LogStore(this.logOf(id), this.config.ringLines);
     store.openForWriting();
-    let markExited = () => {};
+    const metrics = new MetricsStore(this.metricsOf(id));
+    metrics.openForWriting();
     const active: ActiveRun = {
       record,
       child: null,
       store,
+      metrics,
+      tree: new ProcessTree(id),
+      startedMs: Date.now(),
       cancelRequested: false,
-      killTimer: null,
-      exited: new Promise<void>((ok) => (markExited = ok)),
+      ended: Promise.resolve(),
     };
     this.active = active;
     this.runs.set(id, record);
-
-    let child: ChildProcess;
-    try {
-      // An argument array and no shell: request values are never interpreted. `detached` gives
-      // the child its own process group, so cancelling reaches whatever it starts.
-      child = this.spawnFn(launch.command, args, {
-        cwd: dirname(script),
-        detached: true,
-        shell: false,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, PYTHONUNBUFFERED: '1' },
-      });
-      await new Promise<void>((ok, fail) => {
-        child.once('spawn', ok);
-        child.once('error', fail);
-      });
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      const hint = launch.command === config.python ? ' (set TRAINING_PYTHON)' : '';
-      record.state = 'failed';
-      record.ended_at = new Date().toISOString();
-      record.error = `Could not start ${launch.command}${hint}: ${reason}`;
-      store.append(record.error);
-      await store.close();
-      this.save(record);
-      this.active = null;
-      markExited();
-      throw new RequestError(500, record.error);
-    }
-    active.child = child;
-    record.pid = child.pid ?? null;
-    this.save(record);
-
-    const onLine = (line: string) => {
-      store.append(line);
-      if (line.includes('/')) this.noteProgress(record, lastStepCount(line));
-    };
-    for (const stream of [child.stdout, child.stderr]) {
-      if (!stream) continue;
-      const assembler = new LineAssembler(config.maxLineChars, onLine);
-      store.assemblers.push(assembler);
-      stream.on('data', (chunk: Buffer) => {
-        assembler.push(chunk);
-        const open = assembler.open;
-        if (open.includes('/')) this.noteProgress(record, lastStepCount(open));
-        if (!store.flush()) {
-          stream.pause();
-          void store.drained().then(() => stream.resume());
-        }
-      });
-      stream.on('end', () => assembler.end());
-    }
-    child.on('error', (error) => store.append(`[service] process error: ${error.message}`));
-    child.once('close', (code, signal) => {
-      void this.finish(active, code, signal).then(markExited);
-    });
-    return publicView(record);
+    return active;
   }
 
-  private noteProgress(record: RunRecord, step: { current: number; total: number } | null) {
-    if (!step) return;
-    record.current = step.current;
-    record.total = step.total;
-    record.progress = Math.max(record.progress, toPercent(step));
-  }
-
+  /** Step 5: the outcome. Succeeded = exit 0, not cancelled, and a saved result. */
   private async finish(active: ActiveRun, code: number | null, signal: NodeJS.Signals | null) {
     const { record, store } = active;
-    if (active.killTimer) clearTimeout(active.killTimer);
     for (const assembler of store.assemblers) assembler.end();
     store.assemblers.length = 0;
-    record.exit_code = code;
-    record.signal = signal;
-    record.ended_at = new Date().toISOString();
-    if (record.state === 'running')
-      record.state = active.cancelRequested ? 'cancelled' : code === 0 ? 'succeeded' : 'failed';
-    await store.close();
+    let state = record.state;
+    if (state === 'running') {
+      if (active.cancelRequested) state = 'cancelled';
+      else if (code !== 0) state = 'failed';
+      else if ((await readdir(record.output_dir).catch(() => [])).length === 0) {
+        state = 'failed';
+        record.error = `The trainer exited with code 0 but saved nothing in ${record.output_dir}.`;
+        store.append(`[service] ${record.error}`);
+      } else state = 'succeeded';
+    }
+    if (state === 'succeeded') await this.noteModel(record);
+    await Promise.all([store.close(), active.metrics.close()]);
+    // The record turns final and the service idle in the same tick: a client that sees the
+    // run ended can start the next one.
+    Object.assign(record, {
+      state,
+      phase: null,
+      exit_code: code,
+      signal,
+      ended_at: new Date().toISOString(),
+      processes: active.tree.entries(),
+    });
     this.save(record);
-    this.remember(record.id, Promise.resolve(store));
+    this.remember(record.id, Promise.resolve([store, active.metrics]));
     if (this.active === active) this.active = null;
   }
 
-  private remember(id: string, store: Promise<LogStore>) {
+  /** A succeeded run's browser-ready copy: its model id, or why there is none. */
+  private async noteModel(record: RunRecord) {
+    const web = await inspectWebFolder(record.output_dir);
+    if (!web.ok) {
+      record.model_error = web.reason;
+      return;
+    }
+    let name = modelName(record.output_dir);
+    const taken = [...this.runs.values()].some(
+      (r) => r.id !== record.id && r.model_id === modelId(name),
+    );
+    if (taken) name = `${name}-${record.id.slice(0, 8)}`;
+    record.model_id = modelId(name);
+  }
+
+  private remember(id: string, stores: Promise<[LogStore, MetricsStore]>) {
     this.loaded.delete(id);
-    this.loaded.set(id, store);
+    this.loaded.set(id, stores);
     while (this.loaded.size > KEEP_LOADED) {
       const oldest = this.loaded.keys().next().value;
       if (oldest === undefined) break;
@@ -321,29 +316,32 @@ export class RunManager {
     }
   }
 
-  private storeOf(id: string): Promise<LogStore> {
-    if (this.active?.record.id === id) return Promise.resolve(this.active.store);
+  private storesOf(id: string): Promise<[LogStore, MetricsStore]> {
+    if (this.active?.record.id === id)
+      return Promise.resolve([this.active.store, this.active.metrics]);
     const cached = this.loaded.get(id);
     if (cached) {
-      this.loaded.delete(id);
-      this.loaded.set(id, cached);
+      this.remember(id, cached);
       return cached;
     }
-    const loading = LogStore.load(this.logOf(id), this.config.ringLines);
+    const loading = Promise.all([
+      LogStore.load(this.logOf(id), this.config.ringLines),
+      MetricsStore.load(this.metricsOf(id)),
+    ]);
     this.remember(id, loading);
-    void loading.then((store) => {
+    void loading.then(([store]) => {
       const record = this.runs.get(id);
       if (record && record.current === null)
-        this.noteProgress(record, lastStepCountInLines(store.tail(LOG_TAIL)));
+        noteProgress(record, lastStepCountInLines(store.tail(LOG_TAIL)));
     });
     return loading;
   }
 
   async logs(id: string, query: LogsQuery): Promise<LogsResponse> {
-    if (!this.runs.has(id)) throw new RequestError(404, `No run with id "${id}"`);
+    this.recordOf(id);
     if (query.tail !== undefined && (query.offset !== undefined || query.limit !== undefined))
       throw new RequestError(400, 'Use either tail=N or offset=K&limit=L, not both');
-    const store = await this.storeOf(id);
+    const [store] = await this.storesOf(id);
     if (query.offset !== undefined) {
       const lines = await store.page(query.offset, query.limit ?? 100);
       return { lines, total: store.total, next_offset: query.offset + lines.length };
@@ -355,63 +353,43 @@ export class RunManager {
     };
   }
 
-  /** SIGTERM to the run's process group, SIGKILL after the grace period; resolves once it ended. */
+  async metrics(id: string, after?: number): Promise<MetricsResponse> {
+    this.recordOf(id);
+    const [, metrics] = await this.storesOf(id);
+    return metrics.since(after);
+  }
+
+  /** Ends every process of the run (SIGTERM, SIGKILL after the grace period); answers after. */
   async cancel(id: string): Promise<RunInfo> {
-    const record = this.runs.get(id);
-    if (!record) throw new RequestError(404, `No run with id "${id}"`);
+    const record = this.recordOf(id);
     const active = this.active;
     if (!active || active.record.id !== id || !active.child)
       throw new RequestError(409, `Run ${id} is not running (it is ${record.state})`);
     if (!active.cancelRequested) {
       active.cancelRequested = true;
-      active.store.append('[service] cancel requested: SIGTERM sent to the process group');
-      this.signalGroup(active, 'SIGTERM');
-      active.killTimer = setTimeout(() => {
-        active.store.append(
-          `[service] still running ${this.config.killGraceMs} ms after SIGTERM: SIGKILL sent`,
-        );
-        this.signalGroup(active, 'SIGKILL');
-      }, this.config.killGraceMs);
+      record.phase = 'cancelling';
+      active.store.append('[service] cancel requested: ending every process of the run');
+      void this.endAll(active);
     }
-    await active.exited;
+    await active.ended;
     return publicView(record);
   }
 
-  private signalGroup(active: ActiveRun, signal: NodeJS.Signals) {
-    const pid = active.child?.pid;
-    if (pid === undefined) return;
-    try {
-      process.kill(-pid, signal);
-    } catch {
-      try {
-        active.child?.kill(signal);
-      } catch {
-        // already gone
-      }
-    }
+  private async endAll(active: ActiveRun) {
+    const note = (line: string) => active.store.append(line);
+    const ok = await endTree(active.tree, this.config.killGraceMs, note);
+    if (!ok) note('[service] some processes survived SIGKILL (stuck in the kernel?)');
   }
 
-  /**
-   * Service shutdown: the active run is marked interrupted, its process group gets SIGTERM, and
-   * SIGKILL if it is still there after the grace period.
-   */
+  /** Service shutdown: the active run is marked interrupted and all its processes ended. */
   async shutdown(): Promise<void> {
     const active = this.active;
     if (!active) return;
+    active.cancelRequested = true;
     active.record.state = 'interrupted';
-    active.record.ended_at = new Date().toISOString();
     active.record.error = 'The training service was stopped while this run was going.';
     this.save(active.record);
-    this.signalGroup(active, 'SIGTERM');
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<boolean>((ok) => {
-      timer = setTimeout(() => ok(false), this.config.killGraceMs);
-    });
-    const ended = await Promise.race([active.exited.then(() => true), timeout]);
-    clearTimeout(timer);
-    if (!ended) {
-      this.signalGroup(active, 'SIGKILL');
-      await active.exited;
-    }
+    await this.endAll(active);
+    await active.ended;
   }
 }

@@ -4,12 +4,22 @@
  * can send any Host, Origin or Content-Type).
  */
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { mkdtempSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { buildService, type TrainingService } from '../src/app';
 import { loadConfig, type ServiceConfig } from '../src/config';
+import { RUN_MARKER } from '../src/proc-tree';
 import type { RunInfo } from '../../src/shared/training-api';
 
 export const FIXTURES = resolve(import.meta.dirname, 'fixtures');
@@ -59,6 +69,8 @@ export function rawRequest(port: number, options: RequestOptions): Promise<Reply
         path: options.path,
         headers,
         setHost: false,
+        // A fresh connection each time: a request the HTTP parser refuses closes its socket.
+        agent: false,
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -151,11 +163,17 @@ export async function startTestService(
   return test;
 }
 
-/** A valid body for the fixture `args.mjs`, with `patch` applied (undefined removes a field). */
+let outputCounter = 0;
+
+/**
+ * A valid body for the fixture `args.mjs`, with `patch` applied (undefined removes a field). Each
+ * body gets its own output folder (`out/run-N`): a folder holding a result is refused (409).
+ */
 export function validBody(patch: Record<string, unknown> = {}) {
+  outputCounter += 1;
   const body: Record<string, unknown> = {
     script_path: join(FIXTURES, 'args.mjs'),
-    output_dir: 'out/lora',
+    output_dir: `out/run-${outputCounter}`,
     data_file: 'data/input_data.json',
     base_model: 'meta-llama/Llama-3.2-3B-Instruct',
     max_len: 256,
@@ -169,3 +187,50 @@ export function validBody(patch: Record<string, unknown> = {}) {
   }
   return body;
 }
+
+/** Running (a zombie left for a reaper that never comes in a container counts as dead). */
+export function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^\d+ \(.*\) [ZX]/.test(stat);
+  } catch {
+    return false;
+  }
+}
+
+/** Live processes whose environment carries the run's marker, read from the process table. */
+export function processesOfRun(id: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid)) continue;
+    try {
+      const env = readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0');
+      if (env.includes(`${RUN_MARKER}=${id}`) && alive(pid)) found.push(pid);
+    } catch {
+      // gone, or not ours
+    }
+  }
+  return found;
+}
+
+/** The pids a tree fixture wrote to <output_dir>/pids.txt once it has `count` of them. */
+export async function treePids(outputDir: string, count = 3): Promise<number[]> {
+  const file = join(outputDir, 'pids.txt');
+  for (let i = 0; i < 500; i++) {
+    if (existsSync(file)) {
+      const pids = readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map(Number);
+      if (pids.length >= count) return pids;
+    }
+    await sleep(10);
+  }
+  throw new Error(`${file} never listed ${count} pids`);
+}
+
+export const postJson = (svc: TestService, path: string, body: unknown = {}) =>
+  svc.request({
+    method: 'POST',
+    path,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });

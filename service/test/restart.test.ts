@@ -1,15 +1,16 @@
 /**
  * The service as `npm run service` starts it (tsx service/src/main.ts in its own process):
- * killed with SIGKILL during a run, restarted on the same data folder, it lists the run as
- * interrupted and still serves its output.
+ * killed with SIGKILL during a run, restarted on the same data folder, it ends what the old run
+ * left running (checked in the process table), lists the run as interrupted and still serves its
+ * output.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { RunInfo, TrainResponse } from '../../src/shared/training-api';
-import { FIXTURES, rawRequest, sleep, tempDir } from './helpers';
+import type { RunInfo, RunList, TrainResponse } from '../../src/shared/training-api';
+import { FIXTURES, alive, processesOfRun, rawRequest, sleep, tempDir, treePids } from './helpers';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const base = tempDir('training-restart-');
@@ -61,14 +62,14 @@ describe('service restart', () => {
     const first = await startProcess(port);
     const dataDir = join(base, 'service-data');
     writeFileSync(join(dataDir, 'data.json'), '[]');
-    const train = (script: string) =>
+    const train = (script: string, output = 'service-data/out') =>
       rawRequest(port, {
         method: 'POST',
         path: '/train',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({
           script_path: join(FIXTURES, script),
-          output_dir: 'service-data/out',
+          output_dir: output,
           data_file: 'service-data/data.json',
           base_model: 'm',
           max_len: 8,
@@ -90,14 +91,8 @@ describe('service restart', () => {
     };
     first.kill('SIGKILL');
     await new Promise((ok) => first.once('exit', ok));
-    // The orphaned trainer would keep going (its pipe is gone); end it here.
-    try {
-      process.kill(-record.pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
 
-    await startProcess(port);
+    const second = await startProcess(port);
     const run = (await rawRequest(port, { path: `/runs/${id}` })).json as RunInfo;
     expect(run.state).toBe('interrupted');
     expect(run.error).toMatch(/stopped while this run was going/);
@@ -109,8 +104,32 @@ describe('service restart', () => {
     expect(logs.lines.at(-1)).toMatch(/^step \d+\/100000/);
     const list = (await rawRequest(port, { path: '/runs' })).json as { runs: RunInfo[] };
     expect(list.runs.map((r) => [r.id, r.state])).toEqual([[id, 'interrupted']]);
+    expect(alive(record.pid)).toBe(false);
     // Nothing is active any more: a new run may start.
     const again = await train('fail.mjs');
     expect(again.status, again.text).toBe(200);
+
+    // A run whose workers outlive the crash (own sessions, SIGTERM ignored, no pipe to lose).
+    for (let i = 0; i < 200; i++) {
+      const list = (await rawRequest(port, { path: '/runs' })).json as RunList;
+      if (list.active === null) break;
+      await sleep(25);
+    }
+    const tree = await train('tree.mjs', 'service-data/tree-out');
+    expect(tree.status, tree.text).toBe(200);
+    const treeId = (tree.json as TrainResponse).run_id;
+    const pids = await treePids(join(dataDir, 'tree-out'));
+    second.kill('SIGKILL');
+    await new Promise((ok) => second.once('exit', ok));
+    await sleep(100);
+    expect(pids.filter(alive), 'the crash alone ends nothing').toEqual(pids);
+
+    await startProcess(port);
+    // The restart ended them (pid + start time, or the run marker) before answering anything.
+    expect(pids.filter(alive), 'processes of the old run left after the restart').toEqual([]);
+    expect(processesOfRun(treeId)).toEqual([]);
+    const ended = (await rawRequest(port, { path: `/runs/${treeId}` })).json as RunInfo;
+    expect(ended.state).toBe('interrupted');
+    expect(ended.error).toMatch(/3 leftover processes were ended at the next start/);
   });
 });

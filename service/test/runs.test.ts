@@ -38,7 +38,7 @@ function alive(pid: number): boolean {
 describe('a run that succeeds', () => {
   it('spawns with an argument array and reports progress to the end', async () => {
     const base = '$(touch /tmp/pwned); `id`; rm -rf x';
-    const id = await run('args.mjs', { base_model: base, max_steps: 20 });
+    const id = await run('args.mjs', { base_model: base, max_steps: 20, output_dir: 'out/lora' });
     const spawned = svc.spawned.at(-1);
     expect(spawned?.command).toBe(process.execPath);
     expect(spawned?.args).toEqual([
@@ -150,7 +150,7 @@ describe('one active run at a time, cancel', () => {
       new RegExp(`^A training run is already in progress \\(run ${id}, started .*\\)\\. Cancel it`),
     );
     const spawnedBefore = svc.spawned.length;
-    const out = join(svc.config.outputRoots[0] ?? '', 'lora');
+    const out = ((await svc.request({ path: `/runs/${id}` })).json as RunInfo).output_dir;
     const pidFile = join(out, 'grandchild.pid');
     for (let i = 0; i < 200 && !existsSync(pidFile); i++) await sleep(10);
     const grandchild = Number(readFileSync(pidFile, 'utf8'));

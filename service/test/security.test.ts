@@ -127,3 +127,42 @@ describe('binding', () => {
     expect(() => loadConfig({ TRAINING_ALLOWED_ORIGINS: 'null' })).toThrow(/never allowed/);
   });
 });
+
+describe('the new endpoints keep the security model', () => {
+  const paths = [
+    '/',
+    '/models',
+    '/runs/some-run/metrics',
+    '/trained/some-model/resolve/main/config.json',
+  ];
+
+  it.each(paths)('%s: a foreign Host is 403 before anything else', async (path) => {
+    const reply = await svc.request({ path, headers: { host: `evil.example:${svc.port}` } });
+    expect(reply.status).toBe(403);
+    expect(error(reply.json)).toMatch(/is not this service's loopback address/);
+  });
+
+  it.each(paths)('%s: a foreign Origin is 403, without CORS headers', async (path) => {
+    const reply = await svc.request({ path, headers: { origin: 'https://evil.example' } });
+    expect(reply.status).toBe(403);
+    expect(reply.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('a metrics query that is not a number is refused with a readable 400', async () => {
+    const reply = await svc.request({ path: '/runs/some-run/metrics?after=0x10' });
+    expect(reply.status).toBe(400);
+    expect(error(reply.json)).toBe('Invalid query: after must be an integer');
+  });
+
+  it('a form POST to a model file is 415 (with JSON it is 404: models.test.ts)', async () => {
+    const path = '/trained/some-model/resolve/main/config.json';
+    const form = await svc.request({
+      method: 'POST',
+      path,
+      headers: { 'content-type': 'text/plain', 'content-length': '1' },
+      body: 'x',
+    });
+    expect(form.status).toBe(415);
+    expect(svc.spawned).toEqual([]);
+  });
+});

@@ -185,7 +185,7 @@ async function readStream(
 /**
  * One request (no retries; see `hostedChatMutationOptions`). When the provider refuses the JSON
  * schema `response_format`, asks once more without it. Resolves with the answer text
- * (`choices[0].message.content`, spec §7), streamed or not.
+ * (`choices[0].message.content`), streamed or not.
  */
 export async function hostedChatCompletion(
   vars: HostedChatVariables,

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { createMachine } from 'xstate';
 import { createActor, sendTo, setup } from 'xstate';
 import { createLlmWorkerActor, createUpdateCoalescer, type WorkerLike } from './llm-worker-actor';
-import type { WorkerRequest, WorkerResponse } from '../shared/worker-protocol';
+import type { WorkerActorEvent, WorkerRequest, WorkerResponse } from '../shared/worker-protocol';
 
 const update = (output: string, numTokens: number): WorkerResponse => ({
   status: 'update',
@@ -57,44 +56,97 @@ describe('createUpdateCoalescer', () => {
   });
 });
 
-describe('createLlmWorkerActor', () => {
-  it('posts requests to the worker, forwards responses to the parent and terminates on stop', () => {
-    const posted: WorkerRequest[] = [];
-    let terminated = false;
-    const fake: WorkerLike = {
-      postMessage: (m) => void posted.push(m),
-      terminate: () => void (terminated = true),
+function fakeWorkers() {
+  const made: Array<WorkerLike & { posted: WorkerRequest[]; terminated: boolean }> = [];
+  const create = () => {
+    const w = {
+      posted: [] as WorkerRequest[],
+      terminated: false,
+      postMessage(m: WorkerRequest) {
+        w.posted.push(m);
+      },
+      terminate() {
+        w.terminated = true;
+      },
       onmessage: null,
       onerror: null,
-    };
-    const received: unknown[] = [];
-    const parent = setup({
-      actors: {
-        w: createLlmWorkerActor(
-          () => fake,
-          (f) => f(),
-        ),
-      },
-    }).createMachine({
-      invoke: { id: 'w', src: 'w' },
-      on: {
-        'worker.message': { actions: ({ event }) => void received.push(event) },
-        go: { actions: sendTo('w', { type: 'check' }) },
-      },
-    });
-    const actor = createActor(parent as ReturnType<typeof createMachine>).start();
-    actor.send({ type: 'go' });
-    expect(posted).toEqual([{ type: 'check' }]);
-    fake.onmessage?.({ data: { status: 'ready' } } as MessageEvent<WorkerResponse>);
-    fake.onerror?.({ message: 'script failed' } as ErrorEvent);
+      onmessageerror: null,
+    } as WorkerLike & { posted: WorkerRequest[]; terminated: boolean };
+    made.push(w);
+    return w;
+  };
+  return { made, create };
+}
+
+function host(create: () => WorkerLike) {
+  const received: unknown[] = [];
+  const parent = setup({
+    types: { events: {} as { type: 'worker.message' } | { type: 'go'; e: WorkerActorEvent } },
+    actors: { w: createLlmWorkerActor(create, (f) => f()) },
+  }).createMachine({
+    invoke: { id: 'w', src: 'w' },
+    on: {
+      'worker.message': { actions: ({ event }) => void received.push(event) },
+      go: { actions: sendTo('w', ({ event }) => event.e) },
+    },
+  });
+  return { actor: createActor(parent).start(), received };
+}
+
+describe('createLlmWorkerActor', () => {
+  it('posts requests to the worker, forwards responses to the parent and terminates on stop', () => {
+    const { made, create } = fakeWorkers();
+    const { actor, received } = host(create);
+    actor.send({ type: 'go', e: { type: 'check' } });
+    expect(made[0]?.posted).toEqual([{ type: 'check' }]);
+    made[0]?.onmessage?.({ data: { status: 'ready' } } as MessageEvent<WorkerResponse>);
+    expect(received).toEqual([{ type: 'worker.message', message: { status: 'ready' } }]);
+    actor.stop();
+    expect(made[0]?.terminated).toBe(true);
+  });
+
+  it('a Worker error is a crash: one fault, and a fresh Worker takes the next request', () => {
+    const { made, create } = fakeWorkers();
+    const { actor, received } = host(create);
+    made[0]?.onerror?.({ message: 'Uncaught RangeError: out of memory' } as ErrorEvent);
     expect(received).toEqual([
-      { type: 'worker.message', message: { status: 'ready' } },
       {
         type: 'worker.message',
-        message: { status: 'error', data: 'script failed', phase: 'load' },
+        message: {
+          status: 'fault',
+          kind: 'crashed',
+          data: 'The model worker crashed: Uncaught RangeError: out of memory. Load the model again.',
+        },
       },
     ]);
-    actor.stop();
-    expect(terminated).toBe(true);
+    expect(made).toHaveLength(2);
+    expect(made[0]?.terminated).toBe(true);
+    actor.send({ type: 'go', e: { type: 'check' } });
+    expect(made[0]?.posted).toEqual([]);
+    expect(made[1]?.posted).toEqual([{ type: 'check' }]);
+  });
+
+  it('messageerror, a posted device-lost fault and abandon each replace the Worker', () => {
+    const { made, create } = fakeWorkers();
+    const { actor, received } = host(create);
+    made[0]?.onmessageerror?.({} as MessageEvent);
+    const lost = { status: 'fault', kind: 'device-lost', data: 'The GPU was lost.' } as const;
+    made[1]?.onmessage?.({ data: lost } as MessageEvent<WorkerResponse>);
+    actor.send({ type: 'go', e: { type: 'abandon', data: 'no reply for 60 seconds' } });
+    expect(made).toHaveLength(4);
+    expect(made.slice(0, 3).every((w) => w.terminated)).toBe(true);
+    expect(received.map((e) => (e as { message: WorkerResponse }).message)).toEqual([
+      {
+        status: 'fault',
+        kind: 'crashed',
+        data: 'The model worker crashed: a message from it could not be read. Load the model again.',
+      },
+      lost,
+      {
+        status: 'fault',
+        kind: 'unresponsive',
+        data: 'The model stopped responding: no reply for 60 seconds. Load the model again.',
+      },
+    ]);
   });
 });

@@ -1,5 +1,10 @@
 import { fromCallback } from 'xstate';
-import type { WorkerRequest, WorkerResponse } from '../shared/worker-protocol';
+import {
+  faultMessage,
+  type WorkerActorEvent,
+  type WorkerRequest,
+  type WorkerResponse,
+} from '../shared/worker-protocol';
 import type { AppEvent } from '../machines/appMachine';
 
 /** The subset of `Worker` this actor uses, so tests can hand in a fake. */
@@ -8,6 +13,7 @@ export interface WorkerLike {
   terminate(): void;
   onmessage: ((event: MessageEvent<WorkerResponse>) => void) | null;
   onerror: ((event: ErrorEvent) => void) | null;
+  onmessageerror: ((event: MessageEvent) => void) | null;
 }
 
 type Schedule = (flush: () => void) => void;
@@ -62,24 +68,61 @@ export function createUpdateCoalescer(
  * The Web Worker as an XState callback actor: the only code that touches `Worker` and
  * `postMessage`. Requests arrive as events; responses go back to the parent as
  * `worker.message` events.
+ *
+ * Faults: a Worker `error`/`messageerror`, a `fault` the worker posts (GPU device lost), or an
+ * `abandon` request (a machine heard nothing for its stall delay) all end the current Worker; the
+ * actor reports one `fault` and starts a fresh Worker, so the model can be loaded again without
+ * reloading the page.
  */
 export function createLlmWorkerActor(createWorker: () => WorkerLike, schedule?: Schedule) {
-  return fromCallback<WorkerRequest>(({ sendBack, receive }) => {
-    const worker = createWorker();
+  return fromCallback<WorkerActorEvent>(({ sendBack, receive }) => {
     const coalescer = createUpdateCoalescer(
       (message) => sendBack({ type: 'worker.message', message } satisfies AppEvent),
       schedule,
     );
-    worker.onmessage = (event) => coalescer.push(event.data);
-    worker.onerror = (event) => {
-      // A script error inside the worker (e.g. it failed to start) is a load-phase error.
-      coalescer.push({
-        status: 'error',
-        data: event.message || 'The model worker crashed.',
-        phase: 'load',
-      });
+    let worker: WorkerLike;
+    const replace = () => {
+      worker.onmessage = null;
+      worker.onerror = null;
+      worker.onmessageerror = null;
+      worker.terminate();
+      worker = start();
     };
-    receive((request) => worker.postMessage(request));
+    const fault = (message: Extract<WorkerResponse, { status: 'fault' }>) => {
+      replace();
+      coalescer.push(message);
+    };
+    const start = (): WorkerLike => {
+      const w = createWorker();
+      w.onmessage = (event) => {
+        if (event.data.status === 'fault') fault(event.data);
+        else coalescer.push(event.data);
+      };
+      w.onerror = (event) => {
+        event.preventDefault?.();
+        const detail = event.message || 'it raised an error';
+        fault({ status: 'fault', kind: 'crashed', data: faultMessage('crashed', detail) });
+      };
+      w.onmessageerror = () =>
+        fault({
+          status: 'fault',
+          kind: 'crashed',
+          data: faultMessage('crashed', 'a message from it could not be read'),
+        });
+      return w;
+    };
+    worker = start();
+    receive((request) => {
+      if (request.type === 'abandon') {
+        fault({
+          status: 'fault',
+          kind: 'unresponsive',
+          data: faultMessage('unresponsive', request.data),
+        });
+      } else {
+        worker.postMessage(request);
+      }
+    });
     return () => worker.terminate();
   });
 }

@@ -16,7 +16,14 @@ import {
 // ONNX Runtime's wasm and its loader are served by the app itself, never from a CDN.
 import ortWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm?url';
 import ortMjsUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.mjs?url';
-import type { ModelLoadSpec, WorkerRequest, WorkerResponse } from '../shared/worker-protocol';
+import {
+  faultMessage,
+  type FinishReason,
+  type ModelLoadSpec,
+  type WorkerRequest,
+  type WorkerResponse,
+} from '../shared/worker-protocol';
+import { GenerationClock } from '../shared/generation-stats';
 import { DEFAULT_MODEL_HOST } from '../shared/models';
 import { TokenTextStreamer } from './token-streamer';
 import { describeLoadError, fallbackReason, resolveVariant } from './load-plan';
@@ -39,6 +46,30 @@ env.allowLocalModels = false;
 env.useBrowserCache = true;
 
 const post = (message: WorkerResponse) => self.postMessage(message);
+
+/** `debug.loseDevice` is honoured only when the page was opened with `?debug` (worker name). */
+const DEBUG = self.name.endsWith('-debug');
+
+/** Text is posted at most this often (plus at once for the first token and at the end). */
+export const UPDATE_INTERVAL_MS = 32;
+
+interface GpuDeviceLike {
+  lost: Promise<{ reason: string; message: string }>;
+  destroy(): void;
+}
+let watchedDevice: GpuDeviceLike | null = null;
+
+/** Watches the GPUDevice ONNX Runtime uses: a lost device ends this worker's usefulness. */
+async function watchDevice() {
+  const webgpu = (env.backends.onnx as { webgpu?: { device?: Promise<GpuDeviceLike> } }).webgpu;
+  const device = await webgpu?.device;
+  if (!device || device === watchedDevice) return;
+  watchedDevice = device;
+  void device.lost.then((info) => {
+    const detail = info.message || `the device was ${info.reason || 'lost'}`;
+    post({ status: 'fault', kind: 'device-lost', data: faultMessage('device-lost', detail) });
+  });
+}
 
 interface Loaded {
   tokenizer: PreTrainedTokenizer;
@@ -64,21 +95,6 @@ function disposeCache() {
   }
   pastKeyValues = null;
   cachedIds = null;
-}
-
-async function check() {
-  try {
-    const gpu = (self.navigator as Navigator & { gpu?: { requestAdapter(): Promise<unknown> } })
-      .gpu;
-    const adapter = await gpu?.requestAdapter();
-    if (!adapter) throw new Error('WebGPU is not supported (no GPU adapter found)');
-  } catch (error) {
-    post({
-      status: 'error',
-      data: String(error instanceof Error ? error.message : error),
-      phase: 'check',
-    });
-  }
 }
 
 function tokenIdOf(tokenizer: PreTrainedTokenizer, token: string | undefined): bigint | undefined {
@@ -140,10 +156,9 @@ async function load(spec: ModelLoadSpec) {
       progress_callback,
       ...(spec.externalData ? { use_external_data_format: true } : {}),
     });
+    await watchDevice();
     post({ status: 'loading', data: 'Compiling shaders and warming up model...' });
-    // A 1-token warm-up compiles the WebGPU shaders before the first real message.
-    const warm = tokenizer('a');
-    await model.generate({ ...warm, max_new_tokens: 1 });
+    await warmUp(tokenizer, model);
     loaded = {
       tokenizer,
       model,
@@ -157,6 +172,27 @@ async function load(spec: ModelLoadSpec) {
     const message = describeLoadError(error);
     post({ status: 'error', data: why ? `${why}. ${message}` : message, phase: 'load' });
   }
+}
+
+/**
+ * Compiles what a real first reply needs: the chat template around a short message (prefill of
+ * a realistic length) and several decode steps with a KV cache, which is then disposed. A bare
+ * one-token warm-up leaves the decode path cold, so the first reply waited seconds for its text.
+ */
+async function warmUp(tokenizer: PreTrainedTokenizer, model: PreTrainedModel) {
+  const inputs = tokenizer.apply_chat_template(
+    [{ role: 'user', content: 'Hello! Give me one short tip for a good day.' }],
+    { add_generation_prompt: true, return_dict: true },
+  ) as Record<string, unknown>;
+  const result = (await model.generate({
+    ...inputs,
+    do_sample: false,
+    max_new_tokens: 4,
+    return_dict_in_generate: true,
+  })) as {
+    past_key_values?: Record<string, { dispose?: () => void }>;
+  };
+  for (const t of Object.values(result.past_key_values ?? {})) t.dispose?.();
 }
 
 async function generate(messages: Extract<WorkerRequest, { type: 'generate' }>) {
@@ -181,23 +217,38 @@ async function generate(messages: Extract<WorkerRequest, { type: 'generate' }>) 
   let endGeneration = () => {};
   generationDone = new Promise<void>((resolve) => (endGeneration = resolve));
   stopping.reset();
-  let numTokens = 0;
-  let startTime: number | null = null;
-  let tps: number | undefined;
+  const maxNewTokens = messages.options?.maxNewTokens ?? DEFAULT_MAX_NEW_TOKENS;
+  let clock = new GenerationClock(0);
+  // Text is batched: one message per UPDATE_INTERVAL_MS at most, so per-token postMessage and
+  // main-thread work vanish; the first token and the end are posted at once.
+  let pending = '';
+  let pendingChannel: 'answer' | 'thinking' = 'answer';
+  let lastPost = 0;
+  const flushText = () => {
+    if (!pending) return;
+    post({
+      status: 'update',
+      output: pending,
+      tps: clock.decodeTps() ?? undefined,
+      numTokens: clock.numTokens,
+      channel: pendingChannel,
+      purpose,
+    });
+    pending = '';
+    lastPost = performance.now();
+  };
   const streamer = new TokenTextStreamer({
     decode: (ids) => tokenizer.decode(ids, { skip_special_tokens: true }),
     thinkOpenId,
     thinkCloseId,
-    onToken: () => {
-      startTime ??= performance.now();
-      numTokens += 1;
-      const elapsed = performance.now() - startTime;
-      if (numTokens > 1 && elapsed > 0) tps = ((numTokens - 1) / elapsed) * 1000;
+    onToken: () => clock.token(),
+    onText: (output, channel) => {
+      if (pending && channel !== pendingChannel) flushText();
+      pending += output;
+      pendingChannel = channel;
+      if (lastPost === 0 || performance.now() - lastPost >= UPDATE_INTERVAL_MS) flushText();
     },
-    onText: (output, channel) =>
-      post({ status: 'update', output, tps, numTokens, channel, purpose }),
   });
-  const began = performance.now();
   post({ status: 'start', purpose });
   try {
     const options = messages.options;
@@ -208,8 +259,9 @@ async function generate(messages: Extract<WorkerRequest, { type: 'generate' }>) 
       add_generation_prompt: true,
       return_dict: true,
     }) as Record<string, unknown> & { input_ids: { tolist(): bigint[][] } };
-    if (useCache && !cacheCoversPrompt(cachedIds, inputs.input_ids.tolist()[0] ?? []))
-      disposeCache();
+    const promptIds = inputs.input_ids.tolist()[0] ?? [];
+    clock = new GenerationClock(promptIds.length);
+    if (useCache && !cacheCoversPrompt(cachedIds, promptIds)) disposeCache();
     const result = (await model.generate({
       ...inputs,
       past_key_values: useCache ? pastKeyValues : null,
@@ -218,7 +270,7 @@ async function generate(messages: Extract<WorkerRequest, { type: 'generate' }>) 
         ? { do_sample: true, temperature: options.temperature, top_p: options.topP ?? 1 }
         : { do_sample: false }),
       repetition_penalty: options?.repetitionPenalty ?? 1,
-      max_new_tokens: options?.maxNewTokens ?? DEFAULT_MAX_NEW_TOKENS,
+      max_new_tokens: maxNewTokens,
       streamer,
       stopping_criteria: stopping,
       return_dict_in_generate: true,
@@ -238,11 +290,20 @@ async function generate(messages: Extract<WorkerRequest, { type: 'generate' }>) 
       pastKeyValues = result.past_key_values ?? null;
       cachedIds = result.sequences?.tolist()[0] ?? null;
     }
+    flushText();
+    const stats = clock.finish();
+    const finish: FinishReason = interrupted
+      ? 'stopped'
+      : stats.numTokens >= maxNewTokens
+        ? 'length'
+        : 'end';
     post({
       status: 'complete',
-      numTokens,
-      seconds: (performance.now() - began) / 1000,
+      numTokens: stats.numTokens,
+      seconds: stats.seconds,
       interrupted,
+      stats,
+      finish,
       purpose,
     });
   } catch (error) {
@@ -334,7 +395,10 @@ self.addEventListener('message', (event: MessageEvent<WorkerRequest>) => {
   const request = event.data;
   switch (request.type) {
     case 'check':
-      void check();
+      // transformers.js is imported by now; WebGPU itself is probed once, on the page.
+      break;
+    case 'debug.loseDevice':
+      if (DEBUG) watchedDevice?.destroy();
       break;
     case 'load':
       void load(request.data);

@@ -2,17 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { createActor, fromCallback, fromPromise, waitFor } from 'xstate';
 import { appMachine, type GpuInfo } from '../machines/appMachine';
 import { createLocalGenerator } from './local-generator';
-import type { WorkerRequest, WorkerResponse } from '../shared/worker-protocol';
+import type { WorkerActorEvent, WorkerResponse } from '../shared/worker-protocol';
 import { MODELS } from '../shared/models';
 
 function setup() {
-  const posted: WorkerRequest[] = [];
+  const posted: WorkerActorEvent[] = [];
   let emit: (m: WorkerResponse) => void = () => {};
   const actor = createActor(
     appMachine.provide({
       actors: {
         probeWebGPU: fromPromise<GpuInfo>(async () => ({ supported: true, shaderF16: true })),
-        llmWorker: fromCallback<WorkerRequest>(({ receive, sendBack }) => {
+        llmWorker: fromCallback<WorkerActorEvent>(({ receive, sendBack }) => {
           emit = (message) => sendBack({ type: 'worker.message', message });
           receive((r) => void posted.push(r));
         }),

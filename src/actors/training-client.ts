@@ -56,7 +56,7 @@ export class TrainingHttpError extends Error {
 
 /**
  * The service's base URL: `?trainingUrl=` when it is a loopback URL (tests, another port), else
- * `VITE_TRAINING_URL`, else http://127.0.0.1:8000 (spec section 7).
+ * `VITE_TRAINING_URL`, else http://127.0.0.1:8000.
  */
 export function resolveTrainingUrl(
   search: string = globalThis.location?.search ?? '',
@@ -174,14 +174,6 @@ export function runQueryOptions(client: TrainingClient, runId: string) {
     queryFn: ({ signal }) => client.fetchRun(runId, signal),
     retry: false,
     staleTime: 0,
-  });
-}
-
-export function runsQueryOptions(client: TrainingClient) {
-  return queryOptions({
-    queryKey: trainingKeys.runs(client.baseUrl),
-    queryFn: ({ signal }) => client.fetchRuns(signal),
-    retry: false,
   });
 }
 

@@ -17,7 +17,7 @@ function codes(items: SnippetItem[]): string[] {
 
 afterEach(() => vi.restoreAllMocks());
 
-describe('getLibrarySnippets: template selection (spec section 5)', () => {
+describe('getLibrarySnippets: template selection', () => {
   const BASE = { cardData: { base_model: 'acme/base-sd' } };
   // [rule, record fields, text the chosen template contains, text it must not contain]
   const rules: Array<[string, Record<string, unknown>, string[], string[]]> = [

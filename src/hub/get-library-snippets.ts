@@ -47,7 +47,7 @@ function libraryKeyOf(record: ModelRecord): string | undefined {
 }
 
 /**
- * The library usage snippets of a model (spec sections 5 and 7), from the generators of
+ * The library usage snippets of a model, from the generators of
  * @huggingface/tasks: diffusers variants by tags and pipeline_tag, keras-hub tasks, PaddleOCR
  * class names, peft, sklearn, speechbrain, NeMo… Missing information yields the spec's messages
  * as `{ kind: 'message' }` items in place of a snippet; a generator that throws yields a message

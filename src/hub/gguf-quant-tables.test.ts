@@ -5,13 +5,13 @@ describe('ggufQuantTables', () => {
   const { fileTypes, tensorTypes } = ggufQuantTables();
   const code = (table: typeof fileTypes, name: string) => table.find((e) => e.name === name)?.code;
 
-  it('file types: F32=0, F16=1, BF16=32 (spec section 3)', () => {
+  it('file types: F32=0, F16=1, BF16=32', () => {
     expect([code(fileTypes, 'F32'), code(fileTypes, 'F16'), code(fileTypes, 'BF16')]).toEqual([
       0, 1, 32,
     ]);
   });
 
-  it('tensor types: F32=0, F16=1, Q8_0=8 (spec section 3)', () => {
+  it('tensor types: F32=0, F16=1, Q8_0=8', () => {
     expect([code(tensorTypes, 'F32'), code(tensorTypes, 'F16'), code(tensorTypes, 'Q8_0')]).toEqual(
       [0, 1, 8],
     );

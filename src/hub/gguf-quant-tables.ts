@@ -20,7 +20,7 @@ function table(enumObject: Readonly<Record<string, string | number>>): QuantCode
 }
 
 /**
- * The two quantization code tables of spec section 3, read from the enums of @huggingface/tasks
+ * The two GGUF quantization code tables (file types and tensor types), read from the enums of @huggingface/tasks
  * (file types and tensor types), each sorted by code.
  */
 export function ggufQuantTables(): GgufQuantTables {

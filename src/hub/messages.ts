@@ -1,5 +1,5 @@
 /**
- * The snippet messages of spec sections 5 and 8, exactly as the user sees them. The generators of
+ * The snippet messages, exactly as the user sees them. The generators of
  * @huggingface/tasks emit them wrapped as code comments (`# ⚠️ …`, `// ⚠️ …`);
  * get-library-snippets unwraps them so the view shows the text itself in place of a snippet.
  */

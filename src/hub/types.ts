@@ -33,7 +33,7 @@ export interface ParsedModelRecord {
   issues: RecordIssue[];
 }
 
-/** One task of the catalogue (spec section 3, task catalogue entry). */
+/** One task of the catalogue. */
 export interface TaskEntry {
   key: PipelineType;
   name: string;
@@ -60,7 +60,7 @@ export interface LibraryRef {
   docsUrl?: string;
 }
 
-/** The task info record (spec section 3), with library labels resolved for display. */
+/** The task info record, with library labels resolved for display. */
 export interface TaskInfo {
   id: PipelineType;
   label: string;

@@ -32,7 +32,7 @@ describe('buildDiagramModel', () => {
     );
   });
 
-  it('modelMachine: nesting, the stall timer, guards, re-entering self-transitions', () => {
+  it('modelMachine: nesting, the stall timer, guards, re-entering self-transitions, lost', () => {
     const model = buildDiagramModel(modelMachine);
     expect(states(model)).toEqual([
       'model:compound',
@@ -41,17 +41,19 @@ describe('buildDiagramModel', () => {
       'model.loading.waiting:atomic*',
       'model.failed:atomic',
       'model.ready:atomic',
+      'model.lost:atomic',
     ]);
     expect(model.nodes.find((n) => n.id === 'model.loading.waiting')?.parent).toBe('model.loading');
     expect(transitions(model)).toEqual(
       [
         'model --model.add [isRepoId]--> (self)',
         'model --worker.plan--> (self)',
+        'model --worker.fault--> model.lost',
         'model.none --model.select--> (self)',
         'model.none --model.load [hasSelection]--> model.loading',
-        'model.none --worker.error [isLoadError]--> model.failed',
+        'model.none --worker.error--> model.failed',
         'model.loading --worker.ready--> model.ready',
-        'model.loading --worker.error [isLoadError]--> model.failed',
+        'model.loading --worker.error--> model.failed',
         'model.loading.waiting --worker.loading--> model.loading.waiting',
         'model.loading.waiting --worker.initiate--> model.loading.waiting',
         'model.loading.waiting --worker.progress--> model.loading.waiting',
@@ -62,7 +64,8 @@ describe('buildDiagramModel', () => {
         'model.failed --model.add [isRepoId]--> model.none',
         'model.ready --model.select--> (self)',
         'model.ready --model.load [canSwitch]--> model.loading',
-        'model.ready --worker.error [isLoadError]--> model.failed',
+        'model.lost --model.reload [hasSelection]--> model.loading',
+        'model.lost --model.select [selectsAnotherModel]--> model.none',
       ].sort(),
     );
     const progress = model.edges.find((e) => e.event === 'worker.progress');
@@ -70,19 +73,21 @@ describe('buildDiagramModel', () => {
     expect(model.edges.find((e) => e.kind === 'after')?.event).toBe('after loadStall');
   });
 
-  it('chatMachine: root-level draft input, generation and reset', () => {
+  it('chatMachine: root-level draft input and faults, generation, stop, reset, the stall timer', () => {
     const model = buildDiagramModel(chatMachine);
     expect(states(model)).toEqual([
       'chat:compound',
       'chat.unavailable:atomic*',
       'chat.idle:atomic',
       'chat.generating:atomic',
+      'chat.stopping:atomic',
       'chat.resetting:atomic',
     ]);
     expect(transitions(model)).toEqual(
       [
         'chat --chat.input--> (self)',
         'chat --chat.settings--> (self)',
+        'chat --worker.fault--> chat.unavailable',
         'chat.unavailable --worker.ready--> chat.idle',
         'chat.unavailable --chat.load--> (self)',
         'chat.idle --worker.loading--> chat.unavailable',
@@ -90,16 +95,25 @@ describe('buildDiagramModel', () => {
         'chat.idle --chat.load--> (self)',
         'chat.idle --chat.send [hasText]--> chat.generating',
         'chat.idle --chat.reset--> (self)',
-        'chat.generating --worker.start--> (self)',
-        'chat.generating --worker.update--> (self)',
+        'chat.generating --worker.start--> chat.generating',
+        'chat.generating --worker.update--> chat.generating',
         'chat.generating --worker.complete--> chat.idle',
-        'chat.generating --worker.error [isGenerateError]--> chat.idle',
-        'chat.generating --chat.stop--> (self)',
+        'chat.generating --worker.error--> chat.idle',
+        'chat.generating --chat.stop--> chat.stopping',
         'chat.generating --chat.load--> chat.resetting',
         'chat.generating --chat.reset--> chat.resetting',
+        'chat.generating --after replyStall--> chat.unavailable',
+        'chat.stopping --worker.update--> chat.stopping',
+        'chat.stopping --worker.complete--> chat.idle',
+        'chat.stopping --worker.error--> chat.idle',
+        'chat.stopping --chat.load--> chat.resetting',
+        'chat.stopping --chat.reset--> chat.resetting',
+        'chat.stopping --after replyStall--> chat.unavailable',
         'chat.resetting --chat.load--> (self)',
+        'chat.resetting --worker.update--> chat.resetting',
         'chat.resetting --worker.complete--> chat.idle',
-        'chat.resetting --worker.error [isGenerateError]--> chat.idle',
+        'chat.resetting --worker.error--> chat.idle',
+        'chat.resetting --after replyStall--> chat.unavailable',
       ].sort(),
     );
   });

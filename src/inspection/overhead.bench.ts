@@ -2,15 +2,16 @@
  * Per-token cost of inspection: 4,000 `worker.message` (update) events through appMachine, with
  * no inspect option, with the bus passed but nobody subscribed (panel closed), and with the
  * panel's store subscribed (panel open, React rendering excluded: it runs once per frame).
- *   npx tsx src/inspection/overhead.bench.ts
+ *   npx tsx src/inspection/overhead.bench.ts   (`--smoke`: 200 tokens, one round, for CI)
  */
 import { createActor, fromCallback, fromPromise, waitFor, type InspectionEvent } from 'xstate';
 import { appMachine, type GpuInfo } from '../machines/appMachine';
 import { inspect, register } from './bus';
 import { createInspectorStore } from './store';
 
-const TOKENS = 4000;
-const RUNS = 9;
+const SMOKE = process.argv.includes('--smoke');
+const TOKENS = SMOKE ? 200 : 4000;
+const RUNS = SMOKE ? 1 : 9;
 
 const logic = appMachine.provide({
   actors: {

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, fromCallback, fromPromise, waitFor } from 'xstate';
-import { appMachine, ownerOf, type GpuInfo } from './appMachine';
-import type { WorkerRequest, WorkerResponse } from '../shared/worker-protocol';
+import { appMachine, type GpuInfo } from './appMachine';
+import type { WorkerActorEvent, WorkerResponse } from '../shared/worker-protocol';
 import { MODELS } from '../shared/models';
 
 /** A fake worker actor: records requests and lets the test emit responses. */
 function fakeWorkerLogic() {
-  const posted: WorkerRequest[] = [];
+  const posted: WorkerActorEvent[] = [];
   let emit: (m: WorkerResponse) => void = () => {};
-  const logic = fromCallback<WorkerRequest>(({ receive, sendBack }) => {
+  const logic = fromCallback<WorkerActorEvent>(({ receive, sendBack }) => {
     emit = (message) => sendBack({ type: 'worker.message', message });
     receive((r) => void posted.push(r));
   });
@@ -83,19 +83,22 @@ describe('appMachine', () => {
     expect(model?.getSnapshot().value).toBe('ready');
   });
 
-  it('ownerOf sends check/load errors to the model and generate errors to the chat', () => {
-    expect(ownerOf({ status: 'error', data: '', phase: 'check' })).toEqual(['model']);
-    expect(ownerOf({ status: 'error', data: '', phase: 'load' })).toEqual(['model']);
-    expect(ownerOf({ status: 'error', data: '', phase: 'generate' })).toEqual(['chat']);
-    expect(ownerOf({ status: 'ready' })).toEqual(['model', 'chat', 'storedModels']);
-    expect(ownerOf({ status: 'loading', data: '' })).toEqual(['model', 'chat']);
-    expect(ownerOf({ status: 'stored', models: [] })).toEqual(['storedModels']);
-    expect(
-      ownerOf({
-        status: 'plan',
-        plan: { id: 'a/b', dtype: 'q4', totalBytes: 1, largestFile: null, warnings: [] },
-      }),
-    ).toEqual(['model']);
+  it('a fault reaches model (lost), chat (unavailable, draft kept) and Format Input', async () => {
+    const { actor, worker } = start({ supported: true, shaderF16: true });
+    await waitFor(actor, (s) => s.matches('supported'));
+    const { model, chat } = actor.getSnapshot().context;
+    worker.emit({ status: 'ready' });
+    chat?.send({ type: 'chat.send', text: 'hi' });
+    chat?.send({ type: 'chat.input', text: 'typed while it ran' });
+    const seen: WorkerResponse[] = [];
+    actor.on('dataset.output', (e) => void seen.push(e.message));
+    const data = 'The GPU was lost: destroyed. Load the model again.';
+    worker.emit({ status: 'fault', kind: 'device-lost', data });
+    expect(model?.getSnapshot().value).toBe('lost');
+    expect(model?.getSnapshot().context.error).toBe(data);
+    expect(chat?.getSnapshot().value).toBe('unavailable');
+    expect(chat?.getSnapshot().context.draft).toBe('typed while it ran');
+    expect(seen).toEqual([{ status: 'error', data, phase: 'generate', purpose: 'dataset' }]);
   });
 });
 

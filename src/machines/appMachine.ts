@@ -1,4 +1,5 @@
 import {
+  assertEvent,
   assign,
   emit,
   enqueueActions,
@@ -9,7 +10,7 @@ import {
   type ActorRefFrom,
   type SnapshotFrom,
 } from 'xstate';
-import type { WorkerRequest, WorkerResponse } from '../shared/worker-protocol';
+import type { WorkerActorEvent, WorkerResponse } from '../shared/worker-protocol';
 import type { ModelOption } from '../shared/models';
 import type { StoreCommand, StoreResult } from '../shared/conversations/store-protocol';
 import { chatMachine } from './chatMachine';
@@ -17,7 +18,7 @@ import { modelMachine } from './modelMachine';
 import { conversationsMachine } from './conversationsMachine';
 import { storedModelsMachine } from './storedModelsMachine';
 import { watchChat } from './chat-watch';
-import { toWorkerEvent } from './worker-events';
+import { routeWorkerResponse, type DatasetOutput } from './worker-events';
 import { DATASET_MAX_NEW_TOKENS, DEFAULT_MAX_NEW_TOKENS } from '../shared/generation-settings';
 
 /** What the WebGPU probe reports. */
@@ -36,6 +37,8 @@ export interface AppInput {
   modelHost?: string | undefined;
   initialModel?: string | undefined;
   maxNewTokens?: number | undefined;
+  /** Silence allowed while a reply is due (chatMachine's default otherwise). */
+  replyStallMs?: number | undefined;
 }
 
 /**
@@ -49,14 +52,14 @@ export type AppEvent =
   | StoreResult;
 
 /** Emitted for listeners outside the machine (`actor.on('dataset.output', ...)`). */
-export type AppEmitted = { type: 'dataset.output'; message: WorkerResponse };
+export type AppEmitted = { type: 'dataset.output'; message: DatasetOutput };
 
 /**
  * The worker actor's logic placeholder: the composition root provides the real one
  * (src/actors/llm-worker-actor.ts); tests provide fakes. Its input is nothing; it receives
  * worker requests as events and sends `worker.message` events back.
  */
-const llmWorkerPlaceholder = fromCallback<WorkerRequest>(() => {
+const llmWorkerPlaceholder = fromCallback<WorkerActorEvent>(() => {
   throw new Error('llmWorker actor not provided');
 });
 
@@ -89,38 +92,6 @@ export interface AppContext {
   chat: ActorRefFrom<typeof chatMachine> | null;
   conversations: ActorRefFrom<typeof conversationsMachine> | null;
   storedModels: ActorRefFrom<typeof storedModelsMachine> | null;
-}
-
-type Owner = 'model' | 'chat' | 'dataset' | 'storedModels';
-
-/** Which machine owns a worker message (routing happens here, in one place). */
-export function ownerOf(message: WorkerResponse): Owner[] {
-  if ('purpose' in message && message.purpose === 'dataset') return ['dataset'];
-  switch (message.status) {
-    case 'loading':
-      // The chat waits while another model loads.
-      return ['model', 'chat'];
-    case 'initiate':
-    case 'progress':
-    case 'done':
-      return ['model'];
-    case 'ready':
-      return ['model', 'chat', 'storedModels'];
-    case 'plan':
-      return ['model'];
-    case 'stored':
-    case 'deleted':
-    case 'storage-error':
-      return message.status === 'storage-error' && message.op === 'plan'
-        ? ['model']
-        : ['storedModels'];
-    case 'start':
-    case 'update':
-    case 'complete':
-      return ['chat'];
-    case 'error':
-      return message.phase === 'generate' ? ['chat'] : ['model'];
-  }
 }
 
 export const appMachine = setup({
@@ -158,7 +129,11 @@ export const appMachine = setup({
       });
       const chat = spawn('chat', {
         id: 'chat',
-        input: { worker, maxNewTokens: context.input.maxNewTokens },
+        input: {
+          worker,
+          maxNewTokens: context.input.maxNewTokens,
+          replyStallMs: context.input.replyStallMs,
+        },
       });
       const store = spawn('conversationStore', { id: 'conversationStore' });
       const conversations = spawn('conversations', {
@@ -169,35 +144,28 @@ export const appMachine = setup({
       return { worker, model, chat, conversations, storedModels };
     }),
     routeWorkerMessage: enqueueActions(({ context, event, enqueue }) => {
-      if (event.type !== 'worker.message') return;
-      const workerEvent = toWorkerEvent(event.message);
-      for (const owner of ownerOf(event.message)) {
-        // Each child accepts exactly the worker events it owns (see ownerOf).
-        if (owner === 'model') context.model?.send(workerEvent as never);
-        else if (owner === 'chat') context.chat?.send(workerEvent as never);
-        else if (owner === 'storedModels')
-          context.storedModels?.send(
-            event.message.status === 'ready'
-              ? { type: 'storedModels.loaded', id: event.message.data?.id ?? null }
-              : (workerEvent as never),
-          );
-        else enqueue(emit({ type: 'dataset.output', message: event.message }));
-      }
+      assertEvent(event, 'worker.message');
+      // Each child is sent only the events it owns, typed as such (see routeWorkerResponse).
+      const routed = routeWorkerResponse(event.message);
+      if (routed.model) context.model?.send(routed.model);
+      if (routed.chat) context.chat?.send(routed.chat);
+      if (routed.storedModels) context.storedModels?.send(routed.storedModels);
+      if (routed.dataset) enqueue(emit({ type: 'dataset.output', message: routed.dataset }));
     }),
     postDatasetGenerate: sendTo(
       ({ context }) => context.worker ?? '',
-      ({ context, event }): WorkerRequest =>
-        event.type === 'dataset.generate'
-          ? {
-              type: 'generate',
-              purpose: 'dataset',
-              data: [{ role: 'user', content: event.prompt }],
-              options: {
-                maxNewTokens:
-                  event.maxNewTokens ?? context.input.maxNewTokens ?? DATASET_MAX_NEW_TOKENS,
-              },
-            }
-          : { type: 'interrupt' },
+      ({ context, event }): WorkerActorEvent => {
+        assertEvent(event, 'dataset.generate');
+        return {
+          type: 'generate',
+          purpose: 'dataset',
+          data: [{ role: 'user', content: event.prompt }],
+          options: {
+            maxNewTokens:
+              event.maxNewTokens ?? context.input.maxNewTokens ?? DATASET_MAX_NEW_TOKENS,
+          },
+        };
+      },
     ),
     routeStoreResult: ({ context, event }) => {
       if (event.type.startsWith('store.')) context.conversations?.send(event as StoreResult);
@@ -263,7 +231,6 @@ export const appMachine = setup({
 export type AppSnapshot = SnapshotFrom<typeof appMachine>;
 export type AppActorRef = ActorRefFrom<typeof appMachine>;
 export const selectGate = (s: AppSnapshot): 'checking' | 'unsupported' | 'supported' => s.value;
-export const selectGpu = (s: AppSnapshot) => s.context.gpu;
 export const selectModelRef = (s: AppSnapshot) => s.context.model;
 export const selectChatRef = (s: AppSnapshot) => s.context.chat;
 export const selectConversationsRef = (s: AppSnapshot) => s.context.conversations;

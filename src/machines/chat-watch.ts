@@ -17,7 +17,10 @@ export const watchChat = fromCallback<EventObject, { chat: ChatPort }>(({ input,
       messages: snapshot.context.messages,
       settings: snapshot.context.settings,
       modelId: snapshot.context.modelId,
-      streaming: snapshot.matches('generating') || snapshot.matches('resetting'),
+      streaming:
+        snapshot.matches('generating') ||
+        snapshot.matches('stopping') ||
+        snapshot.matches('resetting'),
     };
     if (
       last &&

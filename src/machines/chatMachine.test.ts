@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createActor } from 'xstate';
-import { chatMachine, selectIsGenerating, toWorkerMessages } from './chatMachine';
+import { REPLY_STALL_MS, chatMachine, selectIsGenerating, toWorkerMessages } from './chatMachine';
 import { fakeWorker } from './test-helpers';
 
 function ready() {
@@ -96,7 +96,7 @@ describe('chatMachine', () => {
     expect(worker.posted.at(-1)).toMatchObject({ options: { temperature: 0 } });
   });
 
-  it('worker.complete keeps the figures (and interrupted) on the reply', () => {
+  it('worker.complete keeps the figures on the reply', () => {
     const { actor } = ready();
     actor.send({ type: 'chat.send', text: 'q' });
     actor.send({ type: 'worker.start', message: { status: 'start' } });
@@ -109,7 +109,6 @@ describe('chatMachine', () => {
       role: 'assistant',
       content: 'a',
       figures: { numTokens: 1, seconds: 0.2, tps: 5 },
-      interrupted: true,
     });
   });
 
@@ -194,17 +193,86 @@ describe('chatMachine', () => {
     ]);
   });
 
-  it('generating → chat.stop posts interrupt and waits for complete', () => {
+  it('generating → chat.stop posts interrupt, marks the reply Stopped, drops the tail', () => {
     const { actor, worker } = ready();
     actor.send({ type: 'chat.send', text: 'a' });
+    actor.send({ type: 'worker.start', message: { status: 'start' } });
+    actor.send(update('shown', 1));
     actor.send({ type: 'chat.stop' });
     expect(worker.posted.at(-1)).toEqual({ type: 'interrupt' });
     expect(selectIsGenerating(actor.getSnapshot())).toBe(true);
+    const final = { role: 'assistant', content: 'shown', ended: { by: 'stop' } };
+    expect(actor.getSnapshot().context.messages.at(-1)).toEqual(final);
+    // Regression: text kept arriving after Stop until the worker noticed the interrupt.
+    actor.send(update(' tail', 2));
+    expect(actor.getSnapshot().context.messages.at(-1)).toEqual(final);
     actor.send({
       type: 'worker.complete',
       message: { status: 'complete', numTokens: 3, seconds: 1, interrupted: true },
     });
     expect(actor.getSnapshot().value).toBe('idle');
+    // The text stays as shown; the reply's figures are kept with it (saved conversations).
+    expect(actor.getSnapshot().context.messages.at(-1)).toMatchObject(final);
+  });
+
+  it('a reply cut by the token limit is marked with the limit', () => {
+    const worker = fakeWorker();
+    const actor = createActor(chatMachine, { input: { worker, maxNewTokens: 2 } }).start();
+    actor.send({ type: 'worker.ready', message: { status: 'ready' } });
+    actor.send({ type: 'chat.send', text: 'a' });
+    actor.send({ type: 'worker.start', message: { status: 'start' } });
+    actor.send(update('xy', 2));
+    const stats = { promptTokens: 5, ttft: 0.1, numTokens: 2, seconds: 0.3, decodeTps: 5 };
+    actor.send({
+      type: 'worker.complete',
+      message: {
+        status: 'complete',
+        numTokens: 2,
+        seconds: 0.3,
+        interrupted: false,
+        stats,
+        finish: 'length',
+      },
+    });
+    const s = actor.getSnapshot();
+    expect(s.context.messages.at(-1)?.ended).toEqual({ by: 'limit', limit: 2 });
+    expect(s.context).toMatchObject({ stats, tps: 5, numTokens: 2, seconds: 0.3 });
+  });
+
+  it('silence while generating: after the stall delay the worker is abandoned', () => {
+    vi.useFakeTimers();
+    try {
+      const { actor, worker } = ready();
+      actor.send({ type: 'chat.send', text: 'a' });
+      actor.send({ type: 'chat.input', text: 'next question' });
+      vi.advanceTimersByTime(REPLY_STALL_MS - 1000);
+      actor.send(update('x', 1)); // any message restarts the timer
+      vi.advanceTimersByTime(REPLY_STALL_MS - 1000);
+      expect(actor.getSnapshot().value).toBe('generating');
+      vi.advanceTimersByTime(1000);
+      expect(worker.posted.at(-1)).toEqual({
+        type: 'abandon',
+        data: `no reply for ${REPLY_STALL_MS / 1000} seconds`,
+      });
+      expect(actor.getSnapshot().value).toBe('unavailable');
+      expect(actor.getSnapshot().context.draft).toBe('next question');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('a fault ends the reply; ready again re-enables the chat with the draft kept', () => {
+    const { actor } = ready();
+    actor.send({ type: 'chat.send', text: 'a' });
+    actor.send({ type: 'chat.input', text: 'draft' });
+    actor.send({
+      type: 'worker.fault',
+      message: { status: 'fault', kind: 'device-lost', data: 'The GPU was lost.' },
+    });
+    expect(actor.getSnapshot().value).toBe('unavailable');
+    actor.send({ type: 'worker.ready', message: { status: 'ready' } });
+    expect(actor.getSnapshot().value).toBe('idle');
+    expect(actor.getSnapshot().context.draft).toBe('draft');
   });
 
   it('idle → chat.reset posts reset and clears messages', () => {

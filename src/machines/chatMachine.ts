@@ -1,5 +1,6 @@
 import { assertEvent, assign, setup, type SnapshotFrom } from 'xstate';
 import type { ChatMessage, GenerateOptions } from '../shared/worker-protocol';
+import type { GenerationStats } from '../shared/generation-stats';
 import type { ConversationMessage } from '../shared/conversations/types';
 import {
   DEFAULT_MAX_NEW_TOKENS,
@@ -7,11 +8,12 @@ import {
   sanitizeSettings,
   type GenerationSettings,
 } from '../shared/generation-settings';
-import type { WorkerEventOf, WorkerPort } from './worker-events';
+import type { ChatWorkerEvent, WorkerPort } from './worker-events';
 
 /**
- * A message as shown: assistant messages may carry reasoning shown apart from the answer, the
- * figures of the reply and whether it was interrupted.
+ * A message as shown (and saved): assistant messages may carry reasoning shown apart from the
+ * answer, how the reply ended when not by the model's own end (Stop, or the token limit), and the
+ * reply's figures.
  */
 export type DisplayMessage = ConversationMessage;
 
@@ -23,6 +25,7 @@ export interface ChatContext {
   settings: GenerationSettings;
   /** The loaded model's id ('' before one is ready). */
   modelId: string;
+  replyStallMs: number;
   messages: DisplayMessage[];
   /** The text box's content; cleared on send (spec). */
   draft: string;
@@ -31,6 +34,8 @@ export interface ChatContext {
   numTokens: number | null;
   /** Seconds of the last completed generation; null while generating or cleared. */
   seconds: number | null;
+  /** Prefill / decode figures of the last completed generation (generation-stats.ts). */
+  stats: GenerationStats | null;
   /** A generation error (spec: console only; shown here too). */
   error: string | null;
 }
@@ -39,6 +44,8 @@ export interface ChatInput {
   worker: WorkerPort;
   /** Longest reply in tokens (default 1024). */
   maxNewTokens?: number | undefined;
+  /** Silence allowed while a reply is due (default REPLY_STALL_MS). */
+  replyStallMs?: number | undefined;
 }
 
 export type ChatEvent =
@@ -49,12 +56,10 @@ export type ChatEvent =
   /** Show another conversation (from the conversations machine). */
   | { type: 'chat.load'; messages: DisplayMessage[]; settings: GenerationSettings }
   | { type: 'chat.settings'; patch: Partial<GenerationSettings> }
-  | WorkerEventOf<'loading'>
-  | WorkerEventOf<'ready'>
-  | WorkerEventOf<'start'>
-  | WorkerEventOf<'update'>
-  | WorkerEventOf<'complete'>
-  | WorkerEventOf<'error'>;
+  | ChatWorkerEvent;
+
+/** No worker message for this long while a reply is due = the worker is stuck (a GPU hang). */
+export const REPLY_STALL_MS = 60_000;
 
 /** What goes to the worker: roles normalised (anything but assistant is user), no reasoning. */
 export function toWorkerMessages(messages: DisplayMessage[]): ChatMessage[] {
@@ -90,8 +95,6 @@ export const chatMachine = setup({
       assertEvent(event, 'chat.send');
       return textOf(context, event).length > 0;
     },
-    isGenerateError: ({ event }) =>
-      event.type === 'worker.error' && event.message.phase === 'generate',
   },
   actions: {
     setDraft: assign({
@@ -111,6 +114,7 @@ export const chatMachine = setup({
       tps: null,
       numTokens: null,
       seconds: null,
+      stats: null,
       error: null,
     }),
     postGenerate: ({ context }) => {
@@ -127,8 +131,23 @@ export const chatMachine = setup({
       tps: null,
       numTokens: null,
       seconds: null,
+      stats: null,
       error: null,
     }),
+    /** Stop: the reply is final as shown now; the worker's tail (until `complete`) is dropped. */
+    markStopped: assign({
+      messages: ({ context }) => {
+        const last = context.messages.at(-1);
+        if (last?.role !== 'assistant') return context.messages;
+        return [...context.messages.slice(0, -1), { ...last, ended: { by: 'stop' as const } }];
+      },
+    }),
+    /** Ask the worker actor to drop a silent worker; it answers with a `fault`. */
+    abandonWorker: ({ context }) =>
+      context.worker.send({
+        type: 'abandon',
+        data: `no reply for ${context.replyStallMs / 1000} seconds`,
+      }),
     appendAssistantMessage: assign({
       messages: ({ context }) => [...context.messages, { role: 'assistant' as const, content: '' }],
     }),
@@ -147,17 +166,20 @@ export const chatMachine = setup({
     }),
     storeCompletion: assign(({ context, event }) => {
       assertEvent(event, 'worker.complete');
-      const { numTokens, seconds, interrupted } = event.message;
+      const { numTokens, seconds, stats, finish } = event.message;
       const messages = context.messages.slice();
       const last = messages.at(-1);
-      // The reply keeps its figures (and whether it was stopped) when saved and reloaded.
+      const tps = stats?.decodeTps ?? context.tps;
+      // The reply keeps its figures (and how it ended) when saved and reloaded.
       if (last?.role === 'assistant')
         messages[messages.length - 1] = {
           ...last,
-          figures: { numTokens, seconds, tps: context.tps ?? undefined },
-          ...(interrupted ? { interrupted: true } : {}),
+          figures: { numTokens, seconds, tps: tps ?? undefined },
+          ...(finish === 'length'
+            ? { ended: { by: 'limit' as const, limit: context.maxNewTokens } }
+            : {}),
         };
-      return { messages, numTokens, seconds };
+      return { messages, numTokens, seconds, stats: stats ?? null, tps };
     }),
     loadConversation: assign(({ event }) => {
       assertEvent(event, 'chat.load');
@@ -168,6 +190,7 @@ export const chatMachine = setup({
         tps: null,
         numTokens: null,
         seconds: null,
+        stats: null,
         error: null,
       };
     }),
@@ -198,6 +221,9 @@ export const chatMachine = setup({
       console.error(event.message.data);
     },
   },
+  delays: {
+    replyStall: ({ context }) => context.replyStallMs,
+  },
 }).createMachine({
   id: 'chat',
   context: ({ input }) => ({
@@ -205,17 +231,21 @@ export const chatMachine = setup({
     maxNewTokens: input.maxNewTokens ?? DEFAULT_MAX_NEW_TOKENS,
     settings: defaultSettings(input.maxNewTokens ?? DEFAULT_MAX_NEW_TOKENS),
     modelId: '',
+    replyStallMs: input.replyStallMs ?? REPLY_STALL_MS,
     messages: [],
     draft: '',
     tps: null,
     numTokens: null,
     seconds: null,
+    stats: null,
     error: null,
   }),
   initial: 'unavailable',
   on: {
     'chat.input': { actions: 'setDraft' },
     'chat.settings': { actions: 'changeSettings' },
+    // The worker or its GPU is gone: wait for the model to be loaded again (the draft is kept).
+    'worker.fault': '.unavailable',
   },
   states: {
     /** The text box is disabled until the model is ready (spec); sends are ignored. */
@@ -239,17 +269,15 @@ export const chatMachine = setup({
         'chat.reset': { actions: ['postReset', 'clearConversation'] },
       },
     },
+    // Every worker message re-enters the state, restarting the stall timer.
     generating: {
+      after: { replyStall: { target: 'unavailable', actions: 'abandonWorker' } },
       on: {
-        'worker.start': { actions: 'appendAssistantMessage' },
-        'worker.update': { actions: 'appendOutput' },
+        'worker.start': { target: 'generating', reenter: true, actions: 'appendAssistantMessage' },
+        'worker.update': { target: 'generating', reenter: true, actions: 'appendOutput' },
         'worker.complete': { target: 'idle', actions: 'storeCompletion' },
-        'worker.error': {
-          guard: 'isGenerateError',
-          target: 'idle',
-          actions: ['logError', 'storeError'],
-        },
-        'chat.stop': { actions: 'postInterrupt' },
+        'worker.error': { target: 'idle', actions: ['logError', 'storeError'] },
+        'chat.stop': { target: 'stopping', actions: ['postInterrupt', 'markStopped'] },
         // Another conversation chosen mid-reply: stop this one and ignore its tail.
         'chat.load': { target: 'resetting', actions: ['postInterrupt', 'loadConversation'] },
         'chat.reset': {
@@ -258,12 +286,25 @@ export const chatMachine = setup({
         },
       },
     },
+    /** Stop: the reply shown is final; wait for the worker to finish the interrupted run. */
+    stopping: {
+      after: { replyStall: { target: 'unavailable', actions: 'abandonWorker' } },
+      on: {
+        'worker.update': { target: 'stopping', reenter: true },
+        'worker.complete': { target: 'idle', actions: 'storeCompletion' },
+        'worker.error': { target: 'idle', actions: ['logError', 'storeError'] },
+        'chat.load': { target: 'resetting', actions: 'loadConversation' },
+        'chat.reset': { target: 'resetting', actions: ['postReset', 'clearConversation'] },
+      },
+    },
     /** Reset during generation: ignore the tail of the interrupted run until it completes. */
     resetting: {
+      after: { replyStall: { target: 'unavailable', actions: 'abandonWorker' } },
       on: {
         'chat.load': { actions: 'loadConversation' },
+        'worker.update': { target: 'resetting', reenter: true },
         'worker.complete': 'idle',
-        'worker.error': { guard: 'isGenerateError', target: 'idle' },
+        'worker.error': 'idle',
       },
     },
   },
@@ -273,13 +314,14 @@ export type ChatSnapshot = SnapshotFrom<typeof chatMachine>;
 export const selectMessages = (s: ChatSnapshot) => s.context.messages;
 export const selectDraft = (s: ChatSnapshot) => s.context.draft;
 export const selectIsGenerating = (s: ChatSnapshot) =>
-  s.matches('generating') || s.matches('resetting');
+  s.matches('generating') || s.matches('stopping') || s.matches('resetting');
 export const selectIsReady = (s: ChatSnapshot) => !s.matches('unavailable');
 export const selectSpeed = (s: ChatSnapshot) => ({
   tps: s.context.tps,
   numTokens: s.context.numTokens,
   seconds: s.context.seconds,
 });
+export const selectStats = (s: ChatSnapshot) => s.context.stats;
 export const selectChatError = (s: ChatSnapshot) => s.context.error;
 /** The conversation's generation settings. */
 export const selectSettings = (s: ChatSnapshot) => s.context.settings;

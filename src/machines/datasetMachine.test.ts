@@ -89,6 +89,31 @@ beforeEach(() => {
 });
 afterEach(() => errorLog.mockRestore());
 
+describe('the child protocol is typed', () => {
+  it('done events name a chunk actor; a foreign id or output does not compile, a stale run is ignored', async () => {
+    const { actor, gen } = start();
+    actor.send(format());
+    // Compile-time checks only (never sent): tsc fails if these become acceptable.
+    const wrongEvents = () => {
+      // @ts-expect-error -- not a chunk actor's id
+      actor.send({ type: 'xstate.done.actor.other', actorId: 'other', output: { text: '[]' } });
+      // @ts-expect-error -- the output of a chunk is `{ text }`
+      actor.send({ type: 'xstate.done.actor.chunk-1-0', actorId: 'chunk-1-0', output: 42 });
+    };
+    expect(typeof wrongEvents).toBe('function');
+    // A done event of a run that is not the current one changes nothing.
+    actor.send({
+      type: 'xstate.done.actor.chunk-9-0',
+      actorId: 'chunk-9-0',
+      output: { text: '[]' },
+    });
+    expect(actor.getSnapshot().context.chunks[0]?.status).toBe('running');
+    gen.calls[0]?.resolve(pairs('When did the festival begin?'));
+    await flush();
+    expect(actor.getSnapshot().value).toBe('review');
+  });
+});
+
 describe('refused requests (state unchanged, reason shown)', () => {
   it('idle → dataset.format with an empty text → idle with empty-input', () => {
     const { actor, gen } = start();
@@ -112,6 +137,21 @@ describe('refused requests (state unchanged, reason shown)', () => {
     const { actor } = start({ maxTextChars: 10 });
     actor.send(format());
     expect(actor.getSnapshot().context.inputError?.kind).toBe('too-long');
+  });
+
+  it("a pair count outside 1–100 or not whole → bad-count (the limit is the machine's, not only the UI's)", () => {
+    const { actor, gen } = start();
+    for (const count of [0, -3, 101, 2.5, Number.NaN]) {
+      actor.send(format({ count }));
+      expect(actor.getSnapshot().value).toBe('idle');
+      expect(actor.getSnapshot().context.inputError?.kind).toBe('bad-count');
+    }
+    expect(actor.getSnapshot().context.inputError?.message).toBe(
+      'The number of pairs must be a whole number from 1 to 100; got nothing.',
+    );
+    expect(gen.calls).toHaveLength(0);
+    actor.send(format({ count: 100 }));
+    expect(actor.getSnapshot().value).toBe('generating');
   });
 });
 

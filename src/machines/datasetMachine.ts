@@ -88,14 +88,30 @@ export type DatasetEvent =
   | { type: 'dataset.entry.change'; index: number; entry: Partial<DatasetEntry> }
   | { type: 'dataset.entry.delete'; index: number }
   | { type: 'dataset.chunk.progress'; run: number; index: number; text: string }
-  | { type: `xstate.done.actor.${string}`; actorId: string; output: GenerateChunkOutput }
-  | { type: `xstate.error.actor.${string}`; actorId: string; error: unknown };
+  | ChunkDoneEvent
+  | ChunkErrorEvent;
 
-const childId = (run: number, index: number) => `chunk-${run}-${index}`;
-/** The chunk index of a child of the current run, or -1 (a stale or foreign child). */
-function chunkIndexOf(context: DatasetContext, actorId: string): number {
-  const m = /^chunk-(\d+)-(\d+)$/.exec(actorId);
-  return m && Number(m[1]) === context.run ? Number(m[2]) : -1;
+/**
+ * The child protocol: every child is a `generateChunk` actor whose id names its run and chunk, so
+ * its done/error events are typed by that id (an event for another id does not compile).
+ */
+export type ChunkActorId = `chunk-${number}-${number}`;
+export interface ChunkDoneEvent {
+  type: `xstate.done.actor.${ChunkActorId}`;
+  actorId: ChunkActorId;
+  output: GenerateChunkOutput;
+}
+export interface ChunkErrorEvent {
+  type: `xstate.error.actor.${ChunkActorId}`;
+  actorId: ChunkActorId;
+  error: unknown;
+}
+
+const childId = (run: number, index: number): ChunkActorId => `chunk-${run}-${index}`;
+/** The chunk index of a child of the current run, or -1 (a child of a stopped run). */
+function chunkIndexOf(context: DatasetContext, actorId: ChunkActorId): number {
+  const [, run, index] = actorId.split('-').map(Number);
+  return run === context.run && index !== undefined ? index : -1;
 }
 const settled = (c: DatasetContext) =>
   c.chunks.every((k) => k.status === 'done' || k.status === 'failed');
@@ -230,7 +246,7 @@ const machineSetup = setup({
       error: { kind: 'cancelled', message: DATASET_MESSAGES.cancelled, retryable: true },
     }),
     logError: ({ context }) => {
-      // Spec §8: dataset generation failures are logged to the console (never the token).
+      // Dataset generation failures are logged to the console (never the token).
       if (context.error) console.error(`Format Input failed: ${context.error.message}`);
     },
     retryUnfinished: assign({

@@ -18,7 +18,6 @@ export const selectInvalid = (s: DatasetSnapshot) => s.context.invalid;
 export const selectError = (s: DatasetSnapshot) => s.context.error;
 export const selectInputError = (s: DatasetSnapshot) => s.context.inputError;
 export const selectName = (s: DatasetSnapshot) => s.context.name;
-export const selectSource = (s: DatasetSnapshot) => s.context.source;
 
 export interface ChunkProgress {
   status: ChunkState['status'];

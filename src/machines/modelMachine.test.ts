@@ -129,17 +129,6 @@ describe('modelMachine', () => {
     expect(actor.getSnapshot().context.error).toBeNull();
     expect(selectCanLoad(actor.getSnapshot())).toBe(true);
   });
-
-  it('generation errors do not fail the model', () => {
-    const { actor } = start();
-    actor.send({ type: 'model.select', value: 'phi-3.5-mini' });
-    actor.send({ type: 'model.load' });
-    actor.send({
-      type: 'worker.error',
-      message: { status: 'error', data: 'gen', phase: 'generate' },
-    });
-    expect(actor.getSnapshot().matches('loading')).toBe(true);
-  });
 });
 
 describe('modelMachine — never a hang', () => {
@@ -147,7 +136,7 @@ describe('modelMachine — never a hang', () => {
     const { actor } = start();
     actor.send({
       type: 'worker.error',
-      message: { status: 'error', data: 'no adapter', phase: 'check' },
+      message: { status: 'error', data: 'no adapter', phase: 'load' },
     });
     expect(actor.getSnapshot().value).toBe('failed');
     expect(actor.getSnapshot().context.error).toBe('no adapter');
@@ -253,5 +242,34 @@ describe('modelMachine — Load in chat from the hub', () => {
     expect(actor.getSnapshot().context.plan).toBeNull();
     actor.send(plan('onnx-community/gemma-2-2b-jpn-it'));
     expect(actor.getSnapshot().context.plan?.totalBytes).toBe(10);
+  });
+});
+
+describe('modelMachine — lost GPU or worker', () => {
+  it('ready → worker.fault → lost with the message; model.reload loads the same model again', () => {
+    const { actor, worker } = start();
+    actor.send({ type: 'model.select', value: 'phi-3.5-mini' });
+    actor.send({ type: 'model.load' });
+    actor.send({ type: 'worker.ready', message: { status: 'ready' } });
+    const data = 'The GPU was lost: destroyed. Load the model again.';
+    actor.send({ type: 'worker.fault', message: { status: 'fault', kind: 'device-lost', data } });
+    expect(actor.getSnapshot().value).toBe('lost');
+    expect(actor.getSnapshot().context.error).toBe(data);
+    const loads = worker.posted.filter((r) => r.type === 'load').length;
+    actor.send({ type: 'model.reload' });
+    expect(actor.getSnapshot().matches('loading')).toBe(true);
+    expect(actor.getSnapshot().context.error).toBeNull();
+    expect(worker.posted.filter((r) => r.type === 'load')).toHaveLength(loads + 1);
+  });
+
+  it('a fault while loading also ends in lost', () => {
+    const { actor } = start();
+    actor.send({ type: 'model.select', value: 'phi-3.5-mini' });
+    actor.send({ type: 'model.load' });
+    actor.send({
+      type: 'worker.fault',
+      message: { status: 'fault', kind: 'crashed', data: 'The model worker crashed.' },
+    });
+    expect(actor.getSnapshot().value).toBe('lost');
   });
 });

@@ -1,9 +1,8 @@
 import { assertEvent, assign, setup, type SnapshotFrom } from 'xstate';
 import type { ModelLoadSpec } from '../shared/worker-protocol';
 import type { ModelOption } from '../shared/models';
-import type { WorkerEventOf, WorkerPort } from './worker-events';
+import type { ModelWorkerEvent, WorkerPort } from './worker-events';
 import type { DownloadPlan } from '../shared/storage';
-import type { StorageResponse } from '../shared/storage-protocol';
 
 /** One file being downloaded (spec: file, progress, total). */
 export interface ProgressItem {
@@ -42,19 +41,11 @@ export type ModelEvent =
   | { type: 'model.add'; id: string }
   | { type: 'model.load' }
   | { type: 'model.retry' }
-  | WorkerEventOf<'loading'>
-  | WorkerEventOf<'initiate'>
-  | WorkerEventOf<'progress'>
-  | WorkerEventOf<'done'>
-  | WorkerEventOf<'ready'>
-  | WorkerEventOf<'error'>
-  | { type: 'worker.plan'; message: Extract<StorageResponse, { status: 'plan' }> }
-  | {
-      type: 'worker.storage-error';
-      message: Extract<StorageResponse, { status: 'storage-error' }>;
-    };
+  /** After a fault (GPU lost, worker crashed or silent): load the same model in a fresh worker. */
+  | { type: 'model.reload' }
+  | ModelWorkerEvent;
 
-/** Blank or whitespace-only = no selection (spec section 5). */
+/** Blank or whitespace-only = no selection. */
 export function normaliseSelection(value: string): string {
   return value.trim();
 }
@@ -98,7 +89,6 @@ export const modelMachine = setup({
     isRepoId: ({ event }) =>
       event.type === 'model.add' && /^[\w.-]+\/[\w.-]+$/.test(event.id.trim()),
     hasSelection: ({ context }) => toLoadSpec(context) !== null,
-    isLoadError: ({ event }) => event.type === 'worker.error' && event.message.phase !== 'generate',
     selectsAnotherModel: ({ context, event }) =>
       event.type === 'model.select' && normaliseSelection(event.value) !== context.selected,
     /** A switch: another model than the loaded one is selected. */
@@ -179,7 +169,7 @@ export const modelMachine = setup({
     }),
     storeError: assign({
       error: ({ event }) => {
-        assertEvent(event, 'worker.error');
+        assertEvent(event, ['worker.error', 'worker.fault']);
         return event.message.data;
       },
       files: [],
@@ -216,6 +206,8 @@ export const modelMachine = setup({
     // Load in chat from the Hub works in every state: the model is added and selected.
     'model.add': { guard: 'isRepoId', actions: ['addAndSelect', 'clearPlan', 'postPlan'] },
     'worker.plan': { actions: 'storePlan' },
+    // From any state: nothing the old worker was doing will finish.
+    'worker.fault': { target: '.lost', actions: 'storeError' },
   },
   states: {
     none: {
@@ -224,7 +216,7 @@ export const modelMachine = setup({
         // Spec: "Load model does nothing with no model selected."
         'model.load': { guard: 'hasSelection', target: 'loading' },
         // The worker failed to start, or WebGPU failed inside it: show it before any load.
-        'worker.error': { guard: 'isLoadError', target: 'failed', actions: 'storeError' },
+        'worker.error': { target: 'failed', actions: 'storeError' },
       },
     },
     loading: {
@@ -244,7 +236,7 @@ export const modelMachine = setup({
       },
       on: {
         'worker.ready': { target: 'ready', actions: 'markReady' },
-        'worker.error': { guard: 'isLoadError', target: 'failed', actions: 'storeError' },
+        'worker.error': { target: 'failed', actions: 'storeError' },
       },
     },
     failed: {
@@ -270,8 +262,20 @@ export const modelMachine = setup({
         // disposes of the previous one first).
         'model.select': { actions: ['select', 'clearPlan', 'postPlan'] },
         'model.load': { guard: 'canSwitch', target: 'loading' },
-        // A later check error (e.g. device lost) is shown but the loaded model stays usable.
-        'worker.error': { guard: 'isLoadError', target: 'failed', actions: 'storeError' },
+      },
+    },
+    /**
+     * The worker or its GPU is gone (the worker actor has already started a fresh Worker): the
+     * message says what happened, and `model.reload` loads the same model again — no page reload.
+     */
+    lost: {
+      on: {
+        'model.reload': { guard: 'hasSelection', target: 'loading' },
+        'model.select': {
+          guard: 'selectsAnotherModel',
+          target: 'none',
+          actions: ['select', 'clearError', 'clearPlan', 'postPlan'],
+        },
       },
     },
   },
@@ -279,8 +283,9 @@ export const modelMachine = setup({
 
 /** Snapshot helpers for the UI. */
 export type ModelSnapshot = SnapshotFrom<typeof modelMachine>;
-export const selectModelStatus = (s: ModelSnapshot): 'none' | 'loading' | 'failed' | 'ready' =>
-  s.matches('loading') ? 'loading' : (s.value as 'none' | 'failed' | 'ready');
+export type ModelStatus = 'none' | 'loading' | 'failed' | 'ready' | 'lost';
+export const selectModelStatus = (s: ModelSnapshot): ModelStatus =>
+  typeof s.value === 'string' ? s.value : 'loading';
 export const selectSelectedModel = (s: ModelSnapshot) => s.context.selected;
 export const selectProgressItems = (s: ModelSnapshot) => s.context.files;
 export const selectLoadError = (s: ModelSnapshot) => s.context.error;

@@ -1,5 +1,5 @@
 /**
- * A fine-tuning run on the local training service (spec section 4, Training):
+ * A fine-tuning run on the local training service:
  * idle → starting → running → finished | failed | cancelled. While running, a `pollRun` actor is
  * invoked every `pollInterval` (2000 ms): log tail + run status; the last `current/total` gives
  * the progress, finished when it reaches the total. Poll failures are ignored (spec), but after
@@ -116,7 +116,7 @@ export const trainingMachine = setup({
     cancelRun: cancelRunPlaceholder,
   },
   delays: {
-    /** Spec section 9: poll every 2000 ms. */
+    /** The log is polled every 2000 ms. */
     pollInterval: 2000,
   },
   guards: {
@@ -369,7 +369,6 @@ export const selectIsBusy = (s: TrainingSnapshot): boolean =>
 export const selectPercent = (s: TrainingSnapshot) => s.context.percent;
 /** The last log lines (up to 10). */
 export const selectLogLines = (s: TrainingSnapshot) => s.context.lines;
-export const selectRunId = (s: TrainingSnapshot) => s.context.runId;
 /** Several polls failed in a row: the service is not answering (the run is kept). */
 export const selectUnreachable = (s: TrainingSnapshot) =>
   s.matches('running') && s.context.pollFailures >= s.context.unreachableAfter;

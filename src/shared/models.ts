@@ -1,5 +1,5 @@
 /**
- * The in-browser models (spec section 9): four ONNX community models, with their real hub ids
+ * The in-browser models ): four ONNX community models, with their real hub ids
  * and dtypes. `fallback` is what loads when the GPU adapter lacks the `shader-f16` feature.
  */
 export interface ModelOption {

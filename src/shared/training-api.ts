@@ -6,14 +6,13 @@
  */
 import * as z from 'zod/mini';
 
-/** Spec section 9: the fixed training parameters sent by the app. */
+/** The fixed training parameters the app sends with every run. */
 export const TRAINING_PARAMS = { max_len: 256, repeat: 30, max_steps: 120, lr: 2e-4 } as const;
-/** Spec section 3: a 3B-parameter instruct model from the Hub. */
+/** The default base model: a 3B-parameter instruct model from the Hub. */
 export const DEFAULT_BASE_MODEL = 'meta-llama/Llama-3.2-3B-Instruct';
-/** Spec section 7: fixed loopback address, port 8000. */
+/** The service listens on a fixed loopback address, port 8000. */
 export const DEFAULT_TRAINING_URL = 'http://127.0.0.1:8000';
-/** Spec section 9: poll interval and tail length. */
-export const POLL_INTERVAL_MS = 2000;
+/** The browser asks for the last 10 log lines (every 2 s: the training machine's `pollInterval`). */
 export const LOG_TAIL = 10;
 /** The most lines one logs request returns (tail or page). */
 export const MAX_LOG_LINES = 1000;
@@ -44,7 +43,7 @@ function positiveInt(max: number) {
     );
 }
 
-/** POST /train body (spec section 7). Unknown fields are rejected. */
+/** POST /train body. Unknown fields are rejected. */
 export const TrainRequestSchema = z.strictObject({
   script_path: argText('a path'),
   output_dir: argText('a path'),
@@ -108,12 +107,20 @@ export const LogsResponseSchema = z.object({
 export type LogsResponse = z.infer<typeof LogsResponseSchema>;
 
 export const RUN_STATES = ['running', 'succeeded', 'failed', 'cancelled', 'interrupted'] as const;
-export type RunState = (typeof RUN_STATES)[number];
+
+/**
+ * What a running run is doing: `training` (steps going), `saving` (the last step is printed, the
+ * process still runs: show 100 % and "Saving…"), `cancelling` (cancel sent, processes ending).
+ * `null` once the run has ended.
+ */
+export const RUN_PHASES = ['training', 'saving', 'cancelling'] as const;
+export type RunPhase = (typeof RUN_PHASES)[number];
 
 /** GET /runs/{id}: what a run is doing or how it ended. */
 export const RunInfoSchema = z.object({
   id: z.string(),
   state: z.enum(RUN_STATES),
+  phase: z.nullable(z.enum(RUN_PHASES)),
   exit_code: z.nullable(z.number()),
   signal: z.nullable(z.string()),
   current: z.nullable(z.number()),
@@ -122,17 +129,118 @@ export const RunInfoSchema = z.object({
   progress: z.number(),
   started_at: z.string(),
   ended_at: z.nullable(z.string()),
+  /** ended_at (or now, while running) minus started_at, in milliseconds. */
+  duration_ms: z.number(),
   script_path: z.string(),
   base_model: z.string(),
   output_dir: z.string(),
   data_file: z.string(),
-  /** Why the run failed to start or was interrupted, when the service knows. */
+  /** The last loss the trainer printed (HF log dict or JSON line), null before the first. */
+  last_loss: z.nullable(z.number()),
+  /** Metric points recognised so far (GET /runs/{id}/metrics). */
+  metrics_count: z.number(),
+  /** The id of its browser-ready model in GET /models (`trained/<folder>`), when complete. */
+  model_id: z.nullable(z.string()),
+  /** Why a finished run has no browser-ready model ("web/ lacks tokenizer.json"), else null. */
+  model_error: z.nullable(z.string()),
+  /** Why the run failed to start, failed, or was interrupted, when the service knows. */
   error: z.optional(z.string()),
 });
 export type RunInfo = z.infer<typeof RunInfoSchema>;
 
-export const RunListSchema = z.object({ runs: z.array(RunInfoSchema) });
+/** GET /runs: newest first; `active` is the running run's id (attach to it), or null. */
+export const RunListSchema = z.object({
+  runs: z.array(RunInfoSchema),
+  active: z.nullable(z.string()),
+});
 export type RunList = z.infer<typeof RunListSchema>;
+
+/** Most metric points one run keeps (older ones are thinned evenly beyond this). */
+export const MAX_METRIC_POINTS = 100_000;
+
+/**
+ * One metric point: `seq` orders points (the cursor for `after`), `step` is the trainer's step
+ * (from the dict's `step`, else the last `current/total` printed), `time` seconds since the run
+ * started. Missing values are null.
+ */
+export const MetricPointSchema = z.object({
+  seq: z.number(),
+  step: z.number(),
+  loss: z.number(),
+  learning_rate: z.nullable(z.number()),
+  epoch: z.nullable(z.number()),
+  grad_norm: z.nullable(z.number()),
+  time: z.number(),
+});
+export type MetricPoint = z.infer<typeof MetricPointSchema>;
+
+/** GET /runs/{id}/metrics query: `after=SEQ` returns only newer points (live polling). */
+export const MetricsQuerySchema = z.object({
+  after: queryInt(-1, Number.MAX_SAFE_INTEGER),
+});
+export type MetricsQuery = z.infer<typeof MetricsQuerySchema>;
+
+/**
+ * GET /runs/{id}/metrics response. `next` is the `after` value for the next poll (the last seq
+ * held, or the request's `after` when nothing is new); `seen` counts every point recognised;
+ * `stride` > 1 means older points were thinned to stay within {@link MAX_METRIC_POINTS}.
+ */
+export const MetricsResponseSchema = z.object({
+  points: z.array(MetricPointSchema),
+  next: z.number(),
+  seen: z.number(),
+  stride: z.number(),
+});
+export type MetricsResponse = z.infer<typeof MetricsResponseSchema>;
+
+/** transformers.js dtype names for the ONNX variants a trained model may ship. */
+export const MODEL_VARIANTS = [
+  'fp32',
+  'fp16',
+  'q4',
+  'q4f16',
+  'q8',
+  'int8',
+  'uint8',
+  'bnb4',
+] as const;
+export type ModelVariant = (typeof MODEL_VARIANTS)[number];
+
+/** Owner part of every trained model's Hub-style id: `trained/<name>`. */
+export const TRAINED_MODEL_OWNER = 'trained';
+
+/**
+ * GET /models entry: a finished run whose `<output_dir>/web/` is complete. Files are served at
+ * `{service}/{id}/resolve/main/{file}` (the Hub's layout, so transformers.js loads it with
+ * `env.remoteHost = service + '/'`).
+ */
+export const TrainedModelSchema = z.object({
+  /** `trained/<output folder name>` (a suffix `-<run id prefix>` when two runs share a name). */
+  id: z.string(),
+  /** The output folder's name, for labels: "harbour-run (fine-tuned)". */
+  name: z.string(),
+  run_id: z.string(),
+  base_model: z.string(),
+  output_dir: z.string(),
+  variants: z.array(z.enum(MODEL_VARIANTS)),
+  /** Bytes of every file under web/. */
+  bytes: z.number(),
+  /** When the run ended (ISO). */
+  created_at: z.string(),
+});
+export type TrainedModel = z.infer<typeof TrainedModelSchema>;
+
+export const ModelListSchema = z.object({ models: z.array(TrainedModelSchema) });
+export type ModelList = z.infer<typeof ModelListSchema>;
+
+/** GET /: who answers, and where the API is documented. */
+export const ServiceInfoSchema = z.object({
+  name: z.string(),
+  version: z.string(),
+  docs: z.string(),
+  endpoints: z.array(z.string()),
+});
+export type ServiceInfo = z.infer<typeof ServiceInfoSchema>;
 
 /** PUT /datasets/{name}: letters, digits, '.', '_', '-'; '.json' is added when missing. */
 export const DatasetParamsSchema = z.object({
@@ -145,7 +253,7 @@ export const DatasetParamsSchema = z.object({
   ),
 });
 
-/** Spec section 3: a dataset entry is a prompt and its completion. */
+/** A dataset entry is a prompt and its completion. */
 export const DatasetEntrySchema = z.object({
   prompt: z.string({ error: (iss) => (isMissing(iss) ? 'is required' : 'must be a string') }),
   completion: z.string({ error: (iss) => (isMissing(iss) ? 'is required' : 'must be a string') }),

@@ -1,6 +1,6 @@
 /**
- * Training progress from log lines (spec section 7: "the last match of 'current/total' gives the
- * percentage"; section 9: two decimals). Pure: used by the training machine and the service.
+ * Training progress from log lines (the last match of 'current/total' in the log gives the
+ * percentage, shown with two decimals). Pure: used by the training machine and the service.
  */
 
 /** One `current/total` step count found in the log. */

@@ -1,10 +1,12 @@
 import type { StorageRequest, StorageResponse } from './storage-protocol';
 
 /**
- * The messages exchanged with the LLM Web Worker (spec section 3 and 7).
- * Both directions are discriminated unions on `type` (out) and `status` (in),
- * so every handler is checked for exhaustiveness by the compiler.
+ * The messages exchanged with the LLM Web Worker.
+ * Both directions are discriminated unions on `type` (out) and `status` (in). Responses are grouped by
+ * owner — loading belongs to the model machine, a generation to whoever asked for it (its `purpose`),
+ * a fault to everyone — so routing (src/machines/worker-events.ts) is checked by the compiler.
  */
+import type { GenerationStats } from './generation-stats';
 
 /** A chat message. Any role other than 'assistant' is treated as 'user'. */
 export interface ChatMessage {
@@ -49,24 +51,46 @@ export type Purpose = 'chat' | 'dataset';
 
 /** Main thread → worker. */
 export type WorkerRequest =
+  /** Posted once on start: the worker imports transformers.js early (WebGPU is probed on the page). */
   | { type: 'check' }
   | { type: 'load'; data: ModelLoadSpec }
   | { type: 'generate'; data: ChatMessage[]; options?: GenerateOptions; purpose?: Purpose }
   | { type: 'interrupt' }
   | { type: 'reset' }
-  | StorageRequest;
+  | StorageRequest
+  /**
+   * Tests only: destroys the GPU device ONNX Runtime uses, so the e2e can provoke `device.lost`.
+   * The worker ignores it unless the page was opened with `?debug` (see runtime-config).
+   */
+  | { type: 'debug.loseDevice' };
 
-/** Worker → main thread. Field names follow the spec's table. */
-export type WorkerResponse =
+/**
+ * What the worker actor accepts besides requests to post: `abandon` (a machine waited too long)
+ * terminates the silent Worker, starts a fresh one and reports a `fault` of kind `unresponsive`.
+ * After any fault the actor holds a fresh Worker, so loading again needs no page reload.
+ */
+export type WorkerActorEvent = WorkerRequest | { type: 'abandon'; data: string };
+
+/** Loading a model: owned by the model machine (`ready` also enables the chat). */
+export type LoadResponse =
   | { status: 'loading'; data: string }
   | { status: 'initiate'; file: string; progress?: number; total?: number }
   | { status: 'progress'; file: string; progress: number; total?: number; loaded?: number }
   | { status: 'done'; file: string }
   | { status: 'ready'; data?: { dtype: string; id: string } }
+  | { status: 'error'; data: string; phase: 'load' };
+
+/** Why a generation ended: Stop, the token limit, or the model's end-of-sequence token. */
+export type FinishReason = 'stopped' | 'length' | 'end';
+
+/** One generation: owned by the chat or by 'Format Input', according to `purpose`. */
+export type GenerationResponse =
   | { status: 'start'; purpose?: Purpose }
   | {
       status: 'update';
+      /** Text since the previous update (the worker batches several tokens per message). */
       output: string;
+      /** Decode tokens/s so far (see generation-stats.ts); absent before the second token. */
       tps?: number | undefined;
       numTokens: number;
       /** Which part of the answer the text belongs to (DeepSeek R1 reasoning vs answer). */
@@ -79,10 +103,33 @@ export type WorkerResponse =
       numTokens: number;
       seconds: number;
       interrupted: boolean;
+      /** Figures of the finished generation, defined once in generation-stats.ts. */
+      stats?: GenerationStats | undefined;
+      finish?: FinishReason | undefined;
       purpose?: Purpose;
     }
-  | { status: 'error'; data: string; phase: 'check' | 'load' | 'generate'; purpose?: Purpose }
-  | StorageResponse;
+  | { status: 'error'; data: string; phase: 'generate'; purpose?: Purpose };
 
-/** All statuses, handy for exhaustive tests. */
-export type WorkerStatus = WorkerResponse['status'];
+/**
+ * The worker (or its GPU) is gone: every owner stops waiting. `device-lost`: the worker saw
+ * GPUDevice.lost; `crashed`: the Worker raised error/messageerror; `unresponsive`: no message for the
+ * stall delay of the machine that was waiting.
+ */
+export type FaultKind = 'device-lost' | 'crashed' | 'unresponsive';
+export type FaultResponse = { status: 'fault'; kind: FaultKind; data: string };
+
+/** Worker → main thread. Field names follow the spec's table. Stored models and download plans: storage-protocol.ts. */
+export type WorkerResponse = LoadResponse | GenerationResponse | FaultResponse | StorageResponse;
+
+/** The message shown for a fault: says what happened and the way back. */
+export function faultMessage(kind: FaultKind, detail: string): string {
+  const why = detail.trim() ? `: ${detail.trim().replace(/\.$/, '')}.` : '.';
+  switch (kind) {
+    case 'device-lost':
+      return `The GPU was lost${why} Load the model again.`;
+    case 'crashed':
+      return `The model worker crashed${why} Load the model again.`;
+    case 'unresponsive':
+      return `The model stopped responding${why} Load the model again.`;
+  }
+}

@@ -13,7 +13,7 @@ import { ModelPanel } from './chat/ModelPanel';
 import { ChatView } from './chat/ChatView';
 import { useHashRoute } from './useHashRoute';
 import { preloadMarkdown } from './chat/Message';
-import { createLocalGenerator } from '../actors/local-generator';
+import { useServices, type GenerateLocal } from './services';
 
 // Loaded on demand: nothing of the hub or the inspector weighs on the first page load.
 const HubView = lazy(() => import('./hub/HubView'));
@@ -96,7 +96,8 @@ function Header({
 function ToolsSlot() {
   const app = AppActorContext.useActorRef();
   const model = AppActorContext.useSelector(selectModelRef);
-  const generateLocal = useMemo(() => createLocalGenerator(app), [app]);
+  const { localGenerator } = useServices();
+  const generateLocal = useMemo(() => localGenerator(app), [localGenerator, app]);
   return (
     <Suspense fallback={<p className="status-text">Loading the fine-tuning tools…</p>}>
       <ToolsWithModel model={model} generateLocal={generateLocal} />
@@ -109,7 +110,7 @@ function ToolsWithModel({
   generateLocal,
 }: {
   model: ReturnType<typeof selectModelRef>;
-  generateLocal: ReturnType<typeof createLocalGenerator>;
+  generateLocal: GenerateLocal;
 }) {
   if (!model) return <Tools localModelReady={false} generateLocal={generateLocal} />;
   return <ToolsReady model={model} generateLocal={generateLocal} />;
@@ -120,7 +121,7 @@ function ToolsReady({
   generateLocal,
 }: {
   model: NonNullable<ReturnType<typeof selectModelRef>>;
-  generateLocal: ReturnType<typeof createLocalGenerator>;
+  generateLocal: GenerateLocal;
 }) {
   const ready = useSelector(model, (s) => s.matches('ready'));
   return <Tools localModelReady={ready} generateLocal={generateLocal} />;

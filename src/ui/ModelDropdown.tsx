@@ -19,7 +19,7 @@ export interface ModelDropdownProps {
 }
 
 /**
- * Reusable model dropdown (spec section 2): placeholder variants, optional disabled state,
+ * Reusable model dropdown: placeholder variants, optional disabled state,
  * closes on outside click and Escape, 'No models available' for an empty list, controlled or
  * uncontrolled. Width 18rem, list max height 16rem (styles.css). Keyboard: arrows, Enter, Home/End.
  */

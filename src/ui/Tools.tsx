@@ -1,9 +1,7 @@
-import { useMemo, useState } from 'react';
-import { useMutation } from '@tanstack/react-query';
+import { useState } from 'react';
 import { DatasetPanel } from './dataset/DatasetPanel';
-import type { GenerateLocal } from './dataset/useDatasetActor';
 import { TrainingPanel } from './training/TrainingPanel';
-import { createTrainingClient, putDatasetMutationOptions } from '../actors/training-client';
+import { useServices, type GenerateLocal } from './services';
 import type { DatasetEntry } from '../shared/training-api';
 
 /** A title such as "Port Elsby Lantern Festival" → "port-elsby-lantern-festival" (the service's name rule). */
@@ -29,12 +27,11 @@ export default function Tools({
   localModelReady: boolean;
   generateLocal: GenerateLocal;
 }) {
-  const client = useMemo(() => createTrainingClient(), []);
-  const storeDataset = useMutation(putDatasetMutationOptions(client));
+  const { storeDataset } = useServices();
   const [dataFile, setDataFile] = useState<string | undefined>();
 
   const onUseForTraining = async (entries: DatasetEntry[], name: string) => {
-    const { path } = await storeDataset.mutateAsync({ name: datasetFileName(name), entries });
+    const path = await storeDataset(entries, datasetFileName(name));
     setDataFile(path);
     return path;
   };
@@ -46,7 +43,7 @@ export default function Tools({
         generateLocal={generateLocal}
         onUseForTraining={onUseForTraining}
       />
-      <TrainingPanel client={client} dataFileFromDataset={dataFile} />
+      <TrainingPanel dataFileFromDataset={dataFile} />
     </>
   );
 }

@@ -1,4 +1,4 @@
-/** Pure formatting helpers for the UI (spec section 2 and 9). */
+/** Pure formatting helpers for the UI (sizes, speeds, percentages). */
 
 import { formatBytes } from '../shared/format-bytes';
 

@@ -205,18 +205,26 @@ describe('chat in Chromium', () => {
         .toMatch(/Generated \d+ tokens in \d+\.\d{2} seconds/);
       const reply = (await page.locator('.bubble-assistant').first().textContent()) ?? '';
       expect(reply.trim().length).toBeGreaterThan(0);
-      expect(await page.locator('.speed').textContent()).toMatch(/\d+\.\d{2} tokens\/second/);
+      expect(await page.locator('.speed-detail').textContent()).toMatch(
+        /^Prefill: \d+ prompt tokens, first token after \d+\.\d{2} s · Decode: \d+\.\d{2} tokens\/s$/,
+      );
       await shot(browser, 'chat');
 
-      // Stop: a second message interrupted right after it starts ends early.
+      // Stop: the reply is marked "Stopped" and no text arrives after that.
       await box.fill('Tell me more');
       await page.getByRole('button', { name: 'Send message' }).click();
+      const second = page.locator('.bubble-assistant').nth(1);
+      await expect.poll(() => second.textContent(), { timeout: 60_000 }).not.toBe('');
       await page.getByRole('button', { name: 'Stop generating' }).click();
+      await expect.poll(() => second.getByText('Stopped').isVisible()).toBe(true);
+      const atStop = await second.textContent();
       await expect
         .poll(() => page.getByRole('button', { name: 'Send message' }).isVisible(), {
           timeout: 60_000,
         })
         .toBe(true);
+      await page.waitForTimeout(500);
+      expect(await second.textContent()).toBe(atStop);
       const stopped = (await page.locator('.speed').textContent()) ?? '';
       const tokens = Number(/Generated (\d+) tokens/.exec(stopped)?.[1]);
       expect(tokens).toBeLessThan(48);
@@ -232,4 +240,68 @@ describe('chat in Chromium', () => {
       await browser.close();
     }
   });
+
+  it('a dead worker and a lost GPU: a specific message, the typed text kept, the model loaded again', async () => {
+    // Its own model host: the offline test above closes the shared one.
+    const host = await serveModels({ [TINY_MODEL_ID]: TINY_MODEL_DIR });
+    const browser = await launch({ webgpu: true });
+    try {
+      const { page } = browser;
+      // ?debug exposes window.__llmWorker and lets the worker accept debug.loseDevice;
+      // ?stallSeconds=3 shortens the silence allowed while a reply is due.
+      await page.goto(
+        `${app.url}?modelHost=${encodeURIComponent(host.url)}&extraModel=${TINY_MODEL_ID}&maxTokens=400&debug&stallSeconds=3`,
+      );
+      await chooseModel(browser, /tiny-random-llama/);
+      await page.getByRole('button', { name: 'Load model' }).click();
+      await expect
+        .poll(() => page.getByText('Ready!').isVisible(), { timeout: 120_000 })
+        .toBe(true);
+
+      // (a) The worker is terminated mid-reply: silence, then the way back.
+      const box = page.getByRole('textbox', { name: 'Message' });
+      await box.fill('Count to one hundred');
+      await box.press('Enter');
+      await expect
+        .poll(() => page.locator('.bubble-assistant').first().textContent(), { timeout: 60_000 })
+        .not.toBe('');
+      await box.fill('my next question');
+      await page.evaluate(() =>
+        (window as unknown as { __llmWorker: Worker }).__llmWorker.terminate(),
+      );
+      const alert = page.getByRole('alert');
+      await expect
+        .poll(() => alert.textContent(), { timeout: 30_000 })
+        .toContain('The model stopped responding: no reply for 3 seconds. Load the model again.');
+      expect(await box.inputValue()).toBe('my next question');
+      await shot(browser, 'worker-lost');
+      await page.getByRole('button', { name: 'Load the model again' }).click();
+      await expect.poll(() => box.isEnabled(), { timeout: 120_000 }).toBe(true);
+      expect(await box.inputValue()).toBe('my next question');
+      expect(await page.locator('.bubble-user').count()).toBe(1);
+
+      // (b) GPUDevice.lost (ONNX Runtime's device destroyed inside the fresh worker).
+      await page.evaluate(() =>
+        (window as unknown as { __llmWorker: Worker }).__llmWorker.postMessage({
+          type: 'debug.loseDevice',
+        }),
+      );
+      await expect
+        .poll(() => alert.textContent(), { timeout: 30_000 })
+        .toMatch(/The GPU was lost: .+ Load the model again\./);
+      expect(await box.inputValue()).toBe('my next question');
+      await page.getByRole('button', { name: 'Load the model again' }).click();
+      await expect.poll(() => box.isEnabled(), { timeout: 120_000 }).toBe(true);
+      await box.press('Enter');
+      await expect
+        .poll(() => page.locator('.speed').textContent(), { timeout: 120_000 })
+        .toMatch(/Generated \d+ tokens/);
+      expect(await page.locator('.bubble-user').count()).toBe(2);
+      expect(browser.foreignRequests).toEqual([]);
+    } finally {
+      if (browser.consoleErrors.length) console.log(browser.consoleErrors.join('\n'));
+      await browser.close();
+      await host.close();
+    }
+  }, 540_000);
 });

@@ -105,7 +105,7 @@ describe('fine-tuning in Chromium', () => {
       const panel = page.getByRole('region', { name: 'Fine-tuning' });
       await panel.waitFor({ timeout: 60_000 });
       await panel.getByLabel('Script path').fill(join(FIXTURES, 'fail.mjs'));
-      await panel.getByLabel('Output directory').fill('out/lora');
+      await panel.getByLabel('Output directory').fill('out/failing-run');
       await panel.getByLabel('Data file path').fill('data/input_data.json');
       await panel.getByRole('button', { name: 'Train Model' }).click();
       // The summary leads with the cause (the script's error line), not only the exit code.

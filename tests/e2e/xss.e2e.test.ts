@@ -13,7 +13,7 @@ interface Vector {
   payload: string;
 }
 const corpus = JSON.parse(
-  readFileSync(join(ROOT, '..', 'shared', 'corpora', 'dompurify-xss-vectors.json'), 'utf8'),
+  readFileSync(join(ROOT, 'tests', 'fixtures', 'corpora', 'dompurify-xss-vectors.json'), 'utf8'),
 ) as { vectors: Vector[] };
 
 let harness: Awaited<ReturnType<typeof startRenderHarness>>;

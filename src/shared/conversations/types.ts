@@ -13,6 +13,8 @@ export interface ConversationMessage {
   content: string;
   thinking?: string | undefined;
   figures?: ReplyFigures | undefined;
+  /** How a reply ended when not by the model's own end: Stop, or the token limit (N tokens). */
+  ended?: { by: 'stop' } | { by: 'limit'; limit: number } | undefined;
   /**
    * The reply stopped before it was done: stopped by the user, or the page was reloaded while it
    * streamed (a message saved with `streaming` is read back as interrupted).

@@ -1,3 +1,4 @@
+import { MAX_PAIRS } from './chunk';
 import { DATASET_MESSAGES, type DatasetError } from './errors';
 import { parseDatasetOutput } from './parse';
 import type { DatasetSource, ValidationResult } from './types';
@@ -33,12 +34,18 @@ export function pairsSoFar(raw: string): number {
 
 /** Why a 'Format Input' request is refused before anything is generated, or null. */
 export function requestProblem(
-  request: { text: string; source: DatasetSource; hasToken: boolean },
+  request: { text: string; count: number; source: DatasetSource; hasToken: boolean },
   maxTextChars: number,
 ): DatasetError | null {
-  const { text } = request;
+  const { text, count } = request;
   if (!text.trim())
     return { kind: 'empty-input', message: DATASET_MESSAGES.emptyInput, retryable: false };
+  if (!Number.isInteger(count) || count < 1 || count > MAX_PAIRS)
+    return {
+      kind: 'bad-count',
+      message: DATASET_MESSAGES.badCount(count, MAX_PAIRS),
+      retryable: false,
+    };
   if (text.length > maxTextChars)
     return {
       kind: 'too-long',

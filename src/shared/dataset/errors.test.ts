@@ -34,7 +34,7 @@ describe('toDatasetError', () => {
 });
 
 describe('requestProblem', () => {
-  const req = { text: 'Some text.', source: 'hosted' as const, hasToken: true };
+  const req = { text: 'Some text.', count: 3, source: 'hosted' as const, hasToken: true };
   it('accepts a text with a token, or local without one', () => {
     expect(requestProblem(req, 100)).toBeNull();
     expect(requestProblem({ ...req, source: 'local', hasToken: false }, 100)).toBeNull();

@@ -3,6 +3,7 @@ export type DatasetErrorKind =
   | 'empty-input'
   | 'no-token'
   | 'too-long'
+  | 'bad-count'
   | 'auth'
   | 'credits'
   | 'model-not-served'
@@ -113,6 +114,8 @@ export const DATASET_MESSAGES = {
     'Enter a Hugging Face access token to use the hosted model, or generate with the loaded local model.',
   tooLong: (chars: number, max: number) =>
     `The text is too long: ${chars.toLocaleString('en')} characters, at most ${max.toLocaleString('en')}.`,
+  badCount: (count: number, max: number) =>
+    `The number of pairs must be a whole number from 1 to ${max}; got ${Number.isFinite(count) ? count : 'nothing'}.`,
   cancelled: 'Generation cancelled. The output so far is kept: Retry continues where it stopped.',
   notJson: (detail: string) => `The model's reply is not valid JSON (${detail}).`,
   wrongShape: (detail: string) => `The model's JSON does not have the expected shape: ${detail}.`,

@@ -1,7 +1,7 @@
 const FENCED_BLOCK = /```[ \t]*(?:json|JSON|jsonc)?[ \t]*\r?\n?([\s\S]*?)```/;
 
 /**
- * Strips Markdown code fences around JSON (spec §5: "json code fences stripped"). A fenced block
+ * Strips Markdown code fences around JSON (a reply wrapped in ```json fences is accepted). A fenced block
  * anywhere in the text wins (models sometimes add a sentence before it); an opening fence without
  * its closing one (a cut-off reply) is removed too; text without fences is returned trimmed.
  */

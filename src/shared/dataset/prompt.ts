@@ -28,9 +28,9 @@ export const DATASET_JSON_SCHEMA = {
 } as const;
 
 /**
- * The one user message (spec §7): the instructions plus the sample text. Asks for `count`
+ * The one user message: the instructions plus the sample text. Asks for `count`
  * question/answer pairs as JSON: each prompt a question about the text's key details mentioning
- * its name or context, each completion a concise answer of 2–3 sentences (spec §3).
+ * its name or context, each completion a concise answer of 2–3 sentences.
  */
 export function buildDatasetPrompt({ name, text, count, part }: PromptParams): string {
   const title = name.trim() || 'the text';

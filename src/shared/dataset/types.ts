@@ -1,4 +1,4 @@
-/** One pair of the fine-tuning dataset (spec §3: Dataset entry). */
+/** One pair of the fine-tuning dataset (a prompt and its completion). */
 export interface DatasetEntry {
   /** A question about the text's key details that mentions the text's name or context. */
   prompt: string;

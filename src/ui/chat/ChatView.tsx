@@ -6,6 +6,7 @@ import {
   selectIsGenerating,
   selectIsReady,
   selectMessages,
+  selectStats,
   type chatMachine,
 } from '../../machines/chatMachine';
 import { ChatInput } from './ChatInput';
@@ -34,6 +35,7 @@ export function ChatView({
   const tps = useSelector(chat, (s) => s.context.tps);
   const numTokens = useSelector(chat, (s) => s.context.numTokens);
   const seconds = useSelector(chat, (s) => s.context.seconds);
+  const stats = useSelector(chat, selectStats);
   const error = useSelector(chat, selectChatError);
 
   return (
@@ -56,6 +58,7 @@ export function ChatView({
         tps={tps}
         numTokens={numTokens}
         seconds={seconds}
+        stats={stats}
         onReset={() => chat.send({ type: 'chat.reset' })}
       />
       <ChatInput

@@ -69,6 +69,13 @@ export const Message = memo(function Message({
         ) : (
           <AssistantMarkdown content={message.content} streaming={streaming} />
         )}
+        {message.ended && (
+          <p className="reply-ended">
+            {message.ended.by === 'stop'
+              ? 'Stopped'
+              : `Reached the ${message.ended.limit}-token limit`}
+          </p>
+        )}
       </div>
     </li>
   );

@@ -73,7 +73,20 @@ export function ModelPanel({
           </p>
         </>
       )}
-      {error !== null && (
+      {state === 'lost' && error !== null && (
+        <div className="load-error" role="alert">
+          <p className="load-error-message">{error}</p>
+          <p className="load-error-hint">What you typed is kept.</p>
+          <button
+            type="button"
+            className="primary"
+            onClick={() => model.send({ type: 'model.reload' })}
+          >
+            Load the model again
+          </button>
+        </div>
+      )}
+      {state !== 'lost' && error !== null && (
         <div className="load-error" role="alert">
           <p>Unable to load model due to the following error:</p>
           <p className="load-error-message">{error}</p>

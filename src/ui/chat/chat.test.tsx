@@ -105,16 +105,41 @@ describe('ChatInput', () => {
 
 describe('SpeedLine', () => {
   it('shows tokens per second with two decimals while generating', () => {
-    render(<SpeedLine generating tps={12.3456} numTokens={10} seconds={null} onReset={() => {}} />);
+    render(
+      <SpeedLine
+        generating
+        tps={12.3456}
+        numTokens={10}
+        seconds={null}
+        stats={null}
+        onReset={() => {}}
+      />,
+    );
     expect(screen.getByText('12.35 tokens/second')).toBeInTheDocument();
   });
 
-  it("after completion: 'Generated N tokens in X seconds' and a Reset link", async () => {
+  it("after completion: 'Generated N tokens in X seconds', a Reset link and prefill/decode apart", async () => {
     const onReset = vi.fn();
+    const stats = { promptTokens: 30, ttft: 0.21, numTokens: 42, seconds: 2.5, decodeTps: 18.2 };
     render(
-      <SpeedLine generating={false} tps={20} numTokens={42} seconds={2.5} onReset={onReset} />,
+      <SpeedLine
+        generating={false}
+        tps={18.2}
+        numTokens={42}
+        seconds={2.5}
+        stats={stats}
+        onReset={onReset}
+      />,
     );
-    expect(screen.getByText(/Generated 42 tokens in 2\.50 seconds/)).toBeInTheDocument();
+    // Regression: the line mixed a decode rate into a total that included prefill.
+    expect(screen.getByText(/Generated 42 tokens/).textContent).toBe(
+      'Generated 42 tokens in 2.50 seconds. Reset',
+    );
+    expect(
+      screen.getByText(
+        'Prefill: 30 prompt tokens, first token after 0.21 s · Decode: 18.20 tokens/s',
+      ),
+    ).toBeInTheDocument();
     await userEvent.click(screen.getByRole('button', { name: 'Reset' }));
     expect(onReset).toHaveBeenCalled();
   });
@@ -126,6 +151,7 @@ describe('SpeedLine', () => {
         tps={null}
         numTokens={null}
         seconds={null}
+        stats={null}
         onReset={() => {}}
       />,
     );
@@ -147,6 +173,20 @@ describe('ProgressBar', () => {
 });
 
 describe('MessageList', () => {
+  it('marks a reply ended by Stop, and one cut by the token limit', () => {
+    const messages: DisplayMessage[] = [
+      { role: 'user', content: 'a' },
+      { role: 'assistant', content: 'half', ended: { by: 'stop' } },
+      { role: 'user', content: 'b' },
+      { role: 'assistant', content: 'long', ended: { by: 'limit', limit: 48 } },
+      { role: 'user', content: 'c' },
+      { role: 'assistant', content: 'done' },
+    ];
+    render(<MessageList messages={messages} generating={false} />);
+    expect(screen.getAllByText('Stopped')).toHaveLength(1);
+    expect(screen.getAllByText('Reached the 48-token limit')).toHaveLength(1);
+  });
+
   it("empty: 'Ready!' and clickable example prompts", async () => {
     const onExample = vi.fn();
     render(

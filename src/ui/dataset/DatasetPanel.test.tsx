@@ -2,9 +2,12 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { setupServer } from 'msw/node';
+import { http, HttpResponse } from 'msw';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { datasetScenarioHandler, type DatasetScenario } from '../../../mocks/dataset-handlers';
 import { DatasetPanel, TOKEN_STORAGE_KEY, type DatasetPanelProps } from './DatasetPanel';
+import { createServices } from '../../composition';
+import { ServicesContext } from '../services';
 import { SAMPLE_NAME, SAMPLE_TEXT } from '../../shared/dataset/sample';
 
 const server = setupServer();
@@ -47,9 +50,15 @@ function pageWithoutTokenField(): string {
 function setup(scenario: DatasetScenario | null, props: DatasetPanelProps = {}) {
   if (scenario) server.use(datasetScenarioHandler(scenario));
   const client = new QueryClient();
+  const services = createServices({
+    queryClient: client,
+    hosted: { backoffMs: 1, timeoutMs: 5000 },
+  });
   render(
     <QueryClientProvider client={client}>
-      <DatasetPanel hostedOptions={{ backoffMs: 1, timeoutMs: 5000 }} {...props} />
+      <ServicesContext value={services}>
+        <DatasetPanel {...props} />
+      </ServicesContext>
     </QueryClientProvider>,
   );
   return userEvent.setup();
@@ -62,7 +71,8 @@ async function formatWithToken(user: ReturnType<typeof userEvent.setup>, count =
   await user.click(screen.getByRole('button', { name: 'Format Input' }));
 }
 
-describe('DatasetPanel', () => {
+// Typing into the panel re-renders it per key; on a loaded 2-core machine that passes 5 s.
+describe('DatasetPanel', { timeout: 20_000 }, () => {
   it('prefills the sample; the token is a password field', () => {
     setup(null);
     expect(screen.getByLabelText('Name or title')).toHaveValue(SAMPLE_NAME);
@@ -96,6 +106,22 @@ describe('DatasetPanel', () => {
     expect(data).toHaveLength(2);
     expect(data[0]?.prompt).toBe('What is the Lantern Festival?');
     expect(Object.keys(data[0] ?? {})).toEqual(['prompt', 'completion']);
+  });
+
+  it('the review opens in its own dialog; Alt+↓/↑ move between rows; it closes and reopens', async () => {
+    const user = setup('success');
+    await formatWithToken(user, 3);
+    const dialog = await screen.findByRole('dialog', { name: /^Review: / });
+    expect(within(dialog).getByRole('table')).toBeInTheDocument();
+    within(dialog).getByLabelText('Completion 1').focus();
+    await user.keyboard('{Alt>}{ArrowDown}{/Alt}');
+    expect(within(dialog).getByLabelText('Completion 2')).toHaveFocus();
+    await user.keyboard('{Alt>}{ArrowUp}{/Alt}');
+    expect(within(dialog).getByLabelText('Completion 1')).toHaveFocus();
+    await user.click(within(dialog).getByRole('button', { name: 'Close the review' }));
+    expect(screen.queryByRole('table')).not.toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: /^Review the \d+ pairs$/ }));
+    expect(await screen.findByRole('table')).toBeInTheDocument();
   });
 
   it('a row made invalid blocks the download with a reason', async () => {
@@ -197,20 +223,60 @@ describe('DatasetPanel', () => {
     expect(generateLocal.mock.calls[0]?.[0]).toContain(SAMPLE_TEXT.slice(0, 200));
   });
 
-  it('Use for training: shows the stored path; when unreachable says so and keeps the dataset', async () => {
+  it('Use for training: shows the stored path; on failure the specific error, and keeps the dataset', async () => {
     const onUseForTraining = vi
       .fn<(entries: unknown[], name: string) => Promise<string>>()
-      .mockRejectedValueOnce(new TypeError('Failed to fetch'))
+      .mockRejectedValueOnce(new Error('The dataset name is not allowed.'))
       .mockResolvedValueOnce('datasets/port.json');
     const user = setup('success', { onUseForTraining });
     await formatWithToken(user, 2);
     await user.click(await screen.findByRole('button', { name: 'Use for training' }));
-    expect(await screen.findByRole('alert')).toHaveTextContent('Training service unreachable');
+    // Regression: every failure used to read "Training service unreachable".
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent('The dataset name is not allowed. The dataset is kept');
+    expect(alert).not.toHaveTextContent(/unreachable/i);
     expect(screen.getByRole('table')).toBeInTheDocument();
     await user.click(screen.getByRole('button', { name: 'Use for training' }));
     expect(await screen.findByText(/Stored as datasets\/port.json/)).toBeInTheDocument();
     expect(onUseForTraining).toHaveBeenLastCalledWith(expect.any(Array), SAMPLE_NAME);
     expect(onUseForTraining.mock.calls[1]?.[0]).toHaveLength(2);
+  });
+
+  it("Use for training through the real client: the service's refusal, then unreachable", async () => {
+    const url = 'http://127.0.0.1:8000/datasets/:name';
+    server.use(
+      http.put(
+        url,
+        () => HttpResponse.json({ error: 'Dataset too large: 5 MB at most.' }, { status: 413 }),
+        {
+          once: true,
+        },
+      ),
+    );
+    const queryClient = new QueryClient();
+    const services = createServices({
+      queryClient,
+      trainingUrl: 'http://127.0.0.1:8000',
+      hosted: { backoffMs: 1, timeoutMs: 5000 },
+    });
+    server.use(datasetScenarioHandler('success'));
+    render(
+      <QueryClientProvider client={queryClient}>
+        <ServicesContext value={services}>
+          <DatasetPanel onUseForTraining={services.storeDataset} />
+        </ServicesContext>
+      </QueryClientProvider>,
+    );
+    const user = userEvent.setup();
+    await formatWithToken(user, 2);
+    await user.click(await screen.findByRole('button', { name: 'Use for training' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'Dataset too large: 5 MB at most. The dataset is kept',
+    );
+    server.use(http.put(url, () => HttpResponse.error()));
+    await user.click(screen.getByRole('button', { name: 'Use for training' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent(/is unreachable.*npm run service/);
+    expect(screen.getByRole('table')).toBeInTheDocument();
   });
 
   it('the token stays in memory unless remembered for the session', async () => {

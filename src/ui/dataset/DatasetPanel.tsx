@@ -13,21 +13,21 @@ import {
   selectRawOutput,
   selectRowProblems,
 } from '../../machines/datasetSelectors';
-import type { HostedChatOptions } from '../../actors/hosted-chat';
-import type { DatasetInput } from '../../machines/datasetMachine';
+import { MAX_PAIRS } from '../../shared/dataset/chunk';
 import { SAMPLE_NAME, SAMPLE_TEXT } from '../../shared/dataset/sample';
+import { errorMessage } from '../../shared/errors';
 import type { DatasetEntry, DatasetSource } from '../../shared/dataset/types';
 import { DatasetReview } from './DatasetReview';
+import { ReviewDialog } from './ReviewDialog';
 import { DatasetProgress } from './DatasetProgress';
 import { downloadText } from './download';
-import { useDatasetActor, type GenerateLocal } from './useDatasetActor';
+import { useDatasetActor } from './useDatasetActor';
+import type { GenerateLocal } from '../services';
 import { readStoredToken, TokenField } from './TokenField';
 
 export { TOKEN_STORAGE_KEY } from './TokenField';
 
 import './dataset.css';
-
-export const MAX_PAIRS = 100;
 
 export interface DatasetPanelProps {
   /** Whether the in-browser model is loaded (enables "Generate with the loaded local model"). */
@@ -36,10 +36,6 @@ export interface DatasetPanelProps {
   generateLocal?: GenerateLocal;
   /** Stores the dataset on the training service; resolves with the stored file path. */
   onUseForTraining?: (entries: DatasetEntry[], name: string) => Promise<string>;
-  /** Hosted-call tuning (tests shorten timeouts and back-off). */
-  hostedOptions?: HostedChatOptions;
-  /** Dataset machine tuning (chunk sizes, parallelism). */
-  machineInput?: DatasetInput;
 }
 
 type Sending =
@@ -53,8 +49,6 @@ export function DatasetPanel({
   localModelReady = false,
   generateLocal,
   onUseForTraining,
-  hostedOptions,
-  machineInput,
 }: DatasetPanelProps) {
   const id = useId();
   const [name, setName] = useState(SAMPLE_NAME);
@@ -63,11 +57,10 @@ export function DatasetPanel({
   const [source, setSource] = useState<DatasetSource>('hosted');
   const [token, setToken] = useState(readStoredToken);
   const [sending, setSending] = useState<Sending>({ status: 'idle' });
+  const [reviewOpen, setReviewOpen] = useState(false);
   const actor = useDatasetActor({
     getToken: () => token.trim(),
     generateLocal,
-    hostedOptions,
-    machineInput,
   });
   const phase = useSelector(actor, selectPhase);
   const entries = useSelector(actor, selectEntries);
@@ -81,6 +74,12 @@ export function DatasetPanel({
   const datasetName = useSelector(actor, selectName);
   const effectiveSource = source === 'local' && !localModelReady ? 'hosted' : source;
   const badRows = problems.filter(Boolean).length;
+  // The review opens in its own wide view each time a dataset arrives (state adjusted in render).
+  const [seenPhase, setSeenPhase] = useState(phase);
+  if (phase !== seenPhase) {
+    setSeenPhase(phase);
+    setReviewOpen(phase === 'review');
+  }
   const canExport = phase === 'review' && entries.length > 0 && badRows === 0;
 
   const submit = (event: React.FormEvent) => {
@@ -103,10 +102,10 @@ export function DatasetPanel({
       const path = await onUseForTraining(entries, datasetName);
       setSending({ status: 'sent', path });
     } catch (e) {
-      const detail = e instanceof Error && e.message ? ` (${e.message})` : '';
+      // The client's own message: unreachable (with the command to start it) or the service's text.
       setSending({
         status: 'failed',
-        message: `Training service unreachable${detail}. The dataset is kept: download it or try again.`,
+        message: `${errorMessage(e)} The dataset is kept: download it or try again.`,
       });
     }
   };
@@ -233,6 +232,15 @@ export function DatasetPanel({
       )}
 
       {phase === 'review' && (
+        <button type="button" onClick={() => setReviewOpen(true)}>
+          Review the {entries.length} {entries.length === 1 ? 'pair' : 'pairs'}
+        </button>
+      )}
+      <ReviewDialog
+        open={phase === 'review' && reviewOpen}
+        title={`Review: ${datasetName || 'dataset'}`}
+        onClose={() => setReviewOpen(false)}
+      >
         <>
           <DatasetReview
             entries={entries}
@@ -284,7 +292,7 @@ export function DatasetPanel({
             </p>
           )}
         </>
-      )}
+      </ReviewDialog>
     </section>
   );
 }

@@ -14,6 +14,21 @@ function preview(item: unknown): string {
   return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }
 
+/** Alt+↑ / Alt+↓ in a field: focus the same field of the row above or below. */
+function moveBetweenRows(event: React.KeyboardEvent<HTMLTextAreaElement>) {
+  if (!event.altKey || (event.key !== 'ArrowDown' && event.key !== 'ArrowUp')) return;
+  const field = event.currentTarget;
+  const row = Number(field.dataset.row) + (event.key === 'ArrowDown' ? 1 : -1);
+  const next = field
+    .closest('table')
+    ?.querySelector<HTMLTextAreaElement>(
+      `textarea[data-row="${row}"][data-col="${field.dataset.col}"]`,
+    );
+  if (!next) return;
+  event.preventDefault();
+  next.focus();
+}
+
 /** The generated pairs as an editable table, and what was left out (never silently). */
 export function DatasetReview({
   entries,
@@ -64,16 +79,22 @@ export function DatasetReview({
                   <td>
                     <textarea
                       aria-label={`Prompt ${i + 1}`}
+                      data-row={i}
+                      data-col="prompt"
+                      onKeyDown={moveBetweenRows}
                       value={entry.prompt}
-                      rows={2}
+                      rows={3}
                       onChange={(e) => onChange(i, { prompt: e.target.value })}
                     />
                   </td>
                   <td>
                     <textarea
                       aria-label={`Completion ${i + 1}`}
+                      data-row={i}
+                      data-col="completion"
+                      onKeyDown={moveBetweenRows}
                       value={entry.completion}
-                      rows={3}
+                      rows={4}
                       aria-invalid={problem ? true : undefined}
                       aria-describedby={problem ? `dataset-row-problem-${i}` : undefined}
                       onChange={(e) => onChange(i, { completion: e.target.value })}

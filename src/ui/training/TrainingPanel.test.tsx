@@ -6,7 +6,8 @@ import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import type { ReactNode } from 'react';
 import { createTrainingMock, MOCK_MESSAGES } from '../../../mocks/training-handlers';
-import { createTrainingClient } from '../../actors/training-client';
+import { createServices } from '../../composition';
+import { ServicesContext } from '../services';
 import { DEFAULT_TRAINING_URL } from '../../shared/training-api';
 import { TrainingPanel, type TrainingPanelProps } from './TrainingPanel';
 
@@ -24,16 +25,22 @@ afterEach(() => {
 });
 afterAll(() => server.close());
 
-function renderPanel(props: TrainingPanelProps = {}) {
+/** The panel wired as the composition root wires it, with the mock service and a short poll. */
+function renderPanel(props: TrainingPanelProps = {}, { pollInterval = 15 } = {}) {
   const queryClient = new QueryClient({
     defaultOptions: { queries: { retry: false }, mutations: { retry: false } },
   });
+  const services = createServices({
+    queryClient,
+    trainingUrl: DEFAULT_TRAINING_URL,
+    pollInterval,
+  });
   const wrap = (node: ReactNode) => (
-    <QueryClientProvider client={queryClient}>{node}</QueryClientProvider>
+    <QueryClientProvider client={queryClient}>
+      <ServicesContext value={services}>{node}</ServicesContext>
+    </QueryClientProvider>
   );
   const panelProps = {
-    client: createTrainingClient({ baseUrl: DEFAULT_TRAINING_URL }),
-    pollInterval: 15,
     dataFileFromDataset: 'service-data/datasets/stored.json',
     ...props,
   };
@@ -41,7 +48,7 @@ function renderPanel(props: TrainingPanelProps = {}) {
   return {
     ...view,
     rerenderWith: (next: TrainingPanelProps) =>
-      view.rerender(wrap(<TrainingPanel {...panelProps} {...next} />)),
+      view.rerender(wrap(<TrainingPanel {...props} {...next} />)),
   };
 }
 
@@ -81,7 +88,7 @@ describe('TrainingPanel', () => {
     expect(trainButton()).toHaveTextContent('Train Model');
     expect(trainButton()).toBeEnabled();
     expect(screen.queryByRole('progressbar')).not.toBeInTheDocument();
-    // Spec section 7: exactly this body, then GET /logs/{id}?tail=10.
+    // Exactly this body, then GET /logs/{id}?tail=10.
     expect(mock.starts).toEqual([
       {
         script_path: 'training/finetune.py',
@@ -176,7 +183,7 @@ describe('TrainingPanel', () => {
 
   it('Cancel stops the run', async () => {
     const user = userEvent.setup();
-    renderPanel({ pollInterval: 60_000 });
+    renderPanel({}, { pollInterval: 60_000 });
     await user.click(trainButton());
     await user.click(await screen.findByRole('button', { name: 'Cancel' }));
     expect(await screen.findByText('Training cancelled.')).toBeInTheDocument();
@@ -209,7 +216,7 @@ describe('TrainingPanel', () => {
 
   it('picks a run still going up again after a reload', async () => {
     const user = userEvent.setup();
-    const first = renderPanel({ pollInterval: 60_000 });
+    const first = renderPanel({}, { pollInterval: 60_000 });
     await user.click(trainButton());
     await screen.findByRole('button', { name: 'Cancel' });
     first.unmount();

@@ -12,13 +12,12 @@ import {
 } from '../../machines/trainingMachine';
 import { DEFAULT_BASE_MODEL, TRAINING_PARAMS } from '../../shared/training-api';
 import { formatPercent } from '../../shared/training-progress';
-import type { TrainingClient } from '../../actors/training-client';
 import { useTrainingActor } from './useTrainingActor';
 // Only a failed run needs it (keeps the first-load bundle within budget).
 const FailedRun = lazy(() => import('./FailedRun'));
 import './training.css';
 
-/** Spec section 3, Training props. */
+/** The training form: script, output folder, data file and base model. */
 export interface TrainingForm {
   scriptPath: string;
   outputDir: string;
@@ -82,9 +81,6 @@ const FIELDS: { key: keyof TrainingForm; label: string; placeholder: string }[] 
 export interface TrainingPanelProps {
   /** A dataset path from 'Format Input' (e.g. PUT /datasets' answer): fills the data file field. */
   dataFileFromDataset?: string;
-  /** Tests: the service client and a shorter poll interval. */
-  client?: TrainingClient;
-  pollInterval?: number;
 }
 
 /**
@@ -92,8 +88,8 @@ export interface TrainingPanelProps {
  * progress bar → '✅ Training finished!'; beyond the spec: last log lines, Cancel, failure with
  * exit code, an unreachable-service warning, and a run picked up again after a reload.
  */
-export function TrainingPanel({ dataFileFromDataset, client, pollInterval }: TrainingPanelProps) {
-  const { actorRef, client: service } = useTrainingActor({ client, pollInterval });
+export function TrainingPanel({ dataFileFromDataset }: TrainingPanelProps) {
+  const { actorRef, trainingUrl } = useTrainingActor();
   const status = useSelector(actorRef, selectTrainingStatus);
   const busy = useSelector(actorRef, selectIsBusy);
   const percent = useSelector(actorRef, selectPercent);
@@ -214,7 +210,7 @@ export function TrainingPanel({ dataFileFromDataset, client, pollInterval }: Tra
 
       {unreachable && (
         <p className="training-warning" role="alert">
-          The training service at {service.baseUrl} is not answering; still trying, the run is kept.
+          The training service at {trainingUrl} is not answering; still trying, the run is kept.
           {lastError ? ` (${lastError})` : ''}
         </p>
       )}
@@ -254,5 +250,3 @@ export function TrainingPanel({ dataFileFromDataset, client, pollInterval }: Tra
     </section>
   );
 }
-
-export default TrainingPanel;

@@ -1,17 +1,12 @@
 /**
- * The panel's own training actor (a root, like the dataset actor), with the HTTP actors provided
- * here at the edge through the app's QueryClient. The run being watched is kept in localStorage
- * so a reload picks it up again.
+ * The panel's own training actor (a root, like the dataset actor), its logic (HTTP actors through
+ * the app's QueryClient) from the composition root's services. The run being watched is kept in
+ * localStorage so a reload picks it up again.
  */
 import { useEffect, useState } from 'react';
 import { useActorRef, useSelector } from '@xstate/react';
-import { useQueryClient } from '@tanstack/react-query';
-import {
-  createTrainingActors,
-  createTrainingClient,
-  type TrainingClient,
-} from '../../actors/training-client';
-import { selectIsBusy, selectRunToResume, trainingMachine } from '../../machines/trainingMachine';
+import { useServices } from '../services';
+import { selectIsBusy, selectRunToResume } from '../../machines/trainingMachine';
 import { inspect } from '../../inspection/bus';
 
 const RUN_KEY = 'training.run.v1';
@@ -24,28 +19,13 @@ function storage(): Storage | null {
   }
 }
 
-export function readStoredRunId(): string | null {
+function readStoredRunId(): string | null {
   return storage()?.getItem(RUN_KEY) ?? null;
 }
 
-export interface TrainingActorOptions {
-  /** The service client (tests, another URL); default from `?trainingUrl=` / env / :8000. */
-  client?: TrainingClient;
-  /** Poll interval override in ms (tests); default the machine's 2000. */
-  pollInterval?: number;
-}
-
-export function useTrainingActor(options: TrainingActorOptions = {}) {
-  const queryClient = useQueryClient();
-  const [client] = useState(() => options.client ?? createTrainingClient());
-  const [logic] = useState(() =>
-    trainingMachine.provide({
-      actors: createTrainingActors(queryClient, client),
-      ...(options.pollInterval !== undefined
-        ? { delays: { pollInterval: options.pollInterval } }
-        : {}),
-    }),
-  );
+export function useTrainingActor() {
+  const { trainingLogic, trainingUrl } = useServices();
+  const [logic] = useState(trainingLogic);
   const actorRef = useActorRef(logic, { input: { resumeRunId: readStoredRunId() }, inspect });
 
   const toResume = useSelector(actorRef, selectRunToResume);
@@ -57,5 +37,5 @@ export function useTrainingActor(options: TrainingActorOptions = {}) {
     else if (!busy) store.removeItem(RUN_KEY);
   }, [toResume, busy]);
 
-  return { actorRef, client };
+  return { actorRef, trainingUrl };
 }

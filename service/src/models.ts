@@ -1,0 +1,157 @@
+/**
+ * Browser-ready models: a finished run's `<output_dir>/web/` folder in the layout transformers.js
+ * loads (config.json, tokenizer files, onnx/model*.onnx). Listed at GET /models and served in the
+ * Hub's layout, `/trained/<name>/resolve/main/<file>`, streamed from disk.
+ */
+import { createReadStream, type ReadStream } from 'node:fs';
+import { readdir, realpath, stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { TRAINED_MODEL_OWNER, type ModelVariant } from '../../src/shared/training-api';
+import { RequestError, isInside } from './paths';
+
+/** transformers.js file suffix → dtype name (`model_q4f16.onnx` → q4f16). */
+const VARIANT_FILES: Record<string, ModelVariant> = {
+  'model.onnx': 'fp32',
+  'model_fp16.onnx': 'fp16',
+  'model_q4.onnx': 'q4',
+  'model_q4f16.onnx': 'q4f16',
+  'model_quantized.onnx': 'q8',
+  'model_int8.onnx': 'int8',
+  'model_uint8.onnx': 'uint8',
+  'model_bnb4.onnx': 'bnb4',
+};
+
+export interface WebFolder {
+  ok: boolean;
+  /** Why it is not usable, when !ok. */
+  reason: string | null;
+  variants: ModelVariant[];
+  bytes: number;
+}
+
+async function folderBytes(dir: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) total += await folderBytes(path);
+    else if (entry.isFile()) total += (await stat(path)).size;
+  }
+  return total;
+}
+
+async function nonEmptyFile(path: string): Promise<boolean> {
+  try {
+    const info = await stat(path);
+    return info.isFile() && info.size > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** Checks `<outputDir>/web/`: config, tokenizer and at least one ONNX weights file. */
+export async function inspectWebFolder(outputDir: string): Promise<WebFolder> {
+  const web = join(outputDir, 'web');
+  const none = (reason: string): WebFolder => ({ ok: false, reason, variants: [], bytes: 0 });
+  try {
+    if (!(await stat(web)).isDirectory()) return none(`${web} is not a folder`);
+  } catch {
+    return none(`no browser-ready copy: ${web} does not exist (trained with --no-web-export?)`);
+  }
+  if (!(await nonEmptyFile(join(web, 'config.json')))) return none('web/ lacks config.json');
+  if (!(await nonEmptyFile(join(web, 'tokenizer.json'))))
+    return none('web/ lacks the tokenizer (tokenizer.json)');
+  if (!(await nonEmptyFile(join(web, 'tokenizer_config.json'))))
+    return none('web/ lacks the tokenizer (tokenizer_config.json)');
+  const variants: ModelVariant[] = [];
+  for (const [file, variant] of Object.entries(VARIANT_FILES))
+    if (await nonEmptyFile(join(web, 'onnx', file))) variants.push(variant);
+  if (variants.length === 0) return none('web/ lacks the weights (no onnx/model*.onnx)');
+  return { ok: true, reason: null, variants, bytes: await folderBytes(web) };
+}
+
+/** A model name from an output folder: Hub-safe characters only. */
+export function modelName(outputDir: string): string {
+  const name = basename(outputDir)
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/^[-.]+/, '')
+    .slice(0, 96);
+  return name || 'model';
+}
+
+export const modelId = (name: string) => `${TRAINED_MODEL_OWNER}/${name}`;
+
+/** `file` of a model request: `a/b.c` segments only; never `..`, `.`, `\`, or absolute. */
+const FILE_PATTERN =
+  /^[A-Za-z0-9_][A-Za-z0-9._-]{0,199}(?:\/[A-Za-z0-9_][A-Za-z0-9._-]{0,199}){0,7}$/;
+
+export function checkModelFile(file: string): void {
+  if (!FILE_PATTERN.test(file) || file.split('/').some((s) => s === '.' || s === '..'))
+    throw new RequestError(400, `"${file}" is not a file name of a model folder`);
+}
+
+export interface OpenedFile {
+  size: number;
+  mtime: Date;
+  /** Resolved real path, inside web/. */
+  path: string;
+}
+
+/** Resolves `file` inside `web` by real path (a symlink that leads out is a 404). */
+export async function resolveModelFile(web: string, file: string): Promise<OpenedFile> {
+  checkModelFile(file);
+  const notFound = () => new RequestError(404, `No file "${file}" in this model`);
+  let realWeb: string;
+  let real: string;
+  try {
+    realWeb = await realpath(web);
+    real = await realpath(join(realWeb, file));
+  } catch {
+    throw notFound();
+  }
+  if (!isInside(realWeb, real) || real === realWeb) throw notFound();
+  const info = await stat(real);
+  if (!info.isFile()) throw notFound();
+  return { size: info.size, mtime: info.mtime, path: real };
+}
+
+/** `Range: bytes=a-b` (one range) → [start, end] inclusive; null when absent; 'invalid' → 416. */
+export function parseRange(
+  header: string | undefined,
+  size: number,
+): [number, number] | null | 'invalid' {
+  if (header === undefined) return null;
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!match) return 'invalid';
+  const [, a = '', b = ''] = match;
+  if (a === '' && b === '') return 'invalid';
+  let start: number;
+  let end: number;
+  if (a === '') {
+    const suffix = Number(b);
+    if (suffix === 0) return 'invalid';
+    start = Math.max(0, size - suffix);
+    end = size - 1;
+  } else {
+    start = Number(a);
+    end = b === '' ? size - 1 : Math.min(Number(b), size - 1);
+  }
+  if (start > end || start >= size) return 'invalid';
+  return [start, end];
+}
+
+export function streamFile(path: string, range: [number, number] | null): ReadStream {
+  return range
+    ? createReadStream(path, { start: range[0], end: range[1], highWaterMark: 1 << 20 })
+    : createReadStream(path, { highWaterMark: 1 << 20 });
+}
+
+const TYPES: Record<string, string> = {
+  json: 'application/json; charset=utf-8',
+  txt: 'text/plain; charset=utf-8',
+  model: 'application/octet-stream',
+};
+
+export function contentType(file: string): string {
+  const ext = file.slice(file.lastIndexOf('.') + 1).toLowerCase();
+  return TYPES[ext] ?? 'application/octet-stream';
+}

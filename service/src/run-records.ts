@@ -1,0 +1,81 @@
+/**
+ * Run records on disk (`<data>/runs/<id>/run.json`, written atomically) and the public view of
+ * one. A record keeps how the run was started and every process of it (pid + start time), so a
+ * restarted service can end what a crashed one left running.
+ */
+import {
+  closeSync,
+  fstatSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import * as z from 'zod/mini';
+import { RunInfoSchema, type RunInfo } from '../../src/shared/training-api';
+
+export const RunRecordSchema = z.extend(RunInfoSchema, {
+  pid: z.nullable(z.number()),
+  command: z.string(),
+  args: z.array(z.string()),
+  /** Every process of the run seen so far: pid and /proc start time. */
+  processes: z.array(z.object({ pid: z.number(), start: z.number() })),
+});
+export type RunRecord = z.infer<typeof RunRecordSchema>;
+
+/** Fields added after the first release: older records on disk get these. */
+const DEFAULTS = {
+  phase: null,
+  duration_ms: 0,
+  last_loss: null,
+  metrics_count: 0,
+  model_id: null,
+  model_error: null,
+  processes: [],
+};
+
+export function readRecord(file: string): RunRecord | null {
+  try {
+    const raw: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    if (typeof raw !== 'object' || raw === null) return null;
+    return RunRecordSchema.parse({ ...DEFAULTS, ...raw });
+  } catch {
+    return null; // a half-written or foreign folder: not a run
+  }
+}
+
+export function writeRecord(dir: string, record: RunRecord): void {
+  const file = join(dir, 'run.json');
+  try {
+    writeFileSync(`${file}.tmp`, JSON.stringify(record, null, 2));
+    renameSync(`${file}.tmp`, file);
+  } catch (error) {
+    // The run goes on in memory; only its record after a restart is affected.
+    console.error(`Could not save ${file}:`, error instanceof Error ? error.message : error);
+  }
+}
+
+export function publicView(record: RunRecord): RunInfo {
+  const { pid: _pid, command: _command, args: _args, processes: _processes, ...info } = record;
+  const end = record.ended_at ? Date.parse(record.ended_at) : Date.now();
+  return { ...info, duration_ms: Math.max(0, end - Date.parse(record.started_at)) };
+}
+
+/** The last lines within the file's last 64 KiB (bounded work, for a record's progress). */
+export function readLastLines(file: string): string[] {
+  let fd: number | null = null;
+  try {
+    fd = openSync(file, 'r');
+    const size = fstatSync(fd).size;
+    const length = Math.min(size, 64 * 1024);
+    const buffer = Buffer.alloc(length);
+    readSync(fd, buffer, 0, length, size - length);
+    return buffer.toString('utf8').split('\n');
+  } catch {
+    return [];
+  } finally {
+    if (fd !== null) closeSync(fd);
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * The composition root: the only module that wires real implementations (the Web Worker, the
+ * WebGPU probe, the hosted chat completion, the training service client, the local generator)
+ * into the machines. src/main.tsx calls it; tests build the same objects, with fakes provided the
+ * same way (`machine.provide`) or with shorter timings.
+ */
+import { MutationObserver, type QueryClient } from '@tanstack/react-query';
+import { appMachine } from './machines/appMachine';
+import { datasetMachine } from './machines/datasetMachine';
+import { trainingMachine } from './machines/trainingMachine';
+import { createLlmWorkerActor } from './actors/llm-worker-actor';
+import { probeWebGPUActor } from './actors/webgpu-probe';
+import { createConversationStoreActor } from './actors/conversation-store';
+import { requestPersistActor, storageEstimateActor } from './actors/storage-manager';
+import { storedModelsMachine } from './machines/storedModelsMachine';
+import { createGenerateChunk } from './actors/dataset-chunk';
+import type { HostedChatOptions } from './actors/hosted-chat';
+import { createLocalGenerator } from './actors/local-generator';
+import {
+  createTrainingActors,
+  createTrainingClient,
+  putDatasetMutationOptions,
+} from './actors/training-client';
+import type { Services } from './ui/services';
+
+/**
+ * The root actor's logic: the Web Worker and the WebGPU probe provided. `debug` (`?debug`, tests
+ * only) names the worker `llm-debug` and exposes it as `window.__llmWorker`, so the e2e tests can
+ * terminate it mid-reply.
+ */
+export function createAppLogic({ debug = false }: { debug?: boolean } = {}) {
+  return appMachine.provide({
+    actors: {
+      probeWebGPU: probeWebGPUActor,
+      // Conversations in IndexedDB (idb); stored models' storage estimate and persist().
+      conversationStore: createConversationStoreActor(),
+      storedModels: storedModelsMachine.provide({
+        actors: { storageEstimate: storageEstimateActor, requestPersist: requestPersistActor },
+      }),
+      llmWorker: createLlmWorkerActor(() => {
+        const worker = new Worker(new URL('./actors/llm.worker.ts', import.meta.url), {
+          type: 'module',
+          name: debug ? 'llm-debug' : 'llm',
+        });
+        if (debug) Object.assign(window, { __llmWorker: worker });
+        return worker;
+      }),
+    },
+  });
+}
+
+export interface ServicesOptions {
+  queryClient: QueryClient;
+  /** The training service (default from `?trainingUrl=` / VITE_TRAINING_URL / :8000). */
+  trainingUrl?: string;
+  /** Hosted-call tuning (tests shorten timeouts and back-off). */
+  hosted?: HostedChatOptions;
+  /** Training poll interval in ms (tests); default the machine's 2000. */
+  pollInterval?: number;
+}
+
+/** The panels' services (see src/ui/services.ts). */
+export function createServices(options: ServicesOptions): Services {
+  const { queryClient } = options;
+  const client = createTrainingClient(
+    options.trainingUrl !== undefined ? { baseUrl: options.trainingUrl } : {},
+  );
+  return {
+    datasetLogic: (sources) =>
+      datasetMachine.provide({
+        actors: { generateChunk: createGenerateChunk(queryClient, sources, options.hosted) },
+      }),
+    trainingLogic: () =>
+      trainingMachine.provide({
+        actors: createTrainingActors(queryClient, client),
+        ...(options.pollInterval !== undefined
+          ? { delays: { pollInterval: options.pollInterval } }
+          : {}),
+      }),
+    trainingUrl: client.baseUrl,
+    storeDataset: async (entries, name) => {
+      const observer = new MutationObserver(queryClient, putDatasetMutationOptions(client));
+      const { path } = await observer.mutate({ name, entries });
+      return path;
+    },
+    localGenerator: createLocalGenerator,
+  };
+}

@@ -1,0 +1,34 @@
+/**
+ * What the panels need from the outside world, provided by the composition root (src/composition.ts)
+ * through `ServicesContext`; tests provide the same object, with fakes where they want them. The UI
+ * imports only types from src/actors.
+ */
+import { createContext, useContext } from 'react';
+import type { ChunkSources, GenerateLocal } from '../actors/dataset-chunk';
+import type { AppActorRef } from '../machines/appMachine';
+import type { datasetMachine } from '../machines/datasetMachine';
+import type { trainingMachine } from '../machines/trainingMachine';
+import type { DatasetEntry } from '../shared/training-api';
+
+export type { ChunkSources, GenerateLocal };
+
+export interface Services {
+  /** The dataset machine with `generateChunk` provided; `sources` is read at each request. */
+  datasetLogic: (sources: () => ChunkSources) => typeof datasetMachine;
+  /** The training machine with its HTTP actors provided. */
+  trainingLogic: () => typeof trainingMachine;
+  /** The training service's base URL (shown when it does not answer). */
+  trainingUrl: string;
+  /** PUT /datasets/{name}: stores a 'Format Input' dataset, resolves with its path on the service. */
+  storeDataset: (entries: DatasetEntry[], name: string) => Promise<string>;
+  /** 'Format Input' on the loaded in-browser model, through the app actor. */
+  localGenerator: (app: AppActorRef) => GenerateLocal;
+}
+
+export const ServicesContext = createContext<Services | null>(null);
+
+export function useServices(): Services {
+  const services = useContext(ServicesContext);
+  if (!services) throw new Error('No ServicesContext: the composition root provides it.');
+  return services;
+}
