@@ -10,6 +10,9 @@ import { datasetMachine } from './machines/datasetMachine';
 import { trainingMachine } from './machines/trainingMachine';
 import { createLlmWorkerActor } from './actors/llm-worker-actor';
 import { probeWebGPUActor } from './actors/webgpu-probe';
+import { createConversationStoreActor } from './actors/conversation-store';
+import { requestPersistActor, storageEstimateActor } from './actors/storage-manager';
+import { storedModelsMachine } from './machines/storedModelsMachine';
 import { createGenerateChunk } from './actors/dataset-chunk';
 import type { HostedChatOptions } from './actors/hosted-chat';
 import { createLocalGenerator } from './actors/local-generator';
@@ -30,6 +33,11 @@ export function createAppLogic({ debug = false }: { debug?: boolean } = {}) {
   return appMachine.provide({
     actors: {
       probeWebGPU: probeWebGPUActor,
+      // Conversations in IndexedDB (idb); stored models' storage estimate and persist().
+      conversationStore: createConversationStoreActor(),
+      storedModels: storedModelsMachine.provide({
+        actors: { storageEstimate: storageEstimateActor, requestPersist: requestPersistActor },
+      }),
       llmWorker: createLlmWorkerActor(() => {
         const worker = new Worker(new URL('./actors/llm.worker.ts', import.meta.url), {
           type: 'module',

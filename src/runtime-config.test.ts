@@ -23,6 +23,12 @@ describe('readRuntimeConfig', () => {
     expect(c.models.at(-1)).toMatchObject({ id: 'local/tiny', dtype: 'fp32' });
     expect(c.maxNewTokens).toBe(32);
   });
+  it('extraModel takes several ids separated by commas; bad and repeated ids are dropped', () => {
+    const c = readRuntimeConfig({
+      search: '?modelHost=http://127.0.0.1:9999/&extraModel=local/one,local/two,,bad id,local/one',
+    });
+    expect(c.models.slice(4).map((m) => m.id)).toEqual(['local/one', 'local/two']);
+  });
   it('a foreign model host is ignored, and so is the extra model', () => {
     const c = readRuntimeConfig({ search: '?modelHost=https://evil.example/&extraModel=a/b' });
     expect(c.modelHost).toBe(DEFAULT_MODEL_HOST);

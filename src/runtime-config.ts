@@ -38,7 +38,13 @@ export function readRuntimeConfig(location: { search: string }): RuntimeConfig {
   const modelHost = hostParam && isLoopbackUrl(hostParam) ? hostParam : DEFAULT_MODEL_HOST;
   const models: ModelOption[] = [...MODELS];
   const dtype = params.get('extraDtype') ?? 'fp32';
-  for (const extra of params.getAll('extraModel')) {
+  // `?extraModel=a/b,c/d` (or repeated): several ids, for self-hosted mirrors and tests.
+  const extras = params
+    .getAll('extraModel')
+    .flatMap((value) => value.split(','))
+    .map((id) => id.trim())
+    .filter((id, i, all) => id && all.indexOf(id) === i);
+  for (const extra of extras) {
     if (isModelId(extra, { requireOwner: true }) && modelHost !== DEFAULT_MODEL_HOST) {
       models.push({ value: extra, label: `${extra} (${dtype}, local)`, id: extra, dtype });
     }

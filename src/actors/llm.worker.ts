@@ -7,6 +7,7 @@ import {
   AutoModelForCausalLM,
   AutoTokenizer,
   InterruptableStoppingCriteria,
+  ModelRegistry,
   env,
   type PreTrainedModel,
   type PreTrainedTokenizer,
@@ -27,6 +28,9 @@ import { DEFAULT_MODEL_HOST } from '../shared/models';
 import { TokenTextStreamer } from './token-streamer';
 import { describeLoadError, fallbackReason, resolveVariant } from './load-plan';
 import { cacheCoversPrompt } from './kv-cache';
+import { deleteStoredModel, listStoredModels, planDownload, type Registry } from './model-storage';
+import type { StorageRequest } from '../shared/storage-protocol';
+import { DEFAULT_MAX_NEW_TOKENS, isSampling } from '../shared/generation-settings';
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -82,6 +86,8 @@ let pastKeyValues: Record<string, { dispose?: () => void }> | null = null;
 /** The token ids the cache was built from (prompt + reply of the last turn). */
 let cachedIds: bigint[] | null = null;
 let generating = false;
+/** Settles when the running generation ends (a load waits for it before disposing). */
+let generationDone: Promise<void> = Promise.resolve();
 
 function disposeCache() {
   if (pastKeyValues) {
@@ -127,6 +133,11 @@ async function load(spec: ModelLoadSpec) {
   };
   try {
     post({ status: 'loading', data: 'Loading model...' });
+    // A switch mid-reply: stop the reply and let it finish before freeing its model.
+    if (generating) {
+      stopping.interrupt();
+      await generationDone;
+    }
     disposeCache();
     const previous = loaded;
     loaded = null;
@@ -203,8 +214,10 @@ async function generate(messages: Extract<WorkerRequest, { type: 'generate' }>) 
   const useCache = purpose === 'chat';
   const { tokenizer, model, thinkOpenId, thinkCloseId } = loaded;
   generating = true;
+  let endGeneration = () => {};
+  generationDone = new Promise<void>((resolve) => (endGeneration = resolve));
   stopping.reset();
-  const maxNewTokens = messages.options?.maxNewTokens ?? 1024;
+  const maxNewTokens = messages.options?.maxNewTokens ?? DEFAULT_MAX_NEW_TOKENS;
   let clock = new GenerationClock(0);
   // Text is batched: one message per UPDATE_INTERVAL_MS at most, so per-token postMessage and
   // main-thread work vanish; the first token and the end are posted at once.
@@ -238,7 +251,11 @@ async function generate(messages: Extract<WorkerRequest, { type: 'generate' }>) 
   });
   post({ status: 'start', purpose });
   try {
-    const inputs = tokenizer.apply_chat_template(messages.data, {
+    const options = messages.options;
+    const conversation = options?.systemPrompt
+      ? [{ role: 'system', content: options.systemPrompt }, ...messages.data]
+      : messages.data;
+    const inputs = tokenizer.apply_chat_template(conversation, {
       add_generation_prompt: true,
       return_dict: true,
     }) as Record<string, unknown> & { input_ids: { tolist(): bigint[][] } };
@@ -248,7 +265,11 @@ async function generate(messages: Extract<WorkerRequest, { type: 'generate' }>) 
     const result = (await model.generate({
       ...inputs,
       past_key_values: useCache ? pastKeyValues : null,
-      do_sample: false,
+      // Temperature 0 = greedy (repeatable); above 0 samples with top p.
+      ...(options?.temperature !== undefined && isSampling({ temperature: options.temperature })
+        ? { do_sample: true, temperature: options.temperature, top_p: options.topP ?? 1 }
+        : { do_sample: false }),
+      repetition_penalty: options?.repetitionPenalty ?? 1,
       max_new_tokens: maxNewTokens,
       streamer,
       stopping_criteria: stopping,
@@ -290,6 +311,83 @@ async function generate(messages: Extract<WorkerRequest, { type: 'generate' }>) 
     post({ status: 'error', data: describeLoadError(error), phase: 'generate', purpose });
   } finally {
     generating = false;
+    endGeneration();
+  }
+}
+
+/** transformers.js's cache API, as model-storage.ts uses it. */
+const registry = ModelRegistry as unknown as Registry;
+
+async function adapterLimits() {
+  interface AdapterLike {
+    limits: { maxBufferSize: number; maxStorageBufferBindingSize: number };
+    features: { has(name: string): boolean };
+  }
+  const gpu = (
+    self.navigator as Navigator & {
+      gpu?: { requestAdapter(): Promise<AdapterLike | null> };
+    }
+  ).gpu;
+  const adapter = await gpu?.requestAdapter().catch(() => null);
+  if (!adapter) return null;
+  return {
+    maxBufferSize: adapter.limits.maxBufferSize,
+    maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize,
+    shaderF16: adapter.features.has('shader-f16'),
+  };
+}
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+async function storage(request: StorageRequest) {
+  switch (request.type) {
+    case 'storage.list':
+      try {
+        post({ status: 'stored', models: await listStoredModels(self.caches) });
+      } catch (error) {
+        post({
+          status: 'storage-error',
+          op: 'list',
+          data: `Could not read the browser cache: ${errorText(error)}`,
+        });
+      }
+      break;
+    case 'storage.delete': {
+      const host = env.remoteHost;
+      try {
+        const removed = await deleteStoredModel(request.id, {
+          storage: self.caches,
+          registry,
+          setHost: (h) => (env.remoteHost = h),
+        });
+        post({ status: 'deleted', id: request.id, removed });
+      } catch (error) {
+        post({
+          status: 'storage-error',
+          op: 'delete',
+          id: request.id,
+          data: `Could not delete ${request.id}: ${errorText(error)}`,
+        });
+      } finally {
+        env.remoteHost = host;
+      }
+      break;
+    }
+    case 'plan': {
+      env.remoteHost = request.data.host ?? DEFAULT_MODEL_HOST;
+      try {
+        const estimate = await self.navigator.storage?.estimate().catch(() => null);
+        const plan = await planDownload(request.data, {
+          registry,
+          limits: await adapterLimits(),
+          estimate: estimate ?? null,
+        });
+        post({ status: 'plan', plan });
+      } catch (error) {
+        post({ status: 'storage-error', op: 'plan', id: request.data.id, data: errorText(error) });
+      }
+      break;
+    }
   }
 }
 
@@ -315,6 +413,11 @@ self.addEventListener('message', (event: MessageEvent<WorkerRequest>) => {
       // Clearing the KV cache on reset is the step the public demos forget.
       stopping.interrupt();
       disposeCache();
+      break;
+    case 'storage.list':
+    case 'storage.delete':
+    case 'plan':
+      void storage(request);
       break;
   }
 });

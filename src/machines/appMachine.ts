@@ -12,10 +12,15 @@ import {
 } from 'xstate';
 import type { WorkerActorEvent, WorkerResponse } from '../shared/worker-protocol';
 import type { ModelOption } from '../shared/models';
+import type { StoreCommand, StoreResult } from '../shared/conversations/store-protocol';
 import { chatMachine } from './chatMachine';
 import { modelMachine } from './modelMachine';
+import { conversationsMachine } from './conversationsMachine';
+import { storedModelsMachine } from './storedModelsMachine';
+import { watchChat } from './chat-watch';
 import { routeWorkerResponse, type DatasetOutput } from './worker-events';
 import { errorMessage } from '../shared/errors';
+import { DATASET_MAX_NEW_TOKENS, DEFAULT_MAX_NEW_TOKENS } from '../shared/generation-settings';
 
 /** What the WebGPU probe reports. */
 export interface GpuInfo {
@@ -44,7 +49,8 @@ export interface AppInput {
 export type AppEvent =
   | { type: 'worker.message'; message: WorkerResponse }
   | { type: 'dataset.generate'; prompt: string; maxNewTokens?: number }
-  | { type: 'dataset.cancel' };
+  | { type: 'dataset.cancel' }
+  | StoreResult;
 
 /** Emitted for listeners outside the machine (`actor.on('dataset.output', ...)`). */
 export type AppEmitted = { type: 'dataset.output'; message: DatasetOutput };
@@ -56,6 +62,21 @@ export type AppEmitted = { type: 'dataset.output'; message: DatasetOutput };
  */
 const llmWorkerPlaceholder = fromCallback<WorkerActorEvent>(() => {
   throw new Error('llmWorker actor not provided');
+});
+
+/**
+ * The persistence actor (src/actors/conversation-store.ts), provided by the composition root.
+ * Without it every command fails as 'unavailable' (the chat works, nothing is saved), so a test
+ * that does not care about persistence need not provide one.
+ */
+const conversationStorePlaceholder = fromCallback<StoreCommand>(({ sendBack, receive }) => {
+  receive((command) =>
+    sendBack({
+      type: 'store.failed',
+      op: command.type,
+      error: { kind: 'unavailable', message: 'Conversation storage is not connected.' },
+    } satisfies StoreResult),
+  );
 });
 
 const probeWebGPUPlaceholder = fromPromise<GpuInfo>(() => {
@@ -70,6 +91,8 @@ export interface AppContext {
   worker: WorkerRef | null;
   model: ActorRefFrom<typeof modelMachine> | null;
   chat: ActorRefFrom<typeof chatMachine> | null;
+  conversations: ActorRefFrom<typeof conversationsMachine> | null;
+  storedModels: ActorRefFrom<typeof storedModelsMachine> | null;
 }
 
 export const appMachine = setup({
@@ -82,8 +105,11 @@ export const appMachine = setup({
   actors: {
     probeWebGPU: probeWebGPUPlaceholder,
     llmWorker: llmWorkerPlaceholder,
+    conversationStore: conversationStorePlaceholder,
     model: modelMachine,
     chat: chatMachine,
+    conversations: conversationsMachine.provide({ actors: { watchChat } }),
+    storedModels: storedModelsMachine,
   },
   guards: {
     isSupported: (_, gpu: GpuInfo) => gpu.supported,
@@ -110,7 +136,13 @@ export const appMachine = setup({
           replyStallMs: context.input.replyStallMs,
         },
       });
-      return { worker, model, chat };
+      const store = spawn('conversationStore', { id: 'conversationStore' });
+      const conversations = spawn('conversations', {
+        id: 'conversations',
+        input: { chat, store, maxTokensCap: context.input.maxNewTokens ?? DEFAULT_MAX_NEW_TOKENS },
+      });
+      const storedModels = spawn('storedModels', { id: 'storedModels', input: { worker } });
+      return { worker, model, chat, conversations, storedModels };
     }),
     routeWorkerMessage: enqueueActions(({ context, event, enqueue }) => {
       assertEvent(event, 'worker.message');
@@ -118,6 +150,7 @@ export const appMachine = setup({
       const routed = routeWorkerResponse(event.message);
       if (routed.model) context.model?.send(routed.model);
       if (routed.chat) context.chat?.send(routed.chat);
+      if (routed.storedModels) context.storedModels?.send(routed.storedModels);
       if (routed.dataset) enqueue(emit({ type: 'dataset.output', message: routed.dataset }));
     }),
     postDatasetGenerate: sendTo(
@@ -128,16 +161,30 @@ export const appMachine = setup({
           type: 'generate',
           purpose: 'dataset',
           data: [{ role: 'user', content: event.prompt }],
-          options: { maxNewTokens: event.maxNewTokens ?? context.input.maxNewTokens ?? 2048 },
+          options: {
+            maxNewTokens:
+              event.maxNewTokens ?? context.input.maxNewTokens ?? DATASET_MAX_NEW_TOKENS,
+          },
         };
       },
     ),
+    routeStoreResult: ({ context, event }) => {
+      if (event.type.startsWith('store.')) context.conversations?.send(event as StoreResult);
+    },
     postInterrupt: sendTo(({ context }) => context.worker ?? '', { type: 'interrupt' }),
     postCheck: sendTo(({ context }) => context.worker ?? '', { type: 'check' }),
   },
 }).createMachine({
   id: 'app',
-  context: ({ input }) => ({ input, gpu: null, worker: null, model: null, chat: null }),
+  context: ({ input }) => ({
+    input,
+    gpu: null,
+    worker: null,
+    model: null,
+    chat: null,
+    conversations: null,
+    storedModels: null,
+  }),
   initial: 'checking',
   states: {
     /** The WebGPU gate. */
@@ -175,6 +222,8 @@ export const appMachine = setup({
         'worker.message': { actions: 'routeWorkerMessage' },
         'dataset.generate': { actions: 'postDatasetGenerate' },
         'dataset.cancel': { actions: 'postInterrupt' },
+        // The persistence actor's replies go to the conversations machine.
+        'store.*': { actions: 'routeStoreResult' },
       },
     },
   },
@@ -185,3 +234,5 @@ export type AppActorRef = ActorRefFrom<typeof appMachine>;
 export const selectGate = (s: AppSnapshot): 'checking' | 'unsupported' | 'supported' => s.value;
 export const selectModelRef = (s: AppSnapshot) => s.context.model;
 export const selectChatRef = (s: AppSnapshot) => s.context.chat;
+export const selectConversationsRef = (s: AppSnapshot) => s.context.conversations;
+export const selectStoredModelsRef = (s: AppSnapshot) => s.context.storedModels;

@@ -60,8 +60,97 @@ describe('chatMachine', () => {
         { role: 'assistant', content: 'Hi there' },
         { role: 'user', content: 'second' },
       ],
-      options: { maxNewTokens: 1024 },
+      // Default settings: greedy (temperature 0), 1,024 tokens, no system prompt.
+      options: {
+        maxNewTokens: 1024,
+        temperature: 0,
+        topP: 1,
+        repetitionPenalty: 1,
+        systemPrompt: undefined,
+      },
     });
+  });
+
+  it('chat.settings → the next generate carries them; Max new tokens is capped by ?maxTokens=', () => {
+    const worker = fakeWorker();
+    const actor = createActor(chatMachine, { input: { worker, maxNewTokens: 48 } }).start();
+    actor.send({
+      type: 'worker.ready',
+      message: { status: 'ready', data: { id: 'm', dtype: 'fp32' } },
+    });
+    actor.send({
+      type: 'chat.settings',
+      patch: { temperature: 1.2, topP: 0.9, maxNewTokens: 5000, systemPrompt: 'Be brief.' },
+    });
+    actor.send({ type: 'chat.send', text: 'hi' });
+    expect(worker.posted.at(-1)).toMatchObject({
+      options: { temperature: 1.2, topP: 0.9, maxNewTokens: 48, systemPrompt: 'Be brief.' },
+    });
+    expect(actor.getSnapshot().context.modelId).toBe('m');
+  });
+
+  it('chat.settings out of range never reaches the worker', () => {
+    const { actor, worker } = ready();
+    actor.send({ type: 'chat.settings', patch: { temperature: 7 } });
+    actor.send({ type: 'chat.send', text: 'hi' });
+    expect(worker.posted.at(-1)).toMatchObject({ options: { temperature: 0 } });
+  });
+
+  it('worker.complete keeps the figures on the reply', () => {
+    const { actor } = ready();
+    actor.send({ type: 'chat.send', text: 'q' });
+    actor.send({ type: 'worker.start', message: { status: 'start' } });
+    actor.send(update('a', 1, 5));
+    actor.send({
+      type: 'worker.complete',
+      message: { status: 'complete', numTokens: 1, seconds: 0.2, interrupted: true },
+    });
+    expect(actor.getSnapshot().context.messages.at(-1)).toEqual({
+      role: 'assistant',
+      content: 'a',
+      figures: { numTokens: 1, seconds: 0.2, tps: 5 },
+    });
+  });
+
+  it('chat.load in idle shows another conversation and its settings', () => {
+    const { actor } = ready();
+    const settings = { ...actor.getSnapshot().context.settings, temperature: 1 };
+    const messages = [{ role: 'user' as const, content: 'old' }];
+    actor.send({ type: 'chat.load', messages, settings });
+    expect(actor.getSnapshot().context.messages).toBe(messages);
+    expect(actor.getSnapshot().context.settings).toBe(settings);
+  });
+
+  it('generating → chat.load interrupts the reply and ignores its tail (resetting)', () => {
+    const { actor, worker } = ready();
+    actor.send({ type: 'chat.send', text: 'q' });
+    actor.send({ type: 'worker.start', message: { status: 'start' } });
+    const settings = actor.getSnapshot().context.settings;
+    actor.send({ type: 'chat.load', messages: [], settings });
+    expect(actor.getSnapshot().value).toBe('resetting');
+    expect(worker.posted.at(-1)).toEqual({ type: 'interrupt' });
+    actor.send(update('tail', 2));
+    actor.send({
+      type: 'worker.complete',
+      message: { status: 'complete', numTokens: 2, seconds: 1, interrupted: true },
+    });
+    expect(actor.getSnapshot().value).toBe('idle');
+    expect(actor.getSnapshot().context.messages).toEqual([]);
+  });
+
+  it('idle → worker.loading (a model switch) → unavailable → worker.ready → idle', () => {
+    const { actor } = ready();
+    actor.send({
+      type: 'worker.loading',
+      message: { status: 'loading', data: 'Loading model...' },
+    });
+    expect(actor.getSnapshot().value).toBe('unavailable');
+    actor.send({
+      type: 'worker.ready',
+      message: { status: 'ready', data: { id: 'b', dtype: 'q4' } },
+    });
+    expect(actor.getSnapshot().value).toBe('idle');
+    expect(actor.getSnapshot().context.modelId).toBe('b');
   });
 
   it('chat.send with empty or whitespace text does nothing', () => {
@@ -122,7 +211,8 @@ describe('chatMachine', () => {
       message: { status: 'complete', numTokens: 3, seconds: 1, interrupted: true },
     });
     expect(actor.getSnapshot().value).toBe('idle');
-    expect(actor.getSnapshot().context.messages.at(-1)).toEqual(final);
+    // The text stays as shown; the reply's figures are kept with it (saved conversations).
+    expect(actor.getSnapshot().context.messages.at(-1)).toMatchObject(final);
   });
 
   it('a reply cut by the token limit is marked with the limit', () => {

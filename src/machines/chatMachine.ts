@@ -1,18 +1,30 @@
 import { assertEvent, assign, setup, type SnapshotFrom } from 'xstate';
-import type { ChatMessage } from '../shared/worker-protocol';
+import type { ChatMessage, GenerateOptions } from '../shared/worker-protocol';
 import type { GenerationStats } from '../shared/generation-stats';
+import type { ConversationMessage } from '../shared/conversations/types';
+import {
+  DEFAULT_MAX_NEW_TOKENS,
+  defaultSettings,
+  sanitizeSettings,
+  type GenerationSettings,
+} from '../shared/generation-settings';
 import type { ChatWorkerEvent, WorkerPort } from './worker-events';
 
-/** A message as shown: assistant messages may carry reasoning shown apart from the answer. */
-export interface DisplayMessage extends ChatMessage {
-  thinking?: string;
-  /** How a reply ended when not by the model's own end: Stop, or the token limit (N tokens). */
-  ended?: { by: 'stop' } | { by: 'limit'; limit: number };
-}
+/**
+ * A message as shown (and saved): assistant messages may carry reasoning shown apart from the
+ * answer, how the reply ended when not by the model's own end (Stop, or the token limit), and the
+ * reply's figures.
+ */
+export type DisplayMessage = ConversationMessage;
 
 export interface ChatContext {
   worker: WorkerPort;
+  /** The `?maxTokens=` cap: Max new tokens never exceeds it. */
   maxNewTokens: number;
+  /** The conversation's generation settings (they reach the worker with each `generate`). */
+  settings: GenerationSettings;
+  /** The loaded model's id ('' before one is ready). */
+  modelId: string;
   replyStallMs: number;
   messages: DisplayMessage[];
   /** The text box's content; cleared on send (spec). */
@@ -41,6 +53,9 @@ export type ChatEvent =
   | { type: 'chat.send'; text?: string }
   | { type: 'chat.stop' }
   | { type: 'chat.reset' }
+  /** Show another conversation (from the conversations machine). */
+  | { type: 'chat.load'; messages: DisplayMessage[]; settings: GenerationSettings }
+  | { type: 'chat.settings'; patch: Partial<GenerationSettings> }
   | ChatWorkerEvent;
 
 /** No worker message for this long while a reply is due = the worker is stuck (a GPU hang). */
@@ -52,6 +67,17 @@ export function toWorkerMessages(messages: DisplayMessage[]): ChatMessage[] {
     role: m.role === 'assistant' ? 'assistant' : 'user',
     content: m.content,
   }));
+}
+
+/** The worker's options from the conversation's settings, Max new tokens capped. */
+export function toGenerateOptions(settings: GenerationSettings, cap: number): GenerateOptions {
+  return {
+    maxNewTokens: Math.min(settings.maxNewTokens, cap),
+    temperature: settings.temperature,
+    topP: settings.topP,
+    repetitionPenalty: settings.repetitionPenalty,
+    systemPrompt: settings.systemPrompt || undefined,
+  };
 }
 
 function textOf(context: ChatContext, event: { text?: string }): string {
@@ -95,7 +121,7 @@ export const chatMachine = setup({
       context.worker.send({
         type: 'generate',
         data: toWorkerMessages(context.messages),
-        options: { maxNewTokens: context.maxNewTokens },
+        options: toGenerateOptions(context.settings, context.maxNewTokens),
       });
     },
     postInterrupt: ({ context }) => context.worker.send({ type: 'interrupt' }),
@@ -141,19 +167,47 @@ export const chatMachine = setup({
     storeCompletion: assign(({ context, event }) => {
       assertEvent(event, 'worker.complete');
       const { numTokens, seconds, stats, finish } = event.message;
-      let messages = context.messages;
+      const messages = context.messages.slice();
       const last = messages.at(-1);
-      if (finish === 'length' && last?.role === 'assistant') {
-        const ended = { by: 'limit' as const, limit: context.maxNewTokens };
-        messages = [...messages.slice(0, -1), { ...last, ended }];
-      }
+      const tps = stats?.decodeTps ?? context.tps;
+      // The reply keeps its figures (and how it ended) when saved and reloaded.
+      if (last?.role === 'assistant')
+        messages[messages.length - 1] = {
+          ...last,
+          figures: { numTokens, seconds, tps: tps ?? undefined },
+          ...(finish === 'length'
+            ? { ended: { by: 'limit' as const, limit: context.maxNewTokens } }
+            : {}),
+        };
+      return { messages, numTokens, seconds, stats: stats ?? null, tps };
+    }),
+    loadConversation: assign(({ event }) => {
+      assertEvent(event, 'chat.load');
       return {
-        messages,
-        numTokens,
-        seconds,
-        stats: stats ?? null,
-        tps: stats?.decodeTps ?? context.tps,
+        messages: event.messages,
+        settings: event.settings,
+        draft: '',
+        tps: null,
+        numTokens: null,
+        seconds: null,
+        stats: null,
+        error: null,
       };
+    }),
+    changeSettings: assign({
+      settings: ({ context, event }) => {
+        assertEvent(event, 'chat.settings');
+        // Values are checked in the form; re-checked here so nothing out of range reaches the model.
+        return sanitizeSettings({ ...context.settings, ...event.patch }, context.maxNewTokens);
+      },
+    }),
+    storeModelId: assign({
+      modelId: ({ context, event }) => {
+        assertEvent(event, 'worker.ready');
+        // `message` may be absent in hand-written events (the inspector's tests send bare ones).
+        const message = event.message as typeof event.message | undefined;
+        return message?.data?.id ?? context.modelId;
+      },
     }),
     storeError: assign({
       error: ({ event }) => {
@@ -174,7 +228,9 @@ export const chatMachine = setup({
   id: 'chat',
   context: ({ input }) => ({
     worker: input.worker,
-    maxNewTokens: input.maxNewTokens ?? 1024,
+    maxNewTokens: input.maxNewTokens ?? DEFAULT_MAX_NEW_TOKENS,
+    settings: defaultSettings(input.maxNewTokens ?? DEFAULT_MAX_NEW_TOKENS),
+    modelId: '',
     replyStallMs: input.replyStallMs ?? REPLY_STALL_MS,
     messages: [],
     draft: '',
@@ -187,16 +243,24 @@ export const chatMachine = setup({
   initial: 'unavailable',
   on: {
     'chat.input': { actions: 'setDraft' },
+    'chat.settings': { actions: 'changeSettings' },
     // The worker or its GPU is gone: wait for the model to be loaded again (the draft is kept).
     'worker.fault': '.unavailable',
   },
   states: {
     /** The text box is disabled until the model is ready (spec); sends are ignored. */
     unavailable: {
-      on: { 'worker.ready': 'idle' },
+      on: {
+        'worker.ready': { target: 'idle', actions: 'storeModelId' },
+        'chat.load': { actions: 'loadConversation' },
+      },
     },
     idle: {
       on: {
+        // Another model is loading (a switch): the chat waits for it.
+        'worker.loading': 'unavailable',
+        'worker.ready': { actions: 'storeModelId' },
+        'chat.load': { actions: 'loadConversation' },
         'chat.send': {
           guard: 'hasText',
           target: 'generating',
@@ -214,6 +278,8 @@ export const chatMachine = setup({
         'worker.complete': { target: 'idle', actions: 'storeCompletion' },
         'worker.error': { target: 'idle', actions: ['logError', 'storeError'] },
         'chat.stop': { target: 'stopping', actions: ['postInterrupt', 'markStopped'] },
+        // Another conversation chosen mid-reply: stop this one and ignore its tail.
+        'chat.load': { target: 'resetting', actions: ['postInterrupt', 'loadConversation'] },
         'chat.reset': {
           target: 'resetting',
           actions: ['postInterrupt', 'postReset', 'clearConversation'],
@@ -227,6 +293,7 @@ export const chatMachine = setup({
         'worker.update': { target: 'stopping', reenter: true },
         'worker.complete': { target: 'idle', actions: 'storeCompletion' },
         'worker.error': { target: 'idle', actions: ['logError', 'storeError'] },
+        'chat.load': { target: 'resetting', actions: 'loadConversation' },
         'chat.reset': { target: 'resetting', actions: ['postReset', 'clearConversation'] },
       },
     },
@@ -234,6 +301,7 @@ export const chatMachine = setup({
     resetting: {
       after: { replyStall: { target: 'unavailable', actions: 'abandonWorker' } },
       on: {
+        'chat.load': { actions: 'loadConversation' },
         'worker.update': { target: 'resetting', reenter: true },
         'worker.complete': 'idle',
         'worker.error': 'idle',
@@ -255,3 +323,7 @@ export const selectSpeed = (s: ChatSnapshot) => ({
 });
 export const selectStats = (s: ChatSnapshot) => s.context.stats;
 export const selectChatError = (s: ChatSnapshot) => s.context.error;
+/** The conversation's generation settings. */
+export const selectSettings = (s: ChatSnapshot) => s.context.settings;
+/** The `?maxTokens=` cap (the highest Max new tokens). */
+export const selectMaxTokensCap = (s: ChatSnapshot) => s.context.maxNewTokens;

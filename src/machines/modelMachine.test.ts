@@ -34,6 +34,11 @@ describe('modelMachine', () => {
     actor.send({ type: 'model.load' });
     expect(actor.getSnapshot().matches('loading')).toBe(true);
     expect(worker.posted).toEqual([
+      // Selecting asks the worker for the download size first.
+      {
+        type: 'plan',
+        data: { id: 'onnx-community/Llama-3.2-1B-Instruct', dtype: 'q4', host: undefined },
+      },
       {
         type: 'load',
         data: expect.objectContaining({
@@ -98,7 +103,7 @@ describe('modelMachine', () => {
     expect(selectCanLoad(s)).toBe(false);
     actor.send({ type: 'model.load' });
     expect(actor.getSnapshot().value).toBe('failed');
-    expect(worker.posted).toHaveLength(1);
+    expect(worker.posted.filter((r) => r.type === 'load')).toHaveLength(1);
   });
 
   it('failed → model.retry → loading posts load again', () => {
@@ -109,7 +114,7 @@ describe('modelMachine', () => {
     actor.send({ type: 'model.retry' });
     expect(actor.getSnapshot().matches('loading')).toBe(true);
     expect(actor.getSnapshot().context.error).toBeNull();
-    expect(worker.posted).toHaveLength(2);
+    expect(worker.posted.filter((r) => r.type === 'load')).toHaveLength(2);
   });
 
   it('failed → choosing another model → none with the error cleared', () => {
@@ -178,6 +183,65 @@ describe('modelMachine — Load in chat from the hub', () => {
     expect(actor.getSnapshot().context.models).toHaveLength(4);
     actor.send({ type: 'model.add', id: 'not a repo' });
     expect(actor.getSnapshot().context.models).toHaveLength(4);
+  });
+
+  it('ready → model.select another → model.load → loading (a switch); the loaded one cannot be reloaded', () => {
+    const { actor, worker } = start(true);
+    actor.send({ type: 'model.select', value: 'llama-3.2-1b' });
+    actor.send({ type: 'model.load' });
+    actor.send({
+      type: 'worker.ready',
+      message: {
+        status: 'ready',
+        data: { id: 'onnx-community/Llama-3.2-1B-Instruct-q4f16', dtype: 'q4f16' },
+      },
+    });
+    expect(actor.getSnapshot().value).toBe('ready');
+    expect(selectCanLoad(actor.getSnapshot())).toBe(false);
+    actor.send({ type: 'model.load' });
+    expect(actor.getSnapshot().value).toBe('ready');
+    actor.send({ type: 'model.select', value: 'gemma-2-2b-jpn' });
+    expect(actor.getSnapshot().value).toBe('ready');
+    expect(selectCanLoad(actor.getSnapshot())).toBe(true);
+    actor.send({ type: 'model.load' });
+    expect(actor.getSnapshot().matches('loading')).toBe(true);
+    expect(worker.posted.at(-1)).toMatchObject({
+      type: 'load',
+      data: { id: 'onnx-community/gemma-2-2b-jpn-it' },
+    });
+  });
+
+  // Regression: Load in chat from the Hub was silently dropped once a model was loading or ready.
+  it.each(['loading', 'ready'] as const)('model.add is handled in %s', (state) => {
+    const { actor } = start(true);
+    actor.send({ type: 'model.select', value: 'llama-3.2-1b' });
+    actor.send({ type: 'model.load' });
+    if (state === 'ready') actor.send({ type: 'worker.ready', message: { status: 'ready' } });
+    actor.send({ type: 'model.add', id: 'someone/new-model' });
+    const s = actor.getSnapshot();
+    expect(s.matches(state)).toBe(true);
+    expect(s.context.selected).toBe('someone/new-model');
+    expect(s.context.models.some((m) => m.id === 'someone/new-model')).toBe(true);
+  });
+
+  it('selecting asks for the download plan; an answer for another model is dropped', () => {
+    const { actor, worker } = start(true);
+    actor.send({ type: 'model.select', value: 'gemma-2-2b-jpn' });
+    expect(worker.posted.at(-1)).toEqual({
+      type: 'plan',
+      data: { id: 'onnx-community/gemma-2-2b-jpn-it', dtype: 'q4f16', host: undefined },
+    });
+    const plan = (id: string) => ({
+      type: 'worker.plan' as const,
+      message: {
+        status: 'plan' as const,
+        plan: { id, dtype: 'q4f16', totalBytes: 10, largestFile: null, warnings: [] },
+      },
+    });
+    actor.send(plan('someone/else'));
+    expect(actor.getSnapshot().context.plan).toBeNull();
+    actor.send(plan('onnx-community/gemma-2-2b-jpn-it'));
+    expect(actor.getSnapshot().context.plan?.totalBytes).toBe(10);
   });
 });
 

@@ -2,6 +2,7 @@ import { assertEvent, assign, setup, type SnapshotFrom } from 'xstate';
 import type { ModelLoadSpec } from '../shared/worker-protocol';
 import type { ModelOption } from '../shared/models';
 import type { ModelWorkerEvent, WorkerPort } from './worker-events';
+import type { DownloadPlan } from '../shared/storage';
 
 /** One file being downloaded (spec: file, progress, total). */
 export interface ProgressItem {
@@ -22,6 +23,8 @@ export interface ModelContext {
   files: ProgressItem[];
   error: string | null;
   loaded: { id: string; dtype: string } | null;
+  /** Download size and fit warnings of the selected model (asked on selection). */
+  plan: DownloadPlan | null;
 }
 
 export interface ModelInput {
@@ -68,6 +71,21 @@ export function toLoadSpec(context: ModelContext): ModelLoadSpec | null {
   };
 }
 
+/** The variant that would load: the f16-free fallback when the GPU lacks `shader-f16`. */
+export function variantOf(context: ModelContext): { id: string; dtype: string } | null {
+  const option = context.models.find((m) => m.value === context.selected);
+  if (!option) return null;
+  return !context.shaderF16 && option.dtype.includes('f16') && option.fallback
+    ? option.fallback
+    : { id: option.id, dtype: option.dtype };
+}
+
+/** Whether the selected model is the one already loaded. */
+export function isSelectedLoaded(context: ModelContext): boolean {
+  const variant = variantOf(context);
+  return variant !== null && context.loaded?.id === variant.id;
+}
+
 export const modelMachine = setup({
   types: {
     context: {} as ModelContext,
@@ -83,6 +101,8 @@ export const modelMachine = setup({
       event.type === 'model.add' && event.select === false && event.option !== undefined,
     selectsAnotherModel: ({ context, event }) =>
       event.type === 'model.select' && normaliseSelection(event.value) !== context.selected,
+    /** A switch: another model than the loaded one is selected. */
+    canSwitch: ({ context }) => toLoadSpec(context) !== null && !isSelectedLoaded(context),
   },
   actions: {
     addAndSelect: assign(({ context, event }) => {
@@ -110,6 +130,19 @@ export const modelMachine = setup({
       selected: ({ event }) => {
         assertEvent(event, 'model.select');
         return normaliseSelection(event.value);
+      },
+    }),
+    postPlan: ({ context }) => {
+      const variant = variantOf(context);
+      if (variant && !isSelectedLoaded(context))
+        context.worker.send({ type: 'plan', data: { ...variant, host: context.host } });
+    },
+    clearPlan: assign({ plan: null }),
+    storePlan: assign({
+      plan: ({ context, event }) => {
+        assertEvent(event, 'worker.plan');
+        // An answer for an earlier selection is dropped.
+        return event.message.plan.id === variantOf(context)?.id ? event.message.plan : context.plan;
       },
     }),
     postLoad: ({ context }) => {
@@ -183,13 +216,24 @@ export const modelMachine = setup({
     files: [],
     error: null,
     loaded: null,
+    plan: null,
   }),
   initial: 'none',
+  on: {
+    // Load in chat from the Hub works in every state: the model is added and selected.
+    // Trained models found on the training service are only listed (a load error stays in view).
+    'model.add': [
+      { guard: 'listsOnly', actions: 'addAndSelect' },
+      { guard: 'isRepoId', actions: ['addAndSelect', 'clearPlan', 'postPlan'] },
+    ],
+    'worker.plan': { actions: 'storePlan' },
+    // From any state: nothing the old worker was doing will finish.
+    'worker.fault': { target: '.lost', actions: 'storeError' },
+  },
   states: {
     none: {
       on: {
-        'model.select': { actions: 'select' },
-        'model.add': { guard: 'isRepoId', actions: 'addAndSelect' },
+        'model.select': { actions: ['select', 'clearPlan', 'postPlan'] },
         // Spec: "Load model does nothing with no model selected."
         'model.load': { guard: 'hasSelection', target: 'loading' },
         // The worker failed to start, or WebGPU failed inside it: show it before any load.
@@ -212,7 +256,6 @@ export const modelMachine = setup({
         },
       },
       on: {
-        'model.add': { guard: 'listsOnly', actions: 'addAndSelect' },
         'worker.ready': { target: 'ready', actions: 'markReady' },
         'worker.error': { target: 'failed', actions: 'storeError' },
       },
@@ -224,23 +267,26 @@ export const modelMachine = setup({
         'model.select': {
           guard: 'selectsAnotherModel',
           target: 'none',
-          actions: ['select', 'clearError'],
+          actions: ['select', 'clearError', 'clearPlan', 'postPlan'],
         },
         'model.retry': { guard: 'hasSelection', target: 'loading' },
         'model.add': [
           // Listing a trained model keeps the error in view.
           { guard: 'listsOnly', actions: 'addAndSelect' },
-          { guard: 'isRepoId', target: 'none', actions: 'addAndSelect' },
+          {
+            guard: 'isRepoId',
+            target: 'none',
+            actions: ['addAndSelect', 'clearError', 'clearPlan', 'postPlan'],
+          },
         ],
       },
     },
     ready: {
       on: {
-        // Trained models join the picker; "Load in chat" on one switches to it.
-        'model.add': [
-          { guard: 'listsOnly', actions: 'addAndSelect' },
-          { guard: 'isRepoId', target: 'none', actions: 'addAndSelect' },
-        ],
+        // The picker stays usable: choosing and loading another model switches (the worker
+        // disposes of the previous one first).
+        'model.select': { actions: ['select', 'clearPlan', 'postPlan'] },
+        'model.load': { guard: 'canSwitch', target: 'loading' },
       },
     },
     /**
@@ -253,14 +299,10 @@ export const modelMachine = setup({
         'model.select': {
           guard: 'selectsAnotherModel',
           target: 'none',
-          actions: ['select', 'clearError'],
+          actions: ['select', 'clearError', 'clearPlan', 'postPlan'],
         },
       },
     },
-  },
-  on: {
-    // From any state: nothing the old worker was doing will finish.
-    'worker.fault': { target: '.lost', actions: 'storeError' },
   },
 });
 
@@ -273,6 +315,8 @@ export const selectSelectedModel = (s: ModelSnapshot) => s.context.selected;
 export const selectProgressItems = (s: ModelSnapshot) => s.context.files;
 export const selectLoadError = (s: ModelSnapshot) => s.context.error;
 export const selectStatusText = (s: ModelSnapshot) => s.context.statusText;
-/** Load is enabled only with a selection, and never after an error (spec). */
+/** Load is enabled only with a selection, never after an error (spec), and not for the loaded model. */
 export const selectCanLoad = (s: ModelSnapshot) =>
-  s.matches('none') && s.can({ type: 'model.load' });
+  (s.matches('none') || s.matches('ready')) && s.can({ type: 'model.load' });
+export const selectDownloadPlan = (s: ModelSnapshot) => s.context.plan;
+export const selectLoadedModel = (s: ModelSnapshot) => s.context.loaded;

@@ -15,7 +15,22 @@ describe('routeWorkerResponse', () => {
   });
 
   it('ready goes to model and chat; progress only to the model; updates to their purpose', () => {
-    expect(Object.keys(routeWorkerResponse({ status: 'ready' }))).toEqual(['model', 'chat']);
+    expect(Object.keys(routeWorkerResponse({ status: 'ready' }))).toEqual([
+      'model',
+      'chat',
+      'storedModels',
+    ]);
+    // A switch: the chat waits while another model loads; storage replies go to their owners.
+    expect(Object.keys(routeWorkerResponse({ status: 'loading', data: '' }))).toEqual([
+      'model',
+      'chat',
+    ]);
+    expect(Object.keys(routeWorkerResponse({ status: 'stored', models: [] }))).toEqual([
+      'storedModels',
+    ]);
+    expect(
+      Object.keys(routeWorkerResponse({ status: 'storage-error', op: 'plan', data: 'offline' })),
+    ).toEqual(['model']);
     expect(Object.keys(routeWorkerResponse({ status: 'done', file: 'f' }))).toEqual(['model']);
     const update = { status: 'update', output: 'a', numTokens: 1, channel: 'answer' } as const;
     expect(routeWorkerResponse(update)).toEqual({

@@ -1,3 +1,5 @@
+import type { StorageRequest, StorageResponse } from './storage-protocol';
+
 /**
  * The messages exchanged with the LLM Web Worker.
  * Both directions are discriminated unions on `type` (out) and `status` (in). Responses are grouped by
@@ -30,9 +32,15 @@ export interface ModelLoadSpec {
   shaderF16: boolean;
 }
 
-/** Generation knobs posted with `generate` (sampling options such as temperature go here). */
+/** Generation knobs posted with `generate` (see src/shared/generation-settings.ts). */
 export interface GenerateOptions {
   maxNewTokens: number;
+  /** 0 or absent = greedy. */
+  temperature?: number | undefined;
+  topP?: number | undefined;
+  repetitionPenalty?: number | undefined;
+  /** Sent as a system message before the conversation. */
+  systemPrompt?: string | undefined;
 }
 
 /**
@@ -49,6 +57,7 @@ export type WorkerRequest =
   | { type: 'generate'; data: ChatMessage[]; options?: GenerateOptions; purpose?: Purpose }
   | { type: 'interrupt' }
   | { type: 'reset' }
+  | StorageRequest
   /**
    * Tests only: destroys the GPU device ONNX Runtime uses, so the e2e can provoke `device.lost`.
    * The worker ignores it unless the page was opened with `?debug` (see runtime-config).
@@ -109,8 +118,8 @@ export type GenerationResponse =
 export type FaultKind = 'device-lost' | 'crashed' | 'unresponsive';
 export type FaultResponse = { status: 'fault'; kind: FaultKind; data: string };
 
-/** Worker → main thread. Field names follow the spec's table. */
-export type WorkerResponse = LoadResponse | GenerationResponse | FaultResponse;
+/** Worker → main thread. Field names follow the spec's table. Stored models and download plans: storage-protocol.ts. */
+export type WorkerResponse = LoadResponse | GenerationResponse | FaultResponse | StorageResponse;
 
 /** The message shown for a fault: says what happened and the way back. */
 export function faultMessage(kind: FaultKind, detail: string): string {

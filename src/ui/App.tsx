@@ -1,6 +1,13 @@
 import { Suspense, lazy, useEffect, useMemo, useState } from 'react';
 import { AppActorContext } from './AppActorContext';
-import { selectChatRef, selectGate, selectModelRef } from '../machines/appMachine';
+import {
+  selectChatRef,
+  selectConversationsRef,
+  selectGate,
+  selectModelRef,
+  selectStoredModelsRef,
+} from '../machines/appMachine';
+import { selectIsGenerating } from '../machines/chatMachine';
 import { useSelector } from '@xstate/react';
 import { ModelPanel } from './chat/ModelPanel';
 import { ChatView } from './chat/ChatView';
@@ -15,6 +22,16 @@ const HubView = lazy(() => import('./hub/HubView'));
 const InspectorPanel = lazy(() => import('./inspector/InspectorPanel'));
 // The dataset and training panels arrive as a chunk of their own, right after the first paint.
 const Tools = lazy(() => import('./Tools'));
+// Conversations, settings and stored models: one chunk, fetched after the first paint.
+const ConversationsPanel = lazy(() =>
+  import('./session/SessionExtras').then((m) => ({ default: m.ConversationsPanel })),
+);
+const SettingsPanel = lazy(() =>
+  import('./session/SessionExtras').then((m) => ({ default: m.SettingsPanel })),
+);
+const StoredModelsDialog = lazy(() =>
+  import('./session/SessionExtras').then((m) => ({ default: m.StoredModelsDialog })),
+);
 // Only a browser without WebGPU needs this notice: it stays out of the first-load bundle.
 const WebGpuMissing = lazy(() => import('./WebGpuMissing'));
 
@@ -137,25 +154,75 @@ function ToolsReady({
 function Session() {
   const model = AppActorContext.useSelector(selectModelRef);
   const chat = AppActorContext.useSelector(selectChatRef);
+  const conversations = AppActorContext.useSelector(selectConversationsRef);
+  const storedModels = AppActorContext.useSelector(selectStoredModelsRef);
   if (!model || !chat) return null;
-  return <SessionView model={model} chat={chat} />;
+  return (
+    <>
+      {conversations && (
+        <Suspense fallback={null}>
+          <ConversationsPanel conversations={conversations} />
+        </Suspense>
+      )}
+      <SessionView model={model} chat={chat} storedModels={storedModels} />
+    </>
+  );
+}
+
+function StoredModelsButton({
+  storedModels,
+}: {
+  storedModels: ReturnType<typeof selectStoredModelsRef>;
+}) {
+  // Whether the dialog is open is UI state; what it shows lives in the stored-models machine.
+  const [open, setOpen] = useState(false);
+  if (!storedModels) return null;
+  return (
+    <>
+      <button type="button" className="secondary" onClick={() => setOpen(true)}>
+        Stored models
+      </button>
+      {open && (
+        <Suspense fallback={null}>
+          <StoredModelsDialog storedModels={storedModels} onClose={() => setOpen(false)} />
+        </Suspense>
+      )}
+    </>
+  );
 }
 
 function SessionView({
   model,
   chat,
+  storedModels,
 }: {
   model: NonNullable<ReturnType<typeof selectModelRef>>;
   chat: NonNullable<ReturnType<typeof selectChatRef>>;
+  storedModels: ReturnType<typeof selectStoredModelsRef>;
 }) {
   const ready = useSelector(model, (s) => s.matches('ready'));
+  const generating = useSelector(chat, selectIsGenerating);
+  // A saved conversation can be read before any model is loaded.
+  const hasMessages = useSelector(chat, (s) => s.context.messages.length > 0);
   useEffect(() => {
     if (ready) preloadMarkdown();
   }, [ready]);
   return (
     <div className="chat-column">
-      {!ready && <ModelPanel model={model} />}
-      <ChatView chat={chat} showMessages={ready} />
+      <ModelPanel
+        model={model}
+        compact={ready}
+        generating={generating}
+        onStopReply={() => chat.send({ type: 'chat.stop' })}
+        extra={<StoredModelsButton storedModels={storedModels} />}
+      />
+      <details className="settings-panel">
+        <summary>Generation settings</summary>
+        <Suspense fallback={<p className="status-text">Loading the settings…</p>}>
+          <SettingsPanel chat={chat} />
+        </Suspense>
+      </details>
+      <ChatView chat={chat} showMessages={ready || hasMessages} />
     </div>
   );
 }

@@ -1,18 +1,8 @@
 /** Pure formatting helpers for the UI (sizes, speeds, percentages). */
 
-const UNITS = ['B', 'kB', 'MB', 'GB', 'TB'] as const;
+import { formatBytes } from '../shared/format-bytes';
 
-/** Size in 1024-based units with two decimals: 1536 → "1.50kB". */
-export function formatBytes(size: number): string {
-  if (!Number.isFinite(size) || size < 0) return '';
-  let i = 0;
-  let value = size;
-  while (value >= 1024 && i < UNITS.length - 1) {
-    value /= 1024;
-    i += 1;
-  }
-  return `${value.toFixed(2)}${UNITS[i]}`;
-}
+export { formatBytes };
 
 /** Percentage with two decimals: 12.3456 → "12.35%". */
 export function formatPercent(progress: number): string {

@@ -1,7 +1,9 @@
+import { useState, type ReactNode } from 'react';
 import { useSelector } from '@xstate/react';
 import type { ActorRefFrom } from 'xstate';
 import {
   selectCanLoad,
+  selectDownloadPlan,
   selectLoadError,
   selectModelStatus,
   selectProgressItems,
@@ -11,9 +13,31 @@ import {
 } from '../../machines/modelMachine';
 import { ModelDropdown } from '../ModelDropdown';
 import { ProgressBar } from './ProgressBar';
+import { formatBytes } from '../format';
 
-/** The initial and loading states of the start screen. */
-export function ModelPanel({ model }: { model: ActorRefFrom<typeof modelMachine> }) {
+/**
+ * The start screen (spec section 2) and, once a model is ready, the compact model bar: the picker
+ * stays usable, and loading another model while a reply is streaming asks first.
+ */
+export function ModelPanel({
+  model,
+  compact = false,
+  generating = false,
+  onStopReply,
+  extra,
+}: {
+  model: ActorRefFrom<typeof modelMachine>;
+  /** A model is ready: only the picker row. */
+  compact?: boolean;
+  /** A reply is streaming (loading another model stops it, after asking). */
+  generating?: boolean;
+  onStopReply?: () => void;
+  /** More controls on the picker row (the Stored models button). */
+  extra?: ReactNode;
+}) {
+  const plan = useSelector(model, selectDownloadPlan);
+  // The inline question before stopping a reply is ephemeral UI state.
+  const [confirming, setConfirming] = useState(false);
   const state = useSelector(model, selectModelStatus);
   const selected = useSelector(model, selectSelectedModel);
   const error = useSelector(model, selectLoadError);
@@ -23,14 +47,32 @@ export function ModelPanel({ model }: { model: ActorRefFrom<typeof modelMachine>
   const options = useSelector(model, (s) => s.context.models);
   const loading = state === 'loading';
 
+  const load = () => {
+    if (generating && !confirming) {
+      setConfirming(true);
+      return;
+    }
+    setConfirming(false);
+    if (generating) onStopReply?.();
+    model.send({ type: 'model.load' });
+  };
+
   return (
-    <section className="start" aria-labelledby="start-heading">
-      <h1 id="start-heading">Load local LLM models within the browser!</h1>
-      <p className="intro">
-        Choose a model and load it: it is downloaded once, then runs entirely in your browser on
-        WebGPU with Transformers.js and ONNX Runtime Web. Nothing you type leaves this device, and
-        once loaded it works without wifi.
-      </p>
+    <section
+      className={compact ? 'start start-compact' : 'start'}
+      aria-labelledby={compact ? undefined : 'start-heading'}
+      aria-label={compact ? 'Model' : undefined}
+    >
+      {!compact && (
+        <>
+          <h1 id="start-heading">Load local LLM models within the browser!</h1>
+          <p className="intro">
+            Choose a model and load it: it is downloaded once, then runs entirely in your browser on
+            WebGPU with Transformers.js and ONNX Runtime Web. Nothing you type leaves this device,
+            and once loaded it works without wifi.
+          </p>
+        </>
+      )}
       {state === 'lost' && error !== null && (
         <div className="load-error" role="alert">
           <p className="load-error-message">{error}</p>
@@ -70,16 +112,39 @@ export function ModelPanel({ model }: { model: ActorRefFrom<typeof modelMachine>
             Retry
           </button>
         ) : (
-          <button
-            type="button"
-            className="primary"
-            disabled={!canLoad}
-            onClick={() => model.send({ type: 'model.load' })}
-          >
+          <button type="button" className="primary" disabled={!canLoad} onClick={load}>
             Load model
           </button>
         )}
+        {extra}
       </div>
+      {confirming && (
+        <div className="switch-confirm" role="group" aria-label="Stop the reply?">
+          <p>A reply is being written. Stop it and load the other model?</p>
+          <button type="button" className="primary" onClick={load}>
+            Stop reply and load
+          </button>
+          <button type="button" onClick={() => setConfirming(false)}>
+            Keep writing
+          </button>
+        </div>
+      )}
+      {plan && canLoad && (
+        <div className="download-plan">
+          <p>
+            Download size: {formatBytes(plan.totalBytes)} ({plan.id}, {plan.dtype}
+            {plan.largestFile
+              ? `; largest file ${plan.largestFile.file}, ${formatBytes(plan.largestFile.size)}`
+              : ''}
+            )
+          </p>
+          {plan.warnings.map((w) => (
+            <p key={w.kind} className="fit-warning" role="alert">
+              {w.message}
+            </p>
+          ))}
+        </div>
+      )}
       {loading && (
         <div className="loading" aria-live="polite">
           <p className="status-text">{statusText}</p>

@@ -74,7 +74,7 @@ describe('InspectorPanel', { timeout: 30_000 }, () => {
     // The context shows the conversation, long strings truncated.
     const context = screen.getByRole('tree', { name: 'Context' });
     await userEvent.click(within(context).getByRole('button', { name: 'messages: Array(2)' }));
-    await userEvent.click(within(context).getByRole('button', { name: '1: {2}' }));
+    await userEvent.click(within(context).getByRole('button', { name: '1: {3}' }));
     expect(within(context).getByText(/^"x{120}… \(300 chars\)"$/)).toBeInTheDocument();
   });
 

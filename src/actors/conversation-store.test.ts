@@ -1,0 +1,144 @@
+import 'fake-indexeddb/auto';
+import { describe, expect, it, vi } from 'vitest';
+import { createActor, createMachine, waitFor, type AnyActorRef } from 'xstate';
+import { openDB } from 'idb';
+import { defaultSettings } from '../shared/generation-settings';
+import type { Conversation } from '../shared/conversations/types';
+import type { StoreCommand, StoreResult } from '../shared/conversations/store-protocol';
+import { createConversationStoreActor, openStore, toStoreError } from './conversation-store';
+
+let n = 0;
+const freshName = () => `test-db-${(n += 1)}-${Math.random()}`;
+
+function conv(id: string, text: string, updatedAt: number): Conversation {
+  return {
+    id,
+    createdAt: updatedAt,
+    updatedAt,
+    modelId: 'm',
+    settings: defaultSettings(),
+    messages: [{ role: 'user', content: text }],
+  };
+}
+
+/** Runs the store actor under a parent that records what it sends back. */
+function harness(open: () => ReturnType<typeof openStore>) {
+  const results: StoreResult[] = [];
+  const parent = createMachine({
+    invoke: { id: 'store', src: createConversationStoreActor(open) },
+    on: { '*': { actions: ({ event }) => results.push(event as StoreResult) } },
+  });
+  const actor = createActor(parent).start();
+  const send = (command: StoreCommand) =>
+    (actor.getSnapshot().children.store as AnyActorRef).send(command);
+  return { results, send, actor };
+}
+
+describe('conversation store (IndexedDB via idb)', () => {
+  it('puts, lists newest first, gets and deletes, in order', async () => {
+    const name = freshName();
+    const { results, send } = harness(() => openStore({ name }));
+    send({ type: 'store.put', conversation: conv('a', 'first', 1) });
+    send({ type: 'store.put', conversation: conv('b', 'second', 2) });
+    send({ type: 'store.list' });
+    send({ type: 'store.get', id: 'a' });
+    send({ type: 'store.rename', id: 'b', title: ' Renamed ' });
+    send({ type: 'store.delete', id: 'a' });
+    send({ type: 'store.list' });
+    send({ type: 'store.rename', id: 'gone', title: 'x' });
+    await vi.waitFor(() => expect(results).toHaveLength(8));
+    expect(results.map((r) => r.type)).toEqual([
+      'store.saved',
+      'store.saved',
+      'store.listed',
+      'store.loaded',
+      'store.saved',
+      'store.deleted',
+      'store.listed',
+      'store.failed',
+    ]);
+    expect(results[2]).toMatchObject({
+      conversations: [
+        { id: 'b', title: 'second' },
+        { id: 'a', title: 'first' },
+      ],
+    });
+    expect(results[3]).toMatchObject({ conversation: { id: 'a' } });
+    expect(results[4]).toMatchObject({ summary: { id: 'b', title: 'Renamed' } });
+    expect(results[6]).toMatchObject({ conversations: [{ id: 'b', title: 'Renamed' }] });
+    expect(results[7]).toMatchObject({
+      op: 'store.rename',
+      error: { kind: 'failed', message: /no longer exists/ },
+    });
+  });
+
+  it('a reply saved mid-stream comes back marked interrupted', async () => {
+    const name = freshName();
+    const { results, send } = harness(() => openStore({ name }));
+    const c = conv('s', 'q', 1);
+    c.messages.push({ role: 'assistant', content: 'half', streaming: true });
+    send({ type: 'store.put', conversation: c });
+    send({ type: 'store.get', id: 's' });
+    await vi.waitFor(() => expect(results).toHaveLength(2));
+    expect(results[1]).toMatchObject({
+      conversation: { messages: [{}, { content: 'half', interrupted: true }] },
+    });
+  });
+
+  it('migrates a version-1 database: records without settings get the defaults', async () => {
+    const name = freshName();
+    const v1 = await openDB(name, 1, {
+      upgrade: (db) => void db.createObjectStore('conversations', { keyPath: 'id' }),
+    });
+    await v1.put('conversations', {
+      id: 'old',
+      createdAt: 1,
+      updatedAt: 1,
+      modelId: '',
+      messages: [],
+    });
+    v1.close();
+    const db = await openStore({ name });
+    expect((await db.get('conversations', 'old'))?.settings).toEqual(defaultSettings(4096));
+    expect(db.objectStoreNames.contains('conversations')).toBe(true);
+    db.close();
+  });
+
+  it('a failed open (private mode) fails each command with a typed error, never throws', async () => {
+    const unavailable = Object.assign(new Error('denied'), { name: 'InvalidStateError' });
+    const { results, send } = harness(() => Promise.reject(unavailable));
+    send({ type: 'store.list' });
+    await vi.waitFor(() => expect(results).toHaveLength(1));
+    expect(results[0]).toMatchObject({
+      type: 'store.failed',
+      op: 'store.list',
+      error: { kind: 'unavailable' },
+    });
+  });
+
+  it('a blocked upgrade is reported as blocked', async () => {
+    const name = freshName();
+    const old = await openDB(name, 1, {
+      upgrade: (db) => void db.createObjectStore('conversations', { keyPath: 'id' }),
+    });
+    // The old connection ignores versionchange, so the upgrade is blocked.
+    await expect(openStore({ name })).rejects.toMatchObject({ name: 'BlockedError' });
+    old.close();
+  });
+
+  it('maps quota and unknown errors to messages a person can act on', () => {
+    const quota = toStoreError(new DOMException('full', 'QuotaExceededError'));
+    expect(quota.kind).toBe('quota');
+    expect(quota.message).toMatch(/storage is full/);
+    expect(toStoreError(new Error('boom'))).toEqual({
+      kind: 'failed',
+      message: 'Conversation storage failed: boom',
+    });
+  });
+
+  it('waits on nothing once stopped', async () => {
+    const { actor } = harness(() => openStore({ name: freshName() }));
+    actor.stop();
+    await waitFor(actor, (s) => s.status === 'stopped');
+  });
+});

@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import {
+  MODEL_CACHE,
+  deleteStoredModel,
+  dtypeOfFile,
+  listStoredModels,
+  parseCacheKey,
+  planDownload,
+  type Registry,
+} from './model-storage';
+import { fitWarnings } from '../shared/storage';
+
+/** A Map-backed stand-in for the browser's CacheStorage (enough of it for these functions). */
+function fakeCaches(entries: Record<string, number>) {
+  const store = new Map(Object.entries(entries).map(([url, size]) => [url, size]));
+  const cache = {
+    keys: async () => [...store.keys()].map((url) => new Request(url)),
+    match: async (r: Request | string) => {
+      const size = store.get(typeof r === 'string' ? r : r.url);
+      return size === undefined ? undefined : new Response(new Uint8Array(size));
+    },
+    delete: async (r: Request | string) => store.delete(typeof r === 'string' ? r : r.url),
+  };
+  const storage = {
+    has: async (name: string) => name === MODEL_CACHE,
+    open: async () => cache,
+  } as unknown as CacheStorage;
+  return { storage, store };
+}
+
+const HOST = 'http://127.0.0.1:9/';
+const url = (id: string, file: string) => `${HOST}${id}/resolve/main/${file}`;
+
+describe('model storage', () => {
+  it('parses cache keys and ignores entries that are not model files', () => {
+    expect(parseCacheKey(url('a/b', 'onnx/model.onnx'))).toEqual({
+      host: HOST,
+      id: 'a/b',
+      file: 'onnx/model.onnx',
+    });
+    expect(parseCacheKey('http://127.0.0.1:9/assets/ort.wasm')).toBeNull();
+    expect(parseCacheKey('not a url')).toBeNull();
+    expect(dtypeOfFile('onnx/model_q4f16.onnx')).toBe('q4f16');
+    expect(dtypeOfFile('onnx/model.onnx')).toBe('fp32');
+    expect(dtypeOfFile('tokenizer.json')).toBeNull();
+  });
+
+  it('lists each model with the bytes really cached, largest first', async () => {
+    const { storage } = fakeCaches({
+      [url('local/one', 'config.json')]: 100,
+      [url('local/one', 'onnx/model.onnx')]: 5000,
+      [url('local/two', 'config.json')]: 100,
+      'http://127.0.0.1:9/ort-wasm.wasm': 99999,
+    });
+    expect(await listStoredModels(storage)).toEqual([
+      { id: 'local/one', bytes: 5100, files: 2, hosts: [HOST] },
+      { id: 'local/two', bytes: 100, files: 1, hosts: [HOST] },
+    ]);
+  });
+
+  it('deletes with ModelRegistry.clear_cache under the right host, then sweeps what it missed', async () => {
+    const { storage, store } = fakeCaches({
+      [url('local/one', 'config.json')]: 1,
+      [url('local/one', 'onnx/model.onnx')]: 1,
+      [url('local/one', 'onnx/model_q4.onnx')]: 1,
+      [url('local/two', 'config.json')]: 1,
+    });
+    const calls: unknown[] = [];
+    let host = '';
+    const registry = {
+      clear_cache: async (id: string, options: unknown) => {
+        calls.push({ id, options, host });
+        store.delete(url(id, 'config.json'));
+        store.delete(url(id, 'onnx/model.onnx'));
+        return { filesDeleted: 2 };
+      },
+    } as unknown as Registry;
+    const removed = await deleteStoredModel('local/one', {
+      storage,
+      registry,
+      setHost: (h) => (host = h),
+    });
+    expect(calls).toEqual([
+      { id: 'local/one', options: { dtype: 'fp32', device: 'webgpu' }, host: HOST },
+    ]);
+    expect(removed).toBe(3);
+    expect([...store.keys()]).toEqual([url('local/two', 'config.json')]);
+  });
+
+  it('plans a download from file metadata and warns, naming the limit', async () => {
+    const registry = {
+      get_files: async () => ['config.json', 'onnx/model_q4f16.onnx', 'onnx/model_q4f16.onnx_data'],
+      get_file_metadata: async (_id: string, file: string) => ({
+        exists: true,
+        size: file.endsWith('_data') ? 3 * 1024 ** 3 : 1024,
+      }),
+    } as unknown as Registry;
+    const plan = await planDownload(
+      { id: 'big/model', dtype: 'q4f16' },
+      {
+        registry,
+        limits: {
+          maxBufferSize: 2 * 1024 ** 3,
+          maxStorageBufferBindingSize: 1024 ** 3,
+          shaderF16: false,
+        },
+        estimate: { usage: 0, quota: 2 * 1024 ** 3 },
+      },
+    );
+    expect(plan.totalBytes).toBe(3 * 1024 ** 3 + 2048);
+    expect(plan.largestFile?.file).toBe('onnx/model_q4f16.onnx_data');
+    expect(plan.warnings.map((w) => w.kind)).toEqual(['buffer', 'quota', 'shader-f16']);
+    expect(plan.warnings[0]?.message).toContain('maxStorageBufferBindingSize of 1.00GB');
+    expect(plan.warnings[1]?.message).toContain('free browser storage (2.00GB)');
+  });
+
+  it('no warnings when everything fits', () => {
+    expect(
+      fitWarnings({
+        dtype: 'q4',
+        totalBytes: 10,
+        largest: { file: 'onnx/model.onnx', size: 10 },
+        limits: { maxBufferSize: 100, maxStorageBufferBindingSize: 100, shaderF16: false },
+        freeBytes: 100,
+      }),
+    ).toEqual([]);
+  });
+});

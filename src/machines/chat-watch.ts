@@ -1,0 +1,37 @@
+import { fromCallback, type ActorRefFrom, type EventObject } from 'xstate';
+import type { chatMachine } from './chatMachine';
+import type { ChatPort, ChatState, ConversationsEvent } from './conversationsMachine';
+
+type ChatRef = ActorRefFrom<typeof chatMachine>;
+
+/**
+ * Reports the chat's messages and settings to the conversations machine as `chat.changed`, once
+ * per change (at most one per frame while a reply streams: worker updates are coalesced).
+ */
+export const watchChat = fromCallback<EventObject, { chat: ChatPort }>(({ input, sendBack }) => {
+  // The app machine hands in the chat actor itself (a ChatPort is the part the machine sends to).
+  const chat = input.chat as ChatRef;
+  let last: ChatState | null = null;
+  const report = (snapshot: ReturnType<ChatRef['getSnapshot']>) => {
+    const state: ChatState = {
+      messages: snapshot.context.messages,
+      settings: snapshot.context.settings,
+      modelId: snapshot.context.modelId,
+      streaming:
+        snapshot.matches('generating') ||
+        snapshot.matches('stopping') ||
+        snapshot.matches('resetting'),
+    };
+    if (
+      last &&
+      last.messages === state.messages &&
+      last.settings === state.settings &&
+      last.streaming === state.streaming
+    )
+      return;
+    last = state;
+    sendBack({ type: 'chat.changed', ...state } satisfies ConversationsEvent);
+  };
+  const subscription = chat.subscribe(report);
+  return () => subscription.unsubscribe();
+});

@@ -1,0 +1,224 @@
+import {
+  assertEvent,
+  assign,
+  fromPromise,
+  setup,
+  type ErrorActorEvent,
+  type SnapshotFrom,
+} from 'xstate';
+import type { StoredModel, StorageEstimate } from '../shared/storage';
+import type { StorageRequest, StorageResponse } from '../shared/storage-protocol';
+
+/** Something that accepts storage requests (the worker actor; a recording fake in tests). */
+export interface StoragePort {
+  send(request: StorageRequest): void;
+}
+
+export interface StoredModelsInput {
+  worker: StoragePort;
+}
+
+export interface StoredModelsContext {
+  worker: StoragePort;
+  models: StoredModel[];
+  estimate: StorageEstimate | null;
+  /** Whether the browser keeps this site's data under storage pressure; null = unknown. */
+  persisted: boolean | null;
+  /** The model loaded in the worker: it cannot be deleted. */
+  loadedId: string | null;
+  error: string | null;
+}
+
+type WorkerEventOf<S extends StorageResponse['status']> = {
+  type: `worker.${S}`;
+  message: Extract<StorageResponse, { status: S }>;
+};
+
+export type StoredModelsEvent =
+  | { type: 'storedModels.refresh' }
+  | { type: 'storedModels.delete'; id: string }
+  | { type: 'storedModels.persist' }
+  | { type: 'storedModels.loaded'; id: string | null }
+  | WorkerEventOf<'stored'>
+  | WorkerEventOf<'deleted'>
+  | WorkerEventOf<'storage-error'>;
+
+export interface EstimateOutput extends StorageEstimate {
+  persisted: boolean | null;
+}
+
+const estimatePlaceholder = fromPromise<EstimateOutput>(() => {
+  throw new Error('storageEstimate actor not provided');
+});
+const persistPlaceholder = fromPromise<boolean>(() => {
+  throw new Error('requestPersist actor not provided');
+});
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+export const storedModelsMachine = setup({
+  types: {
+    context: {} as StoredModelsContext,
+    events: {} as StoredModelsEvent,
+    input: {} as StoredModelsInput,
+  },
+  actors: { storageEstimate: estimatePlaceholder, requestPersist: persistPlaceholder },
+  guards: {
+    isLoadedModel: ({ context, event }) =>
+      event.type === 'storedModels.delete' && event.id === context.loadedId,
+    isListError: ({ event }) =>
+      event.type === 'worker.storage-error' && event.message.op === 'list',
+    isDeleteError: ({ event }) =>
+      event.type === 'worker.storage-error' && event.message.op === 'delete',
+  },
+  actions: {
+    postList: ({ context }) => context.worker.send({ type: 'storage.list' }),
+    postDelete: ({ context, event }) => {
+      assertEvent(event, 'storedModels.delete');
+      context.worker.send({ type: 'storage.delete', id: event.id });
+    },
+    storeModels: assign({
+      models: ({ event }) => {
+        assertEvent(event, 'worker.stored');
+        return event.message.models;
+      },
+    }),
+    storeEstimate: assign((_, output: EstimateOutput) => ({
+      estimate: { usage: output.usage, quota: output.quota },
+      persisted: output.persisted,
+    })),
+    storePersisted: assign({ persisted: (_, persisted: boolean) => persisted }),
+    storeWorkerError: assign({
+      error: ({ event }) => {
+        assertEvent(event, 'worker.storage-error');
+        return event.message.data;
+      },
+    }),
+    storeError: assign({ error: (_, error: unknown) => messageOf(error) }),
+    refuseLoaded: assign({
+      error: ({ event }) => {
+        assertEvent(event, 'storedModels.delete');
+        return `${event.id} is the loaded model: load another model before deleting it.`;
+      },
+    }),
+    clearError: assign({ error: null }),
+    setLoaded: assign({
+      loadedId: ({ event }) => {
+        assertEvent(event, 'storedModels.loaded');
+        return event.id;
+      },
+    }),
+  },
+}).createMachine({
+  id: 'storedModels',
+  context: ({ input }) => ({
+    worker: input.worker,
+    models: [],
+    estimate: null,
+    persisted: null,
+    loadedId: null,
+    error: null,
+  }),
+  initial: 'idle',
+  on: {
+    'storedModels.loaded': { actions: 'setLoaded' },
+  },
+  states: {
+    /** Nothing asked yet (the dialog has not been opened). */
+    idle: {
+      on: { 'storedModels.refresh': 'listing' },
+    },
+    /** Asking the worker for the cached models and the browser for the storage estimate. */
+    listing: {
+      type: 'parallel',
+      entry: ['clearError', 'postList'],
+      states: {
+        models: {
+          initial: 'waiting',
+          states: {
+            waiting: {
+              on: {
+                'worker.stored': { target: 'done', actions: 'storeModels' },
+                'worker.storage-error': {
+                  guard: 'isListError',
+                  target: 'done',
+                  actions: 'storeWorkerError',
+                },
+              },
+            },
+            done: { type: 'final' },
+          },
+        },
+        estimate: {
+          initial: 'waiting',
+          states: {
+            waiting: {
+              invoke: {
+                src: 'storageEstimate',
+                onDone: {
+                  target: 'done',
+                  actions: { type: 'storeEstimate', params: ({ event }) => event.output },
+                },
+                onError: {
+                  target: 'done',
+                  actions: {
+                    type: 'storeError',
+                    params: ({ event }: { event: ErrorActorEvent }) => event.error,
+                  },
+                },
+              },
+            },
+            done: { type: 'final' },
+          },
+        },
+      },
+      onDone: 'shown',
+    },
+    shown: {
+      on: {
+        'storedModels.refresh': 'listing',
+        'storedModels.delete': [
+          { guard: 'isLoadedModel', actions: 'refuseLoaded' },
+          { target: 'deleting', actions: ['clearError', 'postDelete'] },
+        ],
+        'storedModels.persist': 'persisting',
+      },
+    },
+    deleting: {
+      on: {
+        'worker.deleted': 'listing',
+        'worker.storage-error': {
+          guard: 'isDeleteError',
+          target: 'shown',
+          actions: 'storeWorkerError',
+        },
+      },
+    },
+    persisting: {
+      invoke: {
+        src: 'requestPersist',
+        onDone: {
+          target: 'shown',
+          actions: { type: 'storePersisted', params: ({ event }) => event.output },
+        },
+        onError: {
+          target: 'shown',
+          actions: {
+            type: 'storeError',
+            params: ({ event }: { event: ErrorActorEvent }) => event.error,
+          },
+        },
+      },
+    },
+  },
+});
+
+export type StoredModelsSnapshot = SnapshotFrom<typeof storedModelsMachine>;
+/** Cached models with their sizes, largest first. */
+export const selectStoredModels = (s: StoredModelsSnapshot) => s.context.models;
+export const selectStorageEstimate = (s: StoredModelsSnapshot) => s.context.estimate;
+export const selectPersisted = (s: StoredModelsSnapshot) => s.context.persisted;
+export const selectStoredModelsError = (s: StoredModelsSnapshot) => s.context.error;
+/** Listing, deleting or asking for persistence: the buttons wait. */
+export const selectStoredModelsBusy = (s: StoredModelsSnapshot) => !s.matches('shown');
+export const selectLoadedModelId = (s: StoredModelsSnapshot) => s.context.loadedId;

@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import { defaultSettings } from '../generation-settings';
+import type { Conversation } from './types';
+import {
+  IMPORT_MAX_BYTES,
+  exportFileName,
+  parseConversationFile,
+  toJson,
+  toMarkdown,
+} from './file';
+import { reviveMessages, titleOf } from './types';
+
+const conversation: Conversation = {
+  id: 'c1',
+  createdAt: 1,
+  updatedAt: 2,
+  modelId: 'local/tiny-random-llama',
+  settings: { ...defaultSettings(), temperature: 0.7, systemPrompt: 'Be brief.' },
+  messages: [
+    { role: 'user', content: '  Hello   there\nfriend ' },
+    { role: 'assistant', content: 'Hi!', figures: { numTokens: 3, seconds: 0.5, tps: 6 } },
+    { role: 'user', content: 'More?' },
+    { role: 'assistant', content: 'Part', streaming: true },
+  ],
+};
+
+const parse = (text: string, size = text.length) => parseConversationFile(text, size, 1024);
+
+describe('conversation files', () => {
+  it('titles an entry by its first user message, trimmed', () => {
+    expect(titleOf(conversation)).toBe('Hello there friend');
+    expect(titleOf({ messages: [] })).toBe('New chat');
+    expect(titleOf({ ...conversation, customTitle: ' Mine ' })).toBe('Mine');
+  });
+
+  it('a reply saved mid-stream is read back as interrupted', () => {
+    expect(reviveMessages(conversation.messages).at(-1)).toEqual({
+      role: 'assistant',
+      content: 'Part',
+      interrupted: true,
+    });
+  });
+
+  it('JSON export round-trips through import', () => {
+    const result = parse(toJson(conversation));
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.conversation.modelId).toBe(conversation.modelId);
+    expect(result.conversation.settings).toEqual(conversation.settings);
+    expect(result.conversation.customTitle).toBeUndefined();
+    expect(result.conversation.messages.map((m) => [m.role, m.content])).toEqual(
+      conversation.messages.map((m) => [m.role, m.content]),
+    );
+    expect(result.conversation.messages[1]?.figures).toEqual({
+      numTokens: 3,
+      seconds: 0.5,
+      tps: 6,
+    });
+    expect(result.conversation.messages[3]?.interrupted).toBe(true);
+  });
+
+  it('keeps a renamed title on import', () => {
+    const result = parse(toJson({ ...conversation, customTitle: 'Greetings' }));
+    expect(result.ok && result.conversation.customTitle).toBe('Greetings');
+  });
+
+  it('Markdown export has the title, the model, the settings and each message', () => {
+    const md = toMarkdown(conversation);
+    expect(md).toContain('# Hello there friend');
+    expect(md).toContain('- Model: local/tiny-random-llama');
+    expect(md).toContain('Temperature 0.7');
+    expect(md).toContain('- System prompt: Be brief.');
+    expect(md).toContain('## User\n\n  Hello   there\nfriend ');
+    expect(md).toContain('## Assistant\n\nHi!');
+    expect(md).toContain('*(interrupted)*');
+    expect(exportFileName(conversation, 'md')).toBe('hello-there-friend.md');
+  });
+
+  it('refuses an oversized file before parsing', () => {
+    const result = parse('{}', IMPORT_MAX_BYTES + 1);
+    expect(result).toMatchObject({ ok: false, error: { kind: 'too-large' } });
+    expect(!result.ok && result.error.message).toMatch(/at most 5 MB/);
+  });
+
+  it.each([
+    ['not JSON', '{oops', /not valid JSON/],
+    ['an array', '[]', /expected a JSON object/],
+    ['another format', '{"format":"x","version":1,"messages":[]}', /"format" is not/],
+    [
+      'no messages',
+      '{"format":"local-llm-studio.conversation","version":1}',
+      /"messages" is missing/,
+    ],
+    [
+      'a bad role',
+      '{"format":"local-llm-studio.conversation","version":1,"messages":[{"role":"system","content":"x"}]}',
+      /message 1 has role "system"/,
+    ],
+    [
+      'missing content',
+      '{"format":"local-llm-studio.conversation","version":1,"messages":[{"role":"user"}]}',
+      /message 1 has no text content/,
+    ],
+  ])('refuses %s as malformed', (_name, text, message) => {
+    const result = parse(text);
+    expect(result).toMatchObject({ ok: false, error: { kind: 'malformed' } });
+    expect(!result.ok && result.error.message).toMatch(message);
+  });
+
+  it('refuses another version by name', () => {
+    const result = parse('{"format":"local-llm-studio.conversation","version":2,"messages":[]}');
+    expect(result).toEqual({
+      ok: false,
+      error: {
+        kind: 'wrong-version',
+        message: 'This conversation file has version 2; this app reads version 1.',
+      },
+    });
+  });
+});

@@ -1,0 +1,166 @@
+/**
+ * Conversation files: JSON export (re-importable) and Markdown export, and the import check.
+ * Pure: the UI reads the file, these functions decide.
+ */
+import { sanitizeSettings } from '../generation-settings';
+import type { Conversation, ConversationMessage } from './types';
+import { titleOf } from './types';
+
+/** Version of the exported JSON format. */
+export const EXPORT_VERSION = 1;
+export const EXPORT_FORMAT = 'local-llm-studio.conversation';
+/** Larger files are refused before they are read. */
+export const IMPORT_MAX_BYTES = 5 * 1024 * 1024;
+const MAX_MESSAGES = 10_000;
+
+export interface ConversationFile {
+  format: typeof EXPORT_FORMAT;
+  version: typeof EXPORT_VERSION;
+  title: string;
+  modelId: string;
+  settings: Conversation['settings'];
+  exportedAt: string;
+  messages: Array<Pick<ConversationMessage, 'role' | 'content'> & Partial<ConversationMessage>>;
+}
+
+export function toConversationFile(conversation: Conversation, now = new Date()): ConversationFile {
+  return {
+    format: EXPORT_FORMAT,
+    version: EXPORT_VERSION,
+    title: titleOf(conversation),
+    modelId: conversation.modelId,
+    settings: conversation.settings,
+    exportedAt: now.toISOString(),
+    messages: conversation.messages.map((m) => {
+      const out: ConversationFile['messages'][number] = { role: m.role, content: m.content };
+      if (m.thinking) out.thinking = m.thinking;
+      if (m.figures) out.figures = m.figures;
+      if (m.interrupted || m.streaming) out.interrupted = true;
+      return out;
+    }),
+  };
+}
+
+export function toJson(conversation: Conversation, now?: Date): string {
+  return JSON.stringify(toConversationFile(conversation, now), null, 2) + '\n';
+}
+
+export function toMarkdown(conversation: Conversation): string {
+  const s = conversation.settings;
+  const lines = [
+    `# ${titleOf(conversation)}`,
+    '',
+    `- Model: ${conversation.modelId || '(none)'}`,
+    `- Temperature ${s.temperature}, top p ${s.topP}, max new tokens ${s.maxNewTokens}, repetition penalty ${s.repetitionPenalty}`,
+  ];
+  if (s.systemPrompt) lines.push(`- System prompt: ${s.systemPrompt.replace(/\s+/g, ' ')}`);
+  for (const m of conversation.messages) {
+    lines.push('', m.role === 'user' ? '## User' : '## Assistant', '');
+    if (m.thinking)
+      lines.push('<details><summary>Thinking</summary>', '', m.thinking, '', '</details>', '');
+    lines.push(m.content);
+    if (m.interrupted || m.streaming) lines.push('', '*(interrupted)*');
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** A file name from the title: letters, digits and dashes only. */
+export function exportFileName(conversation: Conversation, extension: 'json' | 'md'): string {
+  const slug = titleOf(conversation)
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60);
+  return `${slug || 'conversation'}.${extension}`;
+}
+
+export type ImportError =
+  | { kind: 'too-large'; message: string }
+  | { kind: 'malformed'; message: string }
+  | { kind: 'wrong-version'; message: string };
+
+export type ImportResult =
+  | { ok: true; conversation: Omit<Conversation, 'id' | 'createdAt' | 'updatedAt'> }
+  | { ok: false; error: ImportError };
+
+const malformed = (why: string): ImportResult => ({
+  ok: false,
+  error: { kind: 'malformed', message: `This is not a conversation file: ${why}` },
+});
+
+function checkMessage(value: unknown, index: number): ConversationMessage | string {
+  if (typeof value !== 'object' || value === null) return `message ${index + 1} is not an object.`;
+  const m = value as Record<string, unknown>;
+  if (m.role !== 'user' && m.role !== 'assistant')
+    return `message ${index + 1} has role ${JSON.stringify(m.role)} (expected "user" or "assistant").`;
+  if (typeof m.content !== 'string') return `message ${index + 1} has no text content.`;
+  const out: ConversationMessage = { role: m.role, content: m.content };
+  if (typeof m.thinking === 'string' && m.thinking) out.thinking = m.thinking;
+  if (m.interrupted === true) out.interrupted = true;
+  const f = m.figures as Record<string, unknown> | undefined;
+  if (f && typeof f.numTokens === 'number' && typeof f.seconds === 'number')
+    out.figures = {
+      numTokens: f.numTokens,
+      seconds: f.seconds,
+      tps: typeof f.tps === 'number' ? f.tps : undefined,
+    };
+  return out;
+}
+
+/**
+ * Checks an imported file. `size` is the file's byte size (refused above 5 MB before parsing).
+ * Errors are specific: too large, not JSON / not a conversation (with the reason), or a version
+ * this app does not read.
+ */
+export function parseConversationFile(
+  text: string,
+  size: number,
+  maxTokensCap: number,
+): ImportResult {
+  if (size > IMPORT_MAX_BYTES)
+    return {
+      ok: false,
+      error: {
+        kind: 'too-large',
+        message: `The file is too large (${(size / 1024 / 1024).toFixed(2)} MB); a conversation file can be at most 5 MB.`,
+      },
+    };
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return malformed('it is not valid JSON.');
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    return malformed('expected a JSON object.');
+  const file = data as Record<string, unknown>;
+  if (file.format !== EXPORT_FORMAT) return malformed(`"format" is not "${EXPORT_FORMAT}".`);
+  if (file.version !== EXPORT_VERSION)
+    return {
+      ok: false,
+      error: {
+        kind: 'wrong-version',
+        message: `This conversation file has version ${JSON.stringify(file.version)}; this app reads version ${EXPORT_VERSION}.`,
+      },
+    };
+  if (!Array.isArray(file.messages)) return malformed('"messages" is missing or not a list.');
+  if (file.messages.length > MAX_MESSAGES)
+    return malformed(`it has more than ${MAX_MESSAGES.toLocaleString('en-US')} messages.`);
+  const messages: ConversationMessage[] = [];
+  for (const [i, raw] of (file.messages as unknown[]).entries()) {
+    const m = checkMessage(raw, i);
+    if (typeof m === 'string') return malformed(m);
+    messages.push(m);
+  }
+  const title = typeof file.title === 'string' ? file.title.trim().slice(0, 200) : '';
+  return {
+    ok: true,
+    conversation: {
+      // Keep the exported name only where it differs from the derived one (a rename).
+      customTitle: title && title !== titleOf({ messages }) ? title : undefined,
+      modelId: typeof file.modelId === 'string' ? file.modelId : '',
+      settings: sanitizeSettings(file.settings, maxTokensCap),
+      messages,
+    },
+  };
+}

@@ -1,0 +1,279 @@
+/**
+ * Conversations, settings and stored models in Chromium, with the tiny model served under two
+ * ids: chat, find the conversation after a reload (also offline), export then import (and bad
+ * files), settings that change the output, switching models, and Stored models (sizes, delete,
+ * the other model still loads offline).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import {
+  SCREENSHOT_DIR,
+  TINY_MODEL_DIR,
+  TINY_MODEL_ID,
+  launch,
+  serveDist,
+  serveModels,
+  type Browser,
+  type RunningServer,
+} from './harness';
+
+const COPY_ID = 'local/tiny-copy';
+let app: RunningServer;
+let models: RunningServer;
+
+beforeAll(async () => {
+  app = await serveDist();
+  models = await serveModels({ [TINY_MODEL_ID]: TINY_MODEL_DIR, [COPY_ID]: TINY_MODEL_DIR });
+});
+
+afterAll(async () => {
+  await app?.close();
+  await models?.close();
+});
+
+const url = () =>
+  `${app.url}?modelHost=${encodeURIComponent(models.url)}&extraModel=${TINY_MODEL_ID},${COPY_ID}&maxTokens=12`;
+
+async function load(browser: Browser, label: RegExp) {
+  const { page } = browser;
+  await page.getByRole('button', { name: /^Model:/ }).click();
+  await page.getByRole('option', { name: label }).click();
+  await page.getByRole('button', { name: 'Load model' }).click();
+  await expect
+    .poll(() => page.getByRole('textbox', { name: 'Message' }).getAttribute('title'), {
+      timeout: 120_000,
+    })
+    .toBe('Model is ready');
+}
+
+/** Sends a message and returns the reply once generation is complete. */
+async function ask(browser: Browser, text: string): Promise<string> {
+  const { page } = browser;
+  const before = await page.locator('.bubble-assistant').count();
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill(text);
+  await box.press('Enter');
+  await expect
+    .poll(() => page.locator('.speed').textContent(), { timeout: 120_000 })
+    .toMatch(/Generated \d+ tokens/);
+  await expect.poll(() => page.locator('.bubble-assistant').count()).toBe(before + 1);
+  return (await page.locator('.bubble-assistant').last().textContent()) ?? '';
+}
+
+async function setSetting(browser: Browser, label: string, value: string) {
+  const { page } = browser;
+  if (!(await page.getByLabel(label).isVisible()))
+    await page.getByText('Generation settings').click();
+  await page.getByLabel(label).fill(value);
+}
+
+const nav = (b: Browser) => b.page.getByRole('navigation', { name: 'Conversations' });
+
+describe('conversations, settings and stored models', () => {
+  it('chat, settings, reload (online and offline), export and import, switch models, stored models', async () => {
+    const browser = await launch({ webgpu: true });
+    const pageErrors: string[] = [];
+    browser.page.on('pageerror', (e) => pageErrors.push(String(e)));
+    const { page } = browser;
+    try {
+      await page.goto(url());
+      await load(browser, /tiny-random-llama/);
+
+      // Greedy (temperature 0, the default) is repeatable.
+      const first = await ask(browser, '  Hello persistence  ');
+      await expect
+        .poll(() =>
+          nav(browser).getByRole('button', { name: 'Hello persistence', exact: true }).count(),
+        )
+        .toBe(1);
+      expect(
+        await nav(browser)
+          .getByRole('button', { name: 'Hello persistence', exact: true })
+          .getAttribute('aria-current'),
+      ).toBe('page');
+      await nav(browser).getByRole('button', { name: 'New chat', exact: true }).click();
+      expect(await page.locator('.bubble-user').count()).toBe(0);
+      expect(await ask(browser, 'Hello persistence')).toBe(first);
+
+      // Out of range is refused with the range; Max new tokens caps the reply.
+      await nav(browser).getByRole('button', { name: 'New chat', exact: true }).click();
+      await setSetting(browser, 'Temperature', '3');
+      await expect
+        .poll(() => page.getByRole('alert').first().textContent())
+        .toBe('Temperature must be a number from 0 to 2.');
+      await setSetting(browser, 'Max new tokens', '13');
+      await expect
+        .poll(() => page.getByText('Max new tokens must be a whole number from 1 to 12.').count())
+        .toBe(1);
+      await setSetting(browser, 'Temperature', '0');
+      await setSetting(browser, 'Max new tokens', '3');
+      await ask(browser, 'Short please');
+      expect(await page.locator('.speed').textContent()).toMatch(/Generated [1-3] tokens/);
+
+      // Sampling on: two replies to the same prompt differ.
+      await nav(browser).getByRole('button', { name: 'New chat', exact: true }).click();
+      await setSetting(browser, 'Max new tokens', '12');
+      await setSetting(browser, 'Temperature', '2');
+      await setSetting(browser, 'Top p', '1');
+      const a = await ask(browser, 'Sample one');
+      await nav(browser).getByRole('button', { name: 'New chat', exact: true }).click();
+      await setSetting(browser, 'Temperature', '2');
+      const b = await ask(browser, 'Sample one');
+      expect(a).not.toBe(b);
+
+      // Reload: the conversation is there; selecting it shows its messages.
+      await page.evaluate(() => navigator.serviceWorker.ready.then(() => true));
+      await page.reload();
+      const entry = nav(browser).getByRole('button', { name: 'Hello persistence', exact: true });
+      await expect.poll(() => entry.count(), { timeout: 30_000 }).toBe(2);
+      await entry.first().click();
+      await expect
+        .poll(() => page.locator('.bubble-user').first().textContent())
+        .toBe('Hello persistence');
+      expect((await page.locator('.bubble-assistant').first().textContent())?.trim()).toBe(
+        first.trim(),
+      );
+
+      // Offline reload: still there.
+      await browser.context.setOffline(true);
+      await page.reload();
+      await expect
+        .poll(
+          () => nav(browser).getByRole('button', { name: 'Short please', exact: true }).count(),
+          {
+            timeout: 30_000,
+          },
+        )
+        .toBe(1);
+      await browser.context.setOffline(false);
+
+      // Export JSON, then import it back as a new conversation.
+      await nav(browser).getByRole('button', { name: 'Short please', exact: true }).click();
+      await expect
+        .poll(() => page.locator('.bubble-user').first().textContent())
+        .toBe('Short please');
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('button', { name: 'Export JSON' }).click(),
+      ]);
+      const file = join(tmpdir(), `conv-${Date.now()}.json`);
+      await download.saveAs(file);
+      const exported = JSON.parse(readFileSync(file, 'utf8')) as {
+        version: number;
+        modelId: string;
+        settings: { maxNewTokens: number };
+        messages: Array<{ role: string; content: string }>;
+      };
+      expect(exported.version).toBe(1);
+      expect(exported.modelId).toBe(TINY_MODEL_ID);
+      expect(exported.settings.maxNewTokens).toBe(3);
+      expect(exported.messages[0]).toEqual({ role: 'user', content: 'Short please' });
+      const [md] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('button', { name: 'Export Markdown' }).click(),
+      ]);
+      expect(md.suggestedFilename()).toBe('short-please.md');
+
+      const input = page.getByLabel('Import conversation');
+      await input.setInputFiles(file);
+      await expect
+        .poll(() => nav(browser).getByRole('button', { name: 'Short please', exact: true }).count())
+        .toBe(2);
+
+      // Bad files: a specific alert, nothing changes.
+      const count = await nav(browser).getByRole('listitem').count();
+      const bad = join(tmpdir(), `bad-${Date.now()}.json`);
+      writeFileSync(bad, '{ not json');
+      await input.setInputFiles(bad);
+      await expect
+        .poll(() => nav(browser).getByRole('alert').textContent())
+        .toMatch(/not valid JSON/);
+      writeFileSync(bad, JSON.stringify({ ...exported, version: 7 }));
+      await input.setInputFiles(bad);
+      await expect.poll(() => nav(browser).getByRole('alert').textContent()).toMatch(/version 7/);
+      writeFileSync(bad, 'x'.repeat(5 * 1024 * 1024 + 10));
+      await input.setInputFiles(bad);
+      await expect.poll(() => nav(browser).getByRole('alert').textContent()).toMatch(/too large/);
+      expect(await nav(browser).getByRole('listitem').count()).toBe(count);
+
+      // Delete with a confirm step.
+      await nav(browser)
+        .getByRole('button', { name: 'Delete Sample one', exact: true })
+        .first()
+        .click();
+      await nav(browser).getByRole('button', { name: 'Delete conversation', exact: true }).click();
+      await expect
+        .poll(() => nav(browser).getByRole('button', { name: 'Sample one', exact: true }).count())
+        .toBe(1);
+
+      // Switch models (the picker stays usable) and chat.
+      await load(browser, /tiny-random-llama/);
+      await load(browser, /tiny-copy/);
+      await nav(browser).getByRole('button', { name: 'New chat', exact: true }).click();
+      expect((await ask(browser, 'After the switch')).trim().length).toBeGreaterThan(0);
+
+      // Stored models: both, with sizes matching the bytes served.
+      await page.getByRole('button', { name: 'Stored models' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Stored models' });
+      await expect
+        .poll(() => dialog.getByRole('rowheader').allTextContents(), { timeout: 30_000 })
+        .toEqual(
+          expect.arrayContaining([
+            expect.stringContaining(TINY_MODEL_ID),
+            expect.stringContaining(COPY_ID),
+          ]),
+        );
+      const served = models.requests
+        .filter((r) => r.startsWith(`/${TINY_MODEL_ID}/resolve/main/`))
+        .map((r) => r.replace(`/${TINY_MODEL_ID}/resolve/main/`, ''));
+      const expectedBytes = [...new Set(served)]
+        .filter((f) => {
+          try {
+            return statSync(join(TINY_MODEL_DIR, f)).isFile();
+          } catch {
+            return false;
+          }
+        })
+        .reduce((sum, f) => sum + statSync(join(TINY_MODEL_DIR, f)).size, 0);
+      const row = dialog.getByRole('row', { name: new RegExp(TINY_MODEL_ID) });
+      expect(Number(await row.locator('td[data-bytes]').getAttribute('data-bytes'))).toBe(
+        expectedBytes,
+      );
+      expect(await row.locator('td[data-bytes]').textContent()).toMatch(/^\d+\.\d{2}(kB|MB)$/);
+      await expect.poll(() => dialog.getByText(/Storage used: .* of .*/).count()).toBe(1);
+      mkdirSync(SCREENSHOT_DIR, { recursive: true });
+      await page.screenshot({ path: join(SCREENSHOT_DIR, 'stored-models.png') });
+
+      // The loaded model is refused; the other is deleted and its cache entries are gone.
+      await dialog.getByRole('button', { name: `Delete ${COPY_ID}` }).click();
+      await expect
+        .poll(() => dialog.getByRole('alert').textContent())
+        .toMatch(/is the loaded model/);
+      await dialog.getByRole('button', { name: `Delete ${TINY_MODEL_ID}` }).click();
+      await expect
+        .poll(() => dialog.getByRole('rowheader').allTextContents(), { timeout: 30_000 })
+        .toEqual([expect.stringContaining(COPY_ID)]);
+      const left = await page.evaluate(async (id) => {
+        const cache = await caches.open('transformers-cache');
+        return (await cache.keys()).map((r) => r.url).filter((u) => u.includes(`/${id}/`));
+      }, TINY_MODEL_ID);
+      expect(left).toEqual([]);
+      await dialog.getByRole('button', { name: 'Close' }).click();
+
+      // The other still loads offline.
+      await browser.context.setOffline(true);
+      await page.reload();
+      await page.getByRole('button', { name: /^Model:/ }).waitFor({ timeout: 30_000 });
+      await load(browser, /tiny-copy/);
+      expect((await ask(browser, 'Offline?')).trim().length).toBeGreaterThan(0);
+      await browser.context.setOffline(false);
+
+      expect(pageErrors).toEqual([]);
+      expect(browser.foreignRequests).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  });
+});
