@@ -47,6 +47,7 @@ describe('buildDiagramModel', () => {
     expect(transitions(model)).toEqual(
       [
         'model --model.add [isRepoId]--> (self)',
+        'model --model.add [listsOnly]--> (self)',
         'model --worker.plan--> (self)',
         'model --worker.fault--> model.lost',
         'model.none --model.select--> (self)',
@@ -62,6 +63,7 @@ describe('buildDiagramModel', () => {
         'model.failed --model.select [selectsAnotherModel]--> model.none',
         'model.failed --model.retry [hasSelection]--> model.loading',
         'model.failed --model.add [isRepoId]--> model.none',
+        'model.failed --model.add [listsOnly]--> (self)',
         'model.ready --model.select--> (self)',
         'model.ready --model.load [canSwitch]--> model.loading',
         'model.lost --model.reload [hasSelection]--> model.loading',
