@@ -6,7 +6,7 @@ import type { QueryClient } from '@tanstack/react-query';
 import { fromPromise } from 'xstate';
 import type { GenerateChunkInput, GenerateChunkOutput } from '../machines/datasetMachine';
 import { DatasetFailure, redactSecrets } from '../shared/dataset/errors';
-import { runHostedChat, type HostedChatOptions } from './hosted-chat';
+import type { HostedChatOptions } from './hosted-chat';
 import { errorMessage } from '../shared/errors';
 
 /** Runs the prompt on the in-browser model; `onText` gets the whole reply so far. */
@@ -49,6 +49,8 @@ export function createGenerateChunk(
     const current = sources();
     if (input.source === 'local')
       return { text: await runLocal(current.generateLocal, input, signal) };
+    // The hosted-model client is loaded on first use, not with the panels.
+    const { runHostedChat } = await import('./hosted-chat');
     const text = await runHostedChat(
       queryClient,
       {

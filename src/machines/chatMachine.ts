@@ -316,11 +316,6 @@ export const selectDraft = (s: ChatSnapshot) => s.context.draft;
 export const selectIsGenerating = (s: ChatSnapshot) =>
   s.matches('generating') || s.matches('stopping') || s.matches('resetting');
 export const selectIsReady = (s: ChatSnapshot) => !s.matches('unavailable');
-export const selectSpeed = (s: ChatSnapshot) => ({
-  tps: s.context.tps,
-  numTokens: s.context.numTokens,
-  seconds: s.context.seconds,
-});
 export const selectStats = (s: ChatSnapshot) => s.context.stats;
 export const selectChatError = (s: ChatSnapshot) => s.context.error;
 /** The conversation's generation settings. */
