@@ -58,6 +58,8 @@ interface GpuDeviceLike {
   destroy(): void;
 }
 let watchedDevice: GpuDeviceLike | null = null;
+/** Devices released with the model they ran (a switch): their loss is expected, not a fault. */
+const released = new WeakSet<GpuDeviceLike>();
 
 /** Watches the GPUDevice ONNX Runtime uses: a lost device ends this worker's usefulness. */
 async function watchDevice() {
@@ -66,6 +68,7 @@ async function watchDevice() {
   if (!device || device === watchedDevice) return;
   watchedDevice = device;
   void device.lost.then((info) => {
+    if (released.has(device)) return;
     const detail = info.message || `the device was ${info.reason || 'lost'}`;
     post({ status: 'fault', kind: 'device-lost', data: faultMessage('device-lost', detail) });
   });
@@ -141,6 +144,11 @@ async function load(spec: ModelLoadSpec) {
     disposeCache();
     const previous = loaded;
     loaded = null;
+    if (previous && watchedDevice) {
+      // Releasing the last session may destroy ONNX Runtime's device: expected, not a fault.
+      released.add(watchedDevice);
+      watchedDevice = null;
+    }
     await previous?.model.dispose();
     const tokenizer = await AutoTokenizer.from_pretrained(variant.id, { progress_callback }).catch(
       (error: unknown) => {
