@@ -4,22 +4,20 @@
  * into the machines. src/main.tsx calls it; tests build the same objects, with fakes provided the
  * same way (`machine.provide`) or with shorter timings.
  */
-import { MutationObserver, type QueryClient } from '@tanstack/react-query';
+import type { QueryClient } from '@tanstack/react-query';
 import { appMachine } from './machines/appMachine';
-import { datasetMachine } from './machines/datasetMachine';
 import { trainingMachine } from './machines/trainingMachine';
 import { createLlmWorkerActor } from './actors/llm-worker-actor';
 import { probeWebGPUActor } from './actors/webgpu-probe';
 import { createConversationStoreActor } from './actors/conversation-store';
 import { requestPersistActor, storageEstimateActor } from './actors/storage-manager';
 import { storedModelsMachine } from './machines/storedModelsMachine';
-import { createGenerateChunk } from './actors/dataset-chunk';
 import type { HostedChatOptions } from './actors/hosted-chat';
 import { createLocalGenerator } from './actors/local-generator';
 import {
   createTrainingActors,
   createTrainingClient,
-  putDatasetMutationOptions,
+  storeDatasetOnService,
 } from './actors/training-client';
 import type { Services } from './ui/services';
 import { MAX_LOG_LINES } from './shared/training-api';
@@ -51,7 +49,11 @@ export function createAppLogic({ debug = false }: { debug?: boolean } = {}) {
 }
 
 export interface ServicesOptions {
-  queryClient: QueryClient;
+  /**
+   * The TanStack Query client (tests pass their own). Default: the app's one client
+   * (src/ui/query-client.tsx), loaded with the first code that needs it, not with the page.
+   */
+  queryClient?: QueryClient;
   /** The training service (default from `?trainingUrl=` / VITE_TRAINING_URL / :8000). */
   trainingUrl?: string;
   /** Hosted-call tuning (tests shorten timeouts and back-off). */
@@ -61,19 +63,28 @@ export interface ServicesOptions {
 }
 
 /** The panels' services (see src/ui/services.ts). */
-export function createServices(options: ServicesOptions): Services {
+export function createServices(options: ServicesOptions = {}): Services {
   const { queryClient } = options;
+  const loadQueryClient = queryClient
+    ? () => Promise.resolve(queryClient)
+    : () => import('./ui/query-client').then((m) => m.queryClient);
   const client = createTrainingClient(
     options.trainingUrl !== undefined ? { baseUrl: options.trainingUrl } : {},
   );
   return {
-    datasetLogic: (sources) =>
-      datasetMachine.provide({
-        actors: { generateChunk: createGenerateChunk(queryClient, sources, options.hosted) },
-      }),
+    // The dataset machine and its chunk actor load with the first 'Format Input'.
+    loadDatasetLogic: async (sources) => {
+      const [{ datasetMachine }, { createGenerateChunk }] = await Promise.all([
+        import('./machines/datasetMachine'),
+        import('./actors/dataset-chunk'),
+      ]);
+      return datasetMachine.provide({
+        actors: { generateChunk: createGenerateChunk(loadQueryClient, sources, options.hosted) },
+      });
+    },
     trainingLogic: () =>
       trainingMachine.provide({
-        actors: createTrainingActors(queryClient, client),
+        actors: createTrainingActors(loadQueryClient, client),
         ...(options.pollInterval !== undefined
           ? { delays: { pollInterval: options.pollInterval } }
           : {}),
@@ -81,11 +92,7 @@ export function createServices(options: ServicesOptions): Services {
     trainingUrl: client.baseUrl,
     trainingLog: async (runId, signal) =>
       (await client.fetchLogs(runId, MAX_LOG_LINES, signal)).lines,
-    storeDataset: async (entries, name) => {
-      const observer = new MutationObserver(queryClient, putDatasetMutationOptions(client));
-      const { path } = await observer.mutate({ name, entries });
-      return path;
-    },
+    storeDataset: (entries, name) => storeDatasetOnService(loadQueryClient, client, entries, name),
     localGenerator: createLocalGenerator,
   };
 }

@@ -4,7 +4,6 @@
  */
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { createAppLogic, createServices } from './composition';
 import { AppActorContext } from './ui/AppActorContext';
 import { ServicesContext } from './ui/services';
@@ -28,30 +27,27 @@ async function main() {
   const logic = createAppLogic({ debug: config.debug });
   // Caches the app shell so a loaded model keeps working offline after a reload.
   const updates = registerServiceWorker();
-  const queryClient = new QueryClient();
-  const services = createServices({ queryClient });
+  const services = createServices();
   const rootElement = document.getElementById('root');
   if (!rootElement) throw new Error('#root is missing from index.html');
   createRoot(rootElement).render(
     <StrictMode>
-      <QueryClientProvider client={queryClient}>
-        <AppActorContext.Provider
-          logic={logic}
-          options={{
-            inspect,
-            input: {
-              models: config.models,
-              modelHost: config.modelHost,
-              maxNewTokens: config.maxNewTokens,
-              replyStallMs: config.replyStallMs,
-            },
-          }}
-        >
-          <ServicesContext value={services}>
-            <App initialInspect={config.inspect === true} />
-          </ServicesContext>
-        </AppActorContext.Provider>
-      </QueryClientProvider>
+      <AppActorContext.Provider
+        logic={logic}
+        options={{
+          inspect,
+          input: {
+            models: config.models,
+            modelHost: config.modelHost,
+            maxNewTokens: config.maxNewTokens,
+            replyStallMs: config.replyStallMs,
+          },
+        }}
+      >
+        <ServicesContext value={services}>
+          <App initialInspect={config.inspect === true} />
+        </ServicesContext>
+      </AppActorContext.Provider>
       <UpdatePrompt updates={updates} />
     </StrictMode>,
   );

@@ -1,6 +1,6 @@
 /**
  * The real `generateChunk` actor of the dataset machine: the hosted chat completion (a Query
- * mutation of the app's QueryClient) or the in-browser model. Wired by the composition root.
+ * mutation of the app's QueryClient, both loaded on the first hosted request) or the in-browser model. Wired by the composition root.
  */
 import type { QueryClient } from '@tanstack/react-query';
 import { fromPromise } from 'xstate';
@@ -41,7 +41,7 @@ async function runLocal(
 
 /** `sources` is read when a chunk starts, so the actor can be created once. */
 export function createGenerateChunk(
-  queryClient: QueryClient,
+  loadQueryClient: () => Promise<QueryClient>,
   sources: () => ChunkSources,
   hostedOptions?: HostedChatOptions,
 ) {
@@ -50,7 +50,10 @@ export function createGenerateChunk(
     if (input.source === 'local')
       return { text: await runLocal(current.generateLocal, input, signal) };
     // The hosted-model client is loaded on first use, not with the panels.
-    const { runHostedChat } = await import('./hosted-chat');
+    const [{ runHostedChat }, queryClient] = await Promise.all([
+      import('./hosted-chat'),
+      loadQueryClient(),
+    ]);
     const text = await runHostedChat(
       queryClient,
       {

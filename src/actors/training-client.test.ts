@@ -3,13 +3,8 @@ import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { QueryClient } from '@tanstack/react-query';
 import { createActor, toPromise } from 'xstate';
-import {
-  createTrainingActors,
-  createTrainingClient,
-  logsQueryOptions,
-  resolveTrainingUrl,
-  trainingKeys,
-} from './training-client';
+import { createTrainingActors, createTrainingClient, resolveTrainingUrl } from './training-client';
+import { logsQueryOptions, trainingKeys } from './training-queries';
 import { createTrainingMock } from '../../mocks/training-handlers';
 import { TRAINING_PARAMS } from '../shared/training-api';
 import { ApiError } from '../shared/api-error';
@@ -87,7 +82,7 @@ describe('createTrainingActors', () => {
   it('pollRun goes through the QueryClient cache that hooks read', async () => {
     const queryClient = new QueryClient();
     const client = createTrainingClient({ baseUrl: BASE });
-    const actors = createTrainingActors(queryClient, client);
+    const actors = createTrainingActors(async () => queryClient, client);
     const started = await toPromise(
       createActor(actors.startTraining, { input: { request } }).start(),
     );
@@ -117,7 +112,7 @@ describe('createTrainingActors', () => {
   it('fetchCatalog answers GET /runs (with the active run to attach to) and GET /models', async () => {
     const queryClient = new QueryClient();
     const client = createTrainingClient({ baseUrl: BASE });
-    const actors = createTrainingActors(queryClient, client);
+    const actors = createTrainingActors(async () => queryClient, client);
     const started = await toPromise(
       createActor(actors.startTraining, { input: { request } }).start(),
     );

@@ -7,12 +7,7 @@
  * `invalid-response` when its answer did not match the schema, else its status's kind, with the
  * server's own text as the message.
  */
-import {
-  MutationObserver,
-  mutationOptions,
-  queryOptions,
-  type QueryClient,
-} from '@tanstack/react-query';
+import type { QueryClient } from '@tanstack/react-query';
 import { fromPromise } from 'xstate';
 import type * as z from 'zod/mini';
 import { isLoopbackUrl } from '../runtime-config';
@@ -158,106 +153,29 @@ export function createTrainingClient(options: TrainingClientOptions = {}): Train
   };
 }
 
-/** Query keys, scoped by service URL so two services never share cache entries. */
-export const trainingKeys = {
-  all: (baseUrl: string) => ['training', baseUrl] as const,
-  runs: (baseUrl: string) => [...trainingKeys.all(baseUrl), 'runs'] as const,
-  run: (baseUrl: string, runId: string) => [...trainingKeys.all(baseUrl), 'run', runId] as const,
-  logs: (baseUrl: string, runId: string, tail: number) =>
-    [...trainingKeys.all(baseUrl), 'logs', runId, { tail }] as const,
-  metrics: (baseUrl: string, runId: string, after: number) =>
-    [...trainingKeys.all(baseUrl), 'metrics', runId, { after }] as const,
-  models: (baseUrl: string) => [...trainingKeys.all(baseUrl), 'models'] as const,
-};
-
-/** GET /logs/{id}?tail=N. Never retried by Query: the poller's next tick is the retry. */
-export function logsQueryOptions(client: TrainingClient, runId: string, tail = LOG_TAIL) {
-  return queryOptions({
-    queryKey: trainingKeys.logs(client.baseUrl, runId, tail),
-    queryFn: ({ signal }) => client.fetchLogs(runId, tail, signal),
-    retry: false,
-    staleTime: 0,
-  });
-}
-
-export function runQueryOptions(client: TrainingClient, runId: string) {
-  return queryOptions({
-    queryKey: trainingKeys.run(client.baseUrl, runId),
-    queryFn: ({ signal }) => client.fetchRun(runId, signal),
-    retry: false,
-    staleTime: 0,
-  });
-}
-
-export function runsQueryOptions(client: TrainingClient) {
-  return queryOptions({
-    queryKey: trainingKeys.runs(client.baseUrl),
-    queryFn: ({ signal }) => client.fetchRuns(signal),
-    retry: false,
-  });
-}
-
-export function metricsQueryOptions(client: TrainingClient, runId: string, after: number) {
-  return queryOptions({
-    queryKey: trainingKeys.metrics(client.baseUrl, runId, after),
-    queryFn: ({ signal }) => client.fetchMetrics(runId, after, signal),
-    retry: false,
-    staleTime: 0,
-    gcTime: 0,
-  });
-}
-
-/** GET /models (the trained models for the picker and "Load in chat"). */
-export function trainedModelsQueryOptions(client: TrainingClient) {
-  return queryOptions({
-    queryKey: trainingKeys.models(client.baseUrl),
-    queryFn: ({ signal }) => client.fetchModels(signal),
-    retry: false,
-  });
-}
-
-/** POST /train. A start is never retried: a second POST could start a second run. */
-export function startTrainingMutationOptions(client: TrainingClient) {
-  return mutationOptions<TrainResponse, ApiError, TrainRequest>({
-    mutationKey: [...trainingKeys.all(client.baseUrl), 'start'],
-    mutationFn: (request) => client.startTraining(request),
-    retry: false,
-  });
-}
-
-export function cancelRunMutationOptions(client: TrainingClient, queryClient?: QueryClient) {
-  return mutationOptions<RunInfo, ApiError, string>({
-    mutationKey: [...trainingKeys.all(client.baseUrl), 'cancel'],
-    mutationFn: (runId) => client.cancelRun(runId),
-    retry: false,
-    onSuccess: (run) => queryClient?.setQueryData(trainingKeys.run(client.baseUrl, run.id), run),
-  });
-}
-
-/** PUT /datasets/{name}: stores a 'Format Input' dataset on the service, returns its path. */
-export function putDatasetMutationOptions(client: TrainingClient) {
-  return mutationOptions<DatasetResponse, ApiError, { name: string; entries: DatasetEntry[] }>({
-    mutationKey: [...trainingKeys.all(client.baseUrl), 'dataset'],
-    mutationFn: ({ name, entries }) => client.putDataset(name, entries),
-    retry: false,
-  });
-}
-
 /**
- * The actors `trainingMachine` names, for `trainingMachine.provide({ actors })`. They go through
- * `queryClient` (fetchQuery / MutationObserver) so the cache hooks read is the one actors fill.
+ * The actors `trainingMachine` names, for `trainingMachine.provide({ actors })`. Polling and the
+ * mutations go through TanStack Query (`fetchQuery` / `MutationObserver` on the app's one
+ * QueryClient, so the cache hooks read is the one actors fill); TanStack Query and those options
+ * (./training-queries) load with the first run, not with the page. The catalog read on load
+ * (GET /runs and GET /models, once, never retried) goes straight through the client.
  */
 export function createTrainingActors(
-  queryClient: QueryClient,
+  loadQueryClient: () => Promise<QueryClient>,
   client: TrainingClient = createTrainingClient(),
 ) {
   return {
     startTraining: fromPromise<StartTrainingOutput, StartTrainingInput>(async ({ input }) => {
+      const { MutationObserver, startTrainingMutationOptions } = await import('./training-queries');
+      const queryClient = await loadQueryClient();
       const observer = new MutationObserver(queryClient, startTrainingMutationOptions(client));
       const { run_id } = await observer.mutate(input.request);
       return { runId: run_id };
     }),
     pollRun: fromPromise<PollRunOutput, PollRunInput>(async ({ input }) => {
+      const { logsQueryOptions, runQueryOptions, metricsQueryOptions } =
+        await import('./training-queries');
+      const queryClient = await loadQueryClient();
       const [logs, run, metrics] = await Promise.all([
         queryClient.fetchQuery(logsQueryOptions(client, input.runId, input.tail)),
         queryClient.fetchQuery(runQueryOptions(client, input.runId)),
@@ -265,18 +183,35 @@ export function createTrainingActors(
       ]);
       return { lines: logs.lines, run, metrics };
     }),
-    fetchCatalog: fromPromise<Catalog>(async () => {
+    fetchCatalog: fromPromise<Catalog>(async ({ signal }) => {
       const [runs, models] = await Promise.all([
-        queryClient.fetchQuery(runsQueryOptions(client)),
+        client.fetchRuns(signal),
         // Models are an extra: a failure here must not hide the runs.
-        queryClient.fetchQuery(trainedModelsQueryOptions(client)).catch(() => ({ models: [] })),
+        client.fetchModels(signal).catch(() => ({ models: [] })),
       ]);
       return { runs, models: models.models };
     }),
-    cancelRun: fromPromise<RunInfo, CancelRunInput>(({ input }) =>
-      new MutationObserver(queryClient, cancelRunMutationOptions(client, queryClient)).mutate(
-        input.runId,
-      ),
-    ),
+    cancelRun: fromPromise<RunInfo, CancelRunInput>(async ({ input }) => {
+      const { MutationObserver, cancelRunMutationOptions } = await import('./training-queries');
+      const queryClient = await loadQueryClient();
+      return new MutationObserver(
+        queryClient,
+        cancelRunMutationOptions(client, queryClient),
+      ).mutate(input.runId);
+    }),
   };
+}
+
+/** PUT /datasets/{name} through a TanStack mutation (loaded on use); resolves with the path. */
+export async function storeDatasetOnService(
+  loadQueryClient: () => Promise<QueryClient>,
+  client: TrainingClient,
+  entries: DatasetEntry[],
+  name: string,
+): Promise<string> {
+  const { MutationObserver, putDatasetMutationOptions } = await import('./training-queries');
+  const queryClient = await loadQueryClient();
+  const observer = new MutationObserver(queryClient, putDatasetMutationOptions(client));
+  const { path } = await observer.mutate({ name, entries });
+  return path;
 }

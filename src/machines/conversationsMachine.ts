@@ -360,4 +360,3 @@ export const selectCurrentId = (s: ConversationsSnapshot) => s.context.current?.
 export const selectCurrentConversation = (s: ConversationsSnapshot) => s.context.current;
 export const selectStorageError = (s: ConversationsSnapshot) => s.context.error;
 export const selectImportError = (s: ConversationsSnapshot) => s.context.importError;
-export const selectIsListLoading = (s: ConversationsSnapshot) => s.matches({ list: 'loading' });

@@ -319,4 +319,3 @@ export const selectStatusText = (s: ModelSnapshot) => s.context.statusText;
 export const selectCanLoad = (s: ModelSnapshot) =>
   (s.matches('none') || s.matches('ready')) && s.can({ type: 'model.load' });
 export const selectDownloadPlan = (s: ModelSnapshot) => s.context.plan;
-export const selectLoadedModel = (s: ModelSnapshot) => s.context.loaded;

@@ -1,4 +1,4 @@
-import { Suspense, lazy, useEffect, useMemo, useState } from 'react';
+import { Suspense, lazy, useEffect, useMemo, useState, type ComponentProps } from 'react';
 import { AppActorContext } from './AppActorContext';
 import {
   selectChatRef,
@@ -18,7 +18,20 @@ import { baseModelSuggestions, trainedModelOption } from '../shared/models';
 import type { TrainedModel } from '../shared/training-api';
 
 // Loaded on demand: nothing of the hub or the inspector weighs on the first page load.
-const HubView = lazy(() => import('./hub/HubView'));
+// The hub reads the Hub API through TanStack Query: it and the app's client come with the hub.
+const HubView = lazy(async () => {
+  const [{ default: View }, { QueryProvider }] = await Promise.all([
+    import('./hub/HubView'),
+    import('./query-client'),
+  ]);
+  return {
+    default: (props: ComponentProps<typeof View>) => (
+      <QueryProvider>
+        <View {...props} />
+      </QueryProvider>
+    ),
+  };
+});
 const InspectorPanel = lazy(() => import('./inspector/InspectorPanel'));
 // The dataset and training panels arrive as a chunk of their own, right after the first paint.
 const Tools = lazy(() => import('./Tools'));
@@ -27,10 +40,10 @@ const ConversationsPanel = lazy(() =>
   import('./session/SessionExtras').then((m) => ({ default: m.ConversationsPanel })),
 );
 const SettingsPanel = lazy(() =>
-  import('./session/SessionExtras').then((m) => ({ default: m.SettingsPanel })),
+  import('./session/SettingsPanel').then((m) => ({ default: m.SettingsPanel })),
 );
 const StoredModelsDialog = lazy(() =>
-  import('./session/SessionExtras').then((m) => ({ default: m.StoredModelsDialog })),
+  import('./session/StoredModelsDialog').then((m) => ({ default: m.StoredModelsDialog })),
 );
 // Only a browser without WebGPU needs this notice: it stays out of the first-load bundle.
 const WebGpuMissing = lazy(() => import('./WebGpuMissing'));
@@ -204,6 +217,7 @@ function SessionView({
   const generating = useSelector(chat, selectIsGenerating);
   // A saved conversation can be read before any model is loaded.
   const hasMessages = useSelector(chat, (s) => s.context.messages.length > 0);
+  const [settingsOpened, setSettingsOpened] = useState(false);
   useEffect(() => {
     if (ready) preloadMarkdown();
   }, [ready]);
@@ -216,11 +230,19 @@ function SessionView({
         onStopReply={() => chat.send({ type: 'chat.stop' })}
         extra={<StoredModelsButton storedModels={storedModels} />}
       />
-      <details className="settings-panel">
+      <details
+        className="settings-panel"
+        onToggle={(event) => {
+          if (event.currentTarget.open) setSettingsOpened(true);
+        }}
+      >
         <summary>Generation settings</summary>
-        <Suspense fallback={<p className="status-text">Loading the settings…</p>}>
-          <SettingsPanel chat={chat} />
-        </Suspense>
+        {/* The form is fetched the first time the section opens, then kept. */}
+        {settingsOpened && (
+          <Suspense fallback={<p className="status-text">Loading the settings…</p>}>
+            <SettingsPanel chat={chat} />
+          </Suspense>
+        )}
       </details>
       <ChatView chat={chat} showMessages={ready || hasMessages} />
     </div>

@@ -13,8 +13,11 @@ import type { DatasetEntry } from '../shared/training-api';
 export type { ChunkSources, GenerateLocal };
 
 export interface Services {
-  /** The dataset machine with `generateChunk` provided; `sources` is read at each request. */
-  datasetLogic: (sources: () => ChunkSources) => typeof datasetMachine;
+  /**
+   * The dataset machine with `generateChunk` provided, loaded on the first 'Format Input';
+   * `sources` is read at each request.
+   */
+  loadDatasetLogic: (sources: () => ChunkSources) => Promise<typeof datasetMachine>;
   /** The training machine with its HTTP actors provided. */
   trainingLogic: () => typeof trainingMachine;
   /** The training service's base URL (shown when it does not answer). */

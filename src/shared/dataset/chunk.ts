@@ -2,8 +2,7 @@
 export const CHUNK_CHARS = { hosted: 8000, local: 1500 } as const;
 /** Longest text accepted at all (about 100 chunks for the hosted model). */
 export const MAX_TEXT_CHARS = 200_000;
-/** The most question/answer pairs one 'Format Input' asks for. */
-export const MAX_PAIRS = 100;
+export { MAX_PAIRS } from './types';
 
 function splitSentences(paragraph: string): string[] {
   return paragraph.match(/[^.!?…]+(?:[.!?…]+["')\]]*\s*|$)/g) ?? [paragraph];

@@ -1,3 +1,6 @@
+/** The most question/answer pairs one 'Format Input' asks for. */
+export const MAX_PAIRS = 100;
+
 /** One pair of the fine-tuning dataset (a prompt and its completion). */
 export interface DatasetEntry {
   /** A question about the text's key details that mentions the text's name or context. */

@@ -1,24 +1,17 @@
-import { useId, useState } from 'react';
+import { Suspense, lazy, useId, useState } from 'react';
 import { DatasetMessage } from './DatasetMessage';
 import { useSelector } from '@xstate/react';
-import {
-  selectEntries,
-  selectError,
-  selectInputError,
-  selectInvalid,
-  selectName,
-  selectPartialCount,
-  selectPhase,
-  selectProgress,
-  selectRawOutput,
-  selectRowProblems,
-} from '../../machines/datasetSelectors';
-import { MAX_PAIRS } from '../../shared/dataset/chunk';
+import type { DatasetSelectors } from './useDatasetActor';
 import { SAMPLE_NAME, SAMPLE_TEXT } from '../../shared/dataset/sample';
 import { errorMessage } from '../../shared/errors';
-import type { DatasetEntry, DatasetSource } from '../../shared/dataset/types';
-import { DatasetReview } from './DatasetReview';
-import { ReviewDialog } from './ReviewDialog';
+import { MAX_PAIRS, type DatasetEntry, type DatasetSource } from '../../shared/dataset/types';
+// The review (dialog and table) is fetched when a dataset first arrives.
+const ReviewDialog = lazy(() =>
+  import('./ReviewDialog').then((m) => ({ default: m.ReviewDialog })),
+);
+const DatasetReview = lazy(() =>
+  import('./DatasetReview').then((m) => ({ default: m.DatasetReview })),
+);
 import { DatasetProgress } from './DatasetProgress';
 import { downloadText } from './download';
 import { useDatasetActor } from './useDatasetActor';
@@ -37,6 +30,11 @@ export interface DatasetPanelProps {
   /** Stores the dataset on the training service; resolves with the stored file path. */
   onUseForTraining?: (entries: DatasetEntry[], name: string) => Promise<string>;
 }
+
+const NO_ENTRIES: DatasetEntry[] = [];
+const NO_INVALID: ReturnType<DatasetSelectors['selectInvalid']> = [];
+const NO_PROBLEMS: ReturnType<DatasetSelectors['selectRowProblems']> = [];
+const NO_PROGRESS: ReturnType<DatasetSelectors['selectProgress']> = [];
 
 type Sending =
   | { status: 'idle' }
@@ -58,20 +56,26 @@ export function DatasetPanel({
   const [token, setToken] = useState(readStoredToken);
   const [sending, setSending] = useState<Sending>({ status: 'idle' });
   const [reviewOpen, setReviewOpen] = useState(false);
-  const actor = useDatasetActor({
+  const {
+    actor,
+    selectors: sel,
+    ensure,
+  } = useDatasetActor({
     getToken: () => token.trim(),
     generateLocal,
   });
-  const phase = useSelector(actor, selectPhase);
-  const entries = useSelector(actor, selectEntries);
-  const invalid = useSelector(actor, selectInvalid);
-  const problems = useSelector(actor, selectRowProblems);
-  const error = useSelector(actor, selectError);
-  const inputError = useSelector(actor, selectInputError);
-  const progress = useSelector(actor, selectProgress);
-  const raw = useSelector(actor, selectRawOutput);
-  const partial = useSelector(actor, selectPartialCount);
-  const datasetName = useSelector(actor, selectName);
+  const [engineError, setEngineError] = useState<string | null>(null);
+  // Until the first 'Format Input' there is no actor: every selector reads its idle value.
+  const phase = useSelector(actor, (s) => (s && sel ? sel.selectPhase(s) : 'idle'));
+  const entries = useSelector(actor, (s) => (s && sel ? sel.selectEntries(s) : NO_ENTRIES));
+  const invalid = useSelector(actor, (s) => (s && sel ? sel.selectInvalid(s) : NO_INVALID));
+  const problems = useSelector(actor, (s) => (s && sel ? sel.selectRowProblems(s) : NO_PROBLEMS));
+  const error = useSelector(actor, (s) => (s && sel ? sel.selectError(s) : null));
+  const inputError = useSelector(actor, (s) => (s && sel ? sel.selectInputError(s) : null));
+  const progress = useSelector(actor, (s) => (s && sel ? sel.selectProgress(s) : NO_PROGRESS));
+  const raw = useSelector(actor, (s) => (s && sel ? sel.selectRawOutput(s) : ''));
+  const partial = useSelector(actor, (s) => (s && sel ? sel.selectPartialCount(s) : 0));
+  const datasetName = useSelector(actor, (s) => (s && sel ? sel.selectName(s) : ''));
   const effectiveSource = source === 'local' && !localModelReady ? 'hosted' : source;
   const badRows = problems.filter(Boolean).length;
   // The review opens in its own wide view each time a dataset arrives (state adjusted in render).
@@ -82,10 +86,19 @@ export function DatasetPanel({
   }
   const canExport = phase === 'review' && entries.length > 0 && badRows === 0;
 
-  const submit = (event: React.FormEvent) => {
+  const submit = async (event: React.FormEvent) => {
     event.preventDefault();
     setSending({ status: 'idle' });
-    actor.send({
+    setEngineError(null);
+    let dataset;
+    try {
+      dataset = await ensure();
+    } catch (e) {
+      // Only when the app's own code cannot be fetched (offline before it was ever cached).
+      setEngineError(`Format Input could not start: ${errorMessage(e)}`);
+      return;
+    }
+    dataset.send({
       type: 'dataset.format',
       name,
       text,
@@ -114,7 +127,7 @@ export function DatasetPanel({
   return (
     <section className="dataset-panel" aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>Dataset from a text</h2>
-      <form className="dataset-form" onSubmit={submit}>
+      <form className="dataset-form" onSubmit={(event) => void submit(event)}>
         <label htmlFor={`${id}-name`}>Name or title</label>
         <input
           id={`${id}-name`}
@@ -171,6 +184,11 @@ export function DatasetPanel({
         {effectiveSource === 'hosted' && (
           <TokenField id={`${id}-token`} token={token} disabled={generating} onChange={setToken} />
         )}
+        {engineError && (
+          <p className="dataset-error" role="alert">
+            {engineError}
+          </p>
+        )}
         {inputError && (
           <p className="dataset-error" role="alert">
             <DatasetMessage message={inputError.message} localModelReady={localModelReady} />
@@ -184,7 +202,7 @@ export function DatasetPanel({
             <button
               type="button"
               className="secondary"
-              onClick={() => actor.send({ type: 'dataset.cancel' })}
+              onClick={() => actor?.send({ type: 'dataset.cancel' })}
             >
               Cancel
             </button>
@@ -204,7 +222,7 @@ export function DatasetPanel({
               <button
                 type="button"
                 className="secondary"
-                onClick={() => actor.send({ type: 'dataset.retry' })}
+                onClick={() => actor?.send({ type: 'dataset.retry' })}
               >
                 Retry
               </button>
@@ -213,7 +231,7 @@ export function DatasetPanel({
               <button
                 type="button"
                 className="secondary"
-                onClick={() => actor.send({ type: 'dataset.keepPartial' })}
+                onClick={() => actor?.send({ type: 'dataset.keepPartial' })}
               >
                 Review the {partial} pairs so far
               </button>
@@ -236,63 +254,69 @@ export function DatasetPanel({
           Review the {entries.length} {entries.length === 1 ? 'pair' : 'pairs'}
         </button>
       )}
-      <ReviewDialog
-        open={phase === 'review' && reviewOpen}
-        title={`Review: ${datasetName || 'dataset'}`}
-        onClose={() => setReviewOpen(false)}
-      >
-        <>
-          <DatasetReview
-            entries={entries}
-            problems={problems}
-            invalid={invalid}
-            onChange={(index, entry) => actor.send({ type: 'dataset.entry.change', index, entry })}
-            onDelete={(index) => actor.send({ type: 'dataset.entry.delete', index })}
-          />
-          {badRows > 0 && (
-            <p className="dataset-error">
-              Fix or delete the {badRows} {badRows === 1 ? 'row' : 'rows'} marked invalid before
-              using the dataset.
-            </p>
-          )}
-          <div className="dataset-actions">
-            <button
-              type="button"
-              className="primary"
-              disabled={!canExport}
-              onClick={() =>
-                downloadText(
-                  'input_data.json',
-                  JSON.stringify(entries, null, 2),
-                  'application/json',
-                )
-              }
-            >
-              Download input_data.json
-            </button>
-            {onUseForTraining && (
-              <button
-                type="button"
-                className="secondary"
-                disabled={!canExport || sending.status === 'sending'}
-                onClick={() => void sendForTraining()}
-              >
-                {sending.status === 'sending' ? 'Sending…' : 'Use for training'}
-              </button>
-            )}
-          </div>
-          {sending.status === 'sent' && (
-            <p role="status">
-              Stored as {sending.path}; the training panel's data file now points to it.
-            </p>
-          )}
-          {sending.status === 'failed' && (
-            <p className="dataset-error" role="alert">
-              {sending.message}
-            </p>
-          )}
-        </>
-      </ReviewDialog>
+      {phase === 'review' && (
+        <Suspense fallback={null}>
+          <ReviewDialog
+            open={reviewOpen}
+            title={`Review: ${datasetName || 'dataset'}`}
+            onClose={() => setReviewOpen(false)}
+          >
+            <>
+              <DatasetReview
+                entries={entries}
+                problems={problems}
+                invalid={invalid}
+                onChange={(index, entry) =>
+                  actor?.send({ type: 'dataset.entry.change', index, entry })
+                }
+                onDelete={(index) => actor?.send({ type: 'dataset.entry.delete', index })}
+              />
+              {badRows > 0 && (
+                <p className="dataset-error">
+                  Fix or delete the {badRows} {badRows === 1 ? 'row' : 'rows'} marked invalid before
+                  using the dataset.
+                </p>
+              )}
+              <div className="dataset-actions">
+                <button
+                  type="button"
+                  className="primary"
+                  disabled={!canExport}
+                  onClick={() =>
+                    downloadText(
+                      'input_data.json',
+                      JSON.stringify(entries, null, 2),
+                      'application/json',
+                    )
+                  }
+                >
+                  Download input_data.json
+                </button>
+                {onUseForTraining && (
+                  <button
+                    type="button"
+                    className="secondary"
+                    disabled={!canExport || sending.status === 'sending'}
+                    onClick={() => void sendForTraining()}
+                  >
+                    {sending.status === 'sending' ? 'Sending…' : 'Use for training'}
+                  </button>
+                )}
+              </div>
+              {sending.status === 'sent' && (
+                <p role="status">
+                  Stored as {sending.path}; the training panel's data file now points to it.
+                </p>
+              )}
+              {sending.status === 'failed' && (
+                <p className="dataset-error" role="alert">
+                  {sending.message}
+                </p>
+              )}
+            </>
+          </ReviewDialog>
+        </Suspense>
+      )}
     </section>
   );
 }

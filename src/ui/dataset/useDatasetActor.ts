@@ -1,21 +1,48 @@
-import { useEffect, useRef, useState } from 'react';
-import { useActorRef } from '@xstate/react';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { createActor, type ActorRefFrom } from 'xstate';
+import type { datasetMachine } from '../../machines/datasetMachine';
+import type * as datasetSelectors from '../../machines/datasetSelectors';
 import { inspect } from '../../inspection/bus';
 import { useServices, type ChunkSources } from '../services';
 
+export type DatasetActorRef = ActorRefFrom<typeof datasetMachine>;
+export type DatasetSelectors = typeof datasetSelectors;
+
+interface Engine {
+  actor: DatasetActorRef;
+  selectors: DatasetSelectors;
+}
+
 /**
- * The panel's own dataset actor, its logic from the services of the composition root (the hosted
- * chat completion or the in-browser model). The token and local generator are read through a
- * ref when a chunk starts, so the actor is created once.
+ * The panel's own dataset actor, created on the first 'Format Input': its logic (the dataset
+ * machine with the hosted chat completion or the in-browser model) comes from the composition
+ * root's services and is loaded then, so none of it weighs on the first page load. The token and
+ * local generator are read through a ref when a chunk starts, so the actor is created once.
+ * `actor` and the machine's `selectors` (loaded with it) are undefined until then; the panel reads
+ * them with `useSelector`, which accepts an undefined actor.
  */
 export function useDatasetActor(sources: ChunkSources) {
-  const { datasetLogic } = useServices();
+  const { loadDatasetLogic } = useServices();
   const sourcesRef = useRef(sources);
   useEffect(() => {
     sourcesRef.current = sources;
   });
-  // The ref is read when a chunk is generated (after render), never during render.
-  // eslint-disable-next-line react-hooks/refs
-  const [logic] = useState(() => datasetLogic(() => sourcesRef.current));
-  return useActorRef(logic, { input: {}, inspect });
+  const [engine, setEngine] = useState<Engine | undefined>();
+  const pending = useRef<Promise<DatasetActorRef> | null>(null);
+  const ensure = useCallback(() => {
+    pending.current ??= Promise.all([
+      loadDatasetLogic(() => sourcesRef.current),
+      import('../../machines/datasetSelectors'),
+    ]).then(([logic, selectors]) => {
+      const actor = createActor(logic, { input: {}, inspect }).start();
+      setEngine({ actor, selectors });
+      return actor;
+    });
+    return pending.current.catch((error: unknown) => {
+      pending.current = null;
+      throw error;
+    });
+  }, [loadDatasetLogic]);
+  useEffect(() => () => engine?.actor.stop(), [engine]);
+  return { actor: engine?.actor, selectors: engine?.selectors, ensure };
 }

@@ -1,0 +1,91 @@
+/**
+ * TanStack Query options for the training service: query keys scoped by service URL, and the
+ * query/mutation options the training actors (./training-client.ts) and hooks share. Loaded with
+ * the first run (polling, start, cancel) or the first dataset sent, never with the page.
+ */
+import {
+  MutationObserver,
+  mutationOptions,
+  queryOptions,
+  type QueryClient,
+} from '@tanstack/react-query';
+import type { ApiError } from '../shared/api-error';
+import {
+  LOG_TAIL,
+  type DatasetEntry,
+  type DatasetResponse,
+  type RunInfo,
+  type TrainRequest,
+  type TrainResponse,
+} from '../shared/training-api';
+import type { TrainingClient } from './training-client';
+
+export { MutationObserver };
+
+/** Query keys, scoped by service URL so two services never share cache entries. */
+export const trainingKeys = {
+  all: (baseUrl: string) => ['training', baseUrl] as const,
+  runs: (baseUrl: string) => [...trainingKeys.all(baseUrl), 'runs'] as const,
+  run: (baseUrl: string, runId: string) => [...trainingKeys.all(baseUrl), 'run', runId] as const,
+  logs: (baseUrl: string, runId: string, tail: number) =>
+    [...trainingKeys.all(baseUrl), 'logs', runId, { tail }] as const,
+  metrics: (baseUrl: string, runId: string, after: number) =>
+    [...trainingKeys.all(baseUrl), 'metrics', runId, { after }] as const,
+  models: (baseUrl: string) => [...trainingKeys.all(baseUrl), 'models'] as const,
+};
+
+/** GET /logs/{id}?tail=N. Never retried by Query: the poller's next tick is the retry. */
+export function logsQueryOptions(client: TrainingClient, runId: string, tail = LOG_TAIL) {
+  return queryOptions({
+    queryKey: trainingKeys.logs(client.baseUrl, runId, tail),
+    queryFn: ({ signal }) => client.fetchLogs(runId, tail, signal),
+    retry: false,
+    staleTime: 0,
+  });
+}
+
+export function runQueryOptions(client: TrainingClient, runId: string) {
+  return queryOptions({
+    queryKey: trainingKeys.run(client.baseUrl, runId),
+    queryFn: ({ signal }) => client.fetchRun(runId, signal),
+    retry: false,
+    staleTime: 0,
+  });
+}
+
+export function metricsQueryOptions(client: TrainingClient, runId: string, after: number) {
+  return queryOptions({
+    queryKey: trainingKeys.metrics(client.baseUrl, runId, after),
+    queryFn: ({ signal }) => client.fetchMetrics(runId, after, signal),
+    retry: false,
+    staleTime: 0,
+    gcTime: 0,
+  });
+}
+
+/** POST /train. A start is never retried: a second POST could start a second run. */
+export function startTrainingMutationOptions(client: TrainingClient) {
+  return mutationOptions<TrainResponse, ApiError, TrainRequest>({
+    mutationKey: [...trainingKeys.all(client.baseUrl), 'start'],
+    mutationFn: (request) => client.startTraining(request),
+    retry: false,
+  });
+}
+
+export function cancelRunMutationOptions(client: TrainingClient, queryClient?: QueryClient) {
+  return mutationOptions<RunInfo, ApiError, string>({
+    mutationKey: [...trainingKeys.all(client.baseUrl), 'cancel'],
+    mutationFn: (runId) => client.cancelRun(runId),
+    retry: false,
+    onSuccess: (run) => queryClient?.setQueryData(trainingKeys.run(client.baseUrl, run.id), run),
+  });
+}
+
+/** PUT /datasets/{name}: stores a 'Format Input' dataset on the service, returns its path. */
+export function putDatasetMutationOptions(client: TrainingClient) {
+  return mutationOptions<DatasetResponse, ApiError, { name: string; entries: DatasetEntry[] }>({
+    mutationKey: [...trainingKeys.all(client.baseUrl), 'dataset'],
+    mutationFn: ({ name, entries }) => client.putDataset(name, entries),
+    retry: false,
+  });
+}
