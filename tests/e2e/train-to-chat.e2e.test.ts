@@ -364,7 +364,9 @@ describe('train → chat in Chromium', () => {
       expect(await alert.evaluate((el) => getComputedStyle(el).color)).toMatch(
         /^rgb\((1\d\d|2\d\d), \d{1,2}, \d{1,2}\)$/,
       );
-      expect(await alert.textContent()).toMatch(/Network error while downloading the model/);
+      expect(await alert.textContent()).toContain(
+        `Network error while downloading the model from ${svc.url}/ (is that server still running?)`,
+      );
       await alert.evaluate((el) => el.scrollIntoView({ block: 'center' }));
       await shot(browser, 'train-to-chat-service-stopped');
       expect(await page.getByRole('button', { name: 'Retry' }).isVisible()).toBe(true);
