@@ -10,28 +10,9 @@
  * Every non-loopback request is aborted and asserted absent.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
-import { buildService, type TrainingService } from '../../service/src/app';
-import { loadConfig } from '../../service/src/config';
-import {
-  ModelListSchema,
-  RunInfoSchema,
-  TRAINING_PARAMS,
-  TrainResponseSchema,
-  type RunInfo,
-} from '../../src/shared/training-api';
+import type { RunInfo } from '../../src/shared/training-api';
 import {
   ROOT,
   SCREENSHOT_DIR,
@@ -41,122 +22,30 @@ import {
   type Browser,
   type RunningServer,
 } from './harness';
+import {
+  BASE_MODEL,
+  TRAINER,
+  listedModels,
+  startTrainingService,
+  trainViaApi,
+  type TestTrainingService,
+} from './training-service';
 
-const FIXTURES = join(ROOT, 'service', 'test', 'fixtures');
-const TRAINER = join(FIXTURES, 'hf-trainer.mjs');
 const DOCS = join(ROOT, 'docs');
 const VIEWPORT = { width: 1440, height: 900 };
 /** 120 steps (the panel's max_steps) at 120 ms: about 15 s, room for a reload mid-run. */
 const STEP_MS = '120';
 
-interface Service {
-  service: TrainingService;
-  port: number;
-  url: string;
-  base: string;
-  /** Paths of the trained-model file requests the service answered (/trained/…). */
-  modelRequests: string[];
-  /** Called when the browser asks for a trained model's ONNX weights (before they are sent). */
-  onModelFile: (() => Promise<void>) | null;
-}
-
 let app: RunningServer;
-const services: Service[] = [];
+const services: TestTrainingService[] = [];
 
-const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
-
-/** A service of its own (base folder with data/ and out/), the app's origin allowed. */
-async function startService(): Promise<Service> {
-  const base = realpathSync(mkdtempSync(join(tmpdir(), 'train-chat-e2e-')));
-  mkdirSync(join(base, 'data'));
-  mkdirSync(join(base, 'out'));
-  writeFileSync(
-    join(base, 'data', 'input_data.json'),
-    JSON.stringify([{ prompt: 'What is it?', completion: 'A test. It is short.' }]),
-  );
-  const config = loadConfig({
-    TRAINING_PORT: '0',
-    TRAINING_BASE_DIR: base,
-    TRAINING_DATA_DIR: join(base, 'service-data'),
-    TRAINING_SCRIPT_ROOTS: FIXTURES,
-    TRAINING_DATA_ROOTS: join(base, 'data'),
-    TRAINING_OUTPUT_ROOTS: join(base, 'out'),
-    TRAINING_ALLOWED_ORIGINS: app.url.replace(/\/$/, ''),
-  });
-  const service = buildService(config);
-  const entry: Service = {
-    service,
-    port: 0,
-    url: '',
-    base,
-    modelRequests: [],
-    onModelFile: null,
-  };
-  service.app.addHook('onRequest', async (request) => {
-    if (!request.url.startsWith('/trained/')) return;
-    entry.modelRequests.push(request.url);
-    // The weights themselves (not the one-byte size probe transformers.js sends first).
-    if (request.url.endsWith('/onnx/model.onnx') && !request.headers.range && entry.onModelFile)
-      await entry.onModelFile();
-  });
-  // The ONNX file in 10 slices, 120 ms apart, so the per-file progress bar can be seen moving.
-  service.app.addHook('onSend', async (request, _reply, payload) => {
-    if (!request.url.endsWith('/onnx/model.onnx') || !(payload instanceof Readable)) return payload;
-    return Readable.from(slowly(payload));
-  });
-  entry.port = await service.listen();
-  entry.url = `http://127.0.0.1:${entry.port}`;
-  services.push(entry);
-  return entry;
+async function startService() {
+  const svc = await startTrainingService(app.url.replace(/\/$/, ''));
+  services.push(svc);
+  return svc;
 }
 
-async function* slowly(source: Readable): AsyncGenerator<Buffer> {
-  const parts: Buffer[] = [];
-  for await (const chunk of source) parts.push(chunk as Buffer);
-  const all = Buffer.concat(parts);
-  const size = Math.ceil(all.length / 10);
-  for (let at = 0; at < all.length; at += size) {
-    yield all.subarray(at, at + size);
-    await sleep(120);
-  }
-}
-
-/** Starts a run over HTTP (as curl would) and waits for its end. */
-async function trainViaApi(svc: Service, outputDir: string, env: Record<string, string>) {
-  const saved = { ...process.env };
-  Object.assign(process.env, { FIXTURE_STEP_MS: '1', ...env });
-  try {
-    const reply = await fetch(`${svc.url}/train`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        script_path: TRAINER,
-        output_dir: outputDir,
-        data_file: 'data/input_data.json',
-        base_model: 'onnx-community/Llama-3.2-1B-Instruct-q4f16',
-        ...TRAINING_PARAMS,
-        max_steps: 5,
-      }),
-    });
-    expect(reply.status, await reply.clone().text()).toBe(200);
-    const { run_id } = TrainResponseSchema.parse(await reply.json());
-    for (let i = 0; i < 200; i++) {
-      const run = RunInfoSchema.parse(await (await fetch(`${svc.url}/runs/${run_id}`)).json());
-      if (run.state !== 'running') return run;
-      await sleep(50);
-    }
-    throw new Error(`run ${run_id} did not end`);
-  } finally {
-    for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
-    Object.assign(process.env, saved);
-  }
-}
-
-async function listedModels(svc: Service) {
-  return ModelListSchema.parse(await (await fetch(`${svc.url}/models`)).json()).models;
-}
-
-function pageUrl(svc: Service) {
+function pageUrl(svc: TestTrainingService) {
   return `${app.url}?trainingUrl=${svc.url}&maxTokens=16`;
 }
 
@@ -166,7 +55,7 @@ async function fillForm(browser: Browser, outputDir: string) {
   await panel.getByLabel('Script path').fill(TRAINER);
   await panel.getByLabel('Output directory').fill(outputDir);
   await panel.getByLabel('Data file path').fill('data/input_data.json');
-  await panel.getByLabel('Base model').fill('onnx-community/Llama-3.2-1B-Instruct-q4f16');
+  await panel.getByLabel('Base model').fill(BASE_MODEL);
   return panel;
 }
 
@@ -185,10 +74,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const svc of services) {
-    await svc.service.close().catch(() => undefined);
-    rmSync(svc.base, { recursive: true, force: true });
-  }
+  for (const svc of services) await svc.dispose();
   await app?.close();
 });
 
