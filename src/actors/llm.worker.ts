@@ -153,7 +153,7 @@ async function load(spec: ModelLoadSpec) {
     const tokenizer = await AutoTokenizer.from_pretrained(variant.id, { progress_callback }).catch(
       (error: unknown) => {
         throw new Error(
-          `Could not load the tokenizer of ${variant.id}: ${describeLoadError(error)}`,
+          `Could not load the tokenizer of ${variant.id}: ${describeLoadError(error, spec.host)}`,
         );
       },
     );
@@ -177,7 +177,7 @@ async function load(spec: ModelLoadSpec) {
     post({ status: 'ready', data: { id: variant.id, dtype: variant.dtype } });
   } catch (error) {
     const why = fallbackReason(spec, variant);
-    const message = describeLoadError(error);
+    const message = describeLoadError(error, spec.host);
     post({ status: 'error', data: why ? `${why}. ${message}` : message, phase: 'load' });
   }
 }

@@ -38,6 +38,22 @@ describe('describeLoadError', () => {
   });
 });
 
+// Regression: a trained model whose training service stopped mid-load said "are you offline?".
+describe('a network error from a model host other than the Hub', () => {
+  it('names the host instead of asking whether the browser is offline', () => {
+    const message = describeLoadError(new TypeError('Failed to fetch'), 'http://127.0.0.1:8000/');
+    expect(message).toBe(
+      'Network error while downloading the model from http://127.0.0.1:8000/ (is that server still running?): Failed to fetch',
+    );
+    expect(describeLoadError(new Error(`Could not load the tokenizer of a/b: ${message}`))).toBe(
+      `Could not load the tokenizer of a/b: ${message}`,
+    );
+    expect(describeLoadError(new TypeError('Failed to fetch'), 'https://huggingface.co/')).toBe(
+      'Network error while downloading the model (are you offline?): Failed to fetch',
+    );
+  });
+});
+
 describe('describing twice', () => {
   // Regression: the worker re-described the tokenizer's already described error, so the message
   // said "are you offline?" twice.

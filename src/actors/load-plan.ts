@@ -1,5 +1,6 @@
 import type { ModelLoadSpec } from '../shared/worker-protocol';
 import { errorMessage } from '../shared/errors';
+import { DEFAULT_MODEL_HOST } from '../shared/models';
 
 /** Message when a model needs fp16 shaders and has no fallback. */
 export const NO_F16_MESSAGE =
@@ -34,8 +35,12 @@ export function fallbackReason(
 const DESCRIBED =
   /^(Out of memory while loading the model|A model file could not be downloaded|The model file is corrupt|Network error while downloading the model|Could not load the tokenizer of)/;
 
-/** Turns whatever a failed load threw into a message a person can act on (idempotent). */
-export function describeLoadError(error: unknown): string {
+/**
+ * Turns whatever a failed load threw into a message a person can act on (idempotent). `host`: the
+ * model host; when it is not the Hub (a training service, a `?modelHost=` mirror) a network error
+ * names it, since "are you offline?" misleads when that server has stopped.
+ */
+export function describeLoadError(error: unknown, host?: string): string {
   const raw = errorMessage(error);
   if (DESCRIBED.test(raw)) return raw;
   if (
@@ -52,7 +57,9 @@ export function describeLoadError(error: unknown): string {
     return `The model file is corrupt or not a valid ONNX model: ${raw}`;
   }
   if (/Failed to fetch|NetworkError|network/i.test(raw)) {
-    return `Network error while downloading the model (are you offline?): ${raw}`;
+    return host && host !== DEFAULT_MODEL_HOST
+      ? `Network error while downloading the model from ${host} (is that server still running?): ${raw}`
+      : `Network error while downloading the model (are you offline?): ${raw}`;
   }
   return raw || 'Unknown error';
 }
