@@ -59,7 +59,17 @@ export default defineConfig({
     assetsInlineLimit: 0,
     // Rolldown's "JavaScript callbacks ran for N s" notice is a profiling hint, not a problem:
     // kept out of `npm start`'s output.
-    rolldownOptions: { checks: { bundlerTimings: false } },
+    rolldownOptions: {
+      checks: { bundlerTimings: false },
+      // @huggingface/inference declares no `sideEffects`, so every module its index re-exports
+      // (snippet templates, jinja, all tasks) would follow `chatCompletionStream` into the
+      // hosted-chat chunk. Its modules only define things: let unused ones be dropped.
+      treeshake: {
+        moduleSideEffects: [
+          { test: /node_modules[\\/]@huggingface[\\/]inference[\\/]/, sideEffects: false },
+        ],
+      },
+    },
   },
   server: { port: 5173 },
   preview: { port: 5173 },

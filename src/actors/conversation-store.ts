@@ -9,6 +9,7 @@ import type { Conversation } from '../shared/conversations/types';
 import { reviveMessages, summaryOf, sortSummaries } from '../shared/conversations/types';
 import type { StoreCommand, StoreError, StoreResult } from '../shared/conversations/store-protocol';
 import { sanitizeSettings, MAX_TOKENS_LIMIT } from '../shared/generation-settings';
+import { errorMessage } from '../shared/errors';
 
 export const DB_NAME = 'local-llm-studio';
 /** IndexedDB schema version; each step of `MIGRATIONS` upgrades from the previous one. */
@@ -51,7 +52,7 @@ const MIGRATIONS: Array<(db: Db, tx: UpgradeTx) => Promise<void> | void> = [
 /** Maps a DOMException (or anything thrown) to a message a person can act on. */
 export function toStoreError(error: unknown): StoreError {
   const name = error instanceof Error || error instanceof DOMException ? error.name : '';
-  const detail = error instanceof Error ? error.message : String(error);
+  const detail = errorMessage(error);
   if (name === 'QuotaExceededError')
     return {
       kind: 'quota',

@@ -1,14 +1,20 @@
 /**
  * The hosted chat completion for 'Format Input': `openai/gpt-oss-20b` through Hugging Face's
- * OpenAI-compatible router, streamed (SSE), with plain `fetch` (injectable) so nothing of an SDK
- * weighs on the page. Every failure is a `DatasetFailure` with a specific message; the access token
- * goes only into the Authorization header, never into a message or a log.
+ * OpenAI-compatible router, streamed by `chatCompletionStream` of @huggingface/inference (this
+ * module is imported on the first hosted request only, so the library never weighs on the first
+ * load). Ours on top of it: the retry and back-off policy (a TanStack Query mutation), the timeouts,
+ * the fallback without the JSON schema, and one `DatasetFailure` with a specific message per way it
+ * can fail. The access token goes only into the Authorization header, never into a message or a log.
  */
+import {
+  chatCompletionStream,
+  InferenceClientError,
+  InferenceClientProviderApiError,
+} from '@huggingface/inference';
 import { MutationObserver, type QueryClient } from '@tanstack/react-query';
-import { createApiError, readHttpFailure, retryWait } from '../shared/api-error';
+import { httpFailureOf, retryWait, type HttpFailure } from '../shared/api-error';
 import { DatasetFailure, redactSecrets, type DatasetErrorKind } from '../shared/dataset/errors';
 import { DATASET_JSON_SCHEMA } from '../shared/dataset/prompt';
-import { decodeStreamData, splitSseBuffer } from '../shared/dataset/sse';
 
 export const HOSTED_CHAT_URL = 'https://router.huggingface.co/v1/chat/completions';
 export const HOSTED_MODEL = 'openai/gpt-oss-20b';
@@ -25,7 +31,9 @@ export interface HostedChatVariables {
 }
 
 export interface HostedChatOptions {
+  /** The fetch the library calls (tests and mock mode inject theirs; default the global one). */
   fetch?: typeof fetch;
+  /** The chat-completions endpoint (the library's `endpointUrl`; default the router). */
   url?: string;
   model?: string;
   /** Longest wait for the response and between two stream chunks (ms, default 60 s). */
@@ -39,6 +47,7 @@ export interface HostedChatOptions {
 }
 
 const DEFAULTS = { timeoutMs: 60_000, maxAttempts: 3, maxRetryAfterMs: 60_000, backoffMs: 1000 };
+type Settings = typeof DEFAULTS & { model: string; token: string };
 
 /** Kinds the mutation retries by itself (bounded by `maxAttempts`). */
 const TRANSIENT = new Set(['rate-limited', 'server', 'network', 'timeout']);
@@ -47,111 +56,87 @@ const CONTEXT_TOO_LONG =
   /context|too long|maximum.{0,40}tokens|token limit|max_tokens|too many tokens/i;
 const SCHEMA_UNSUPPORTED = /response_format|json_schema|structured output|guided/i;
 
-/** Our messages for a failed response (the kinds the dataset panel branches on). */
-function httpFailure(response: Response, token: string, o: typeof DEFAULTS & { model: string }) {
-  return createApiError<DatasetErrorKind, DatasetFailure>(response, {
-    ErrorClass: DatasetFailure,
-    redact: (text) => redactSecrets(text, token),
-    kind: ({ kind, status, detail }) =>
-      kind === 'auth'
-        ? 'auth'
-        : kind === 'payment'
-          ? 'credits'
-          : kind === 'not-found' && status === 404
-            ? 'model-not-served'
-            : kind === 'rate-limited'
-              ? 'rate-limited'
-              : kind === 'too-large' || (kind === 'bad-request' && CONTEXT_TOO_LONG.test(detail))
-                ? 'too-long'
-                : kind === 'server'
-                  ? 'server'
-                  : 'bad-request',
-    message: ({ kind, status, detail, retryAfterMs }) => {
-      const suffix = detail ? `: ${detail}` : '';
-      if (kind === 'auth')
-        return `The access token was refused (HTTP ${status}). Check that it is a valid Hugging Face token allowed to make calls to Inference Providers.`;
-      if (kind === 'payment')
-        return 'Your Hugging Face account has no inference credits left (HTTP 402). Add credits, or generate with the loaded local model.';
-      if (kind === 'not-found' && status === 404)
-        return `The model ${o.model} is not served by any inference provider right now (HTTP 404).`;
-      if (kind === 'rate-limited')
-        return `Rate limited by Hugging Face (HTTP 429). Try again ${retryWait(retryAfterMs)}.`;
-      if (kind === 'too-large' || (kind === 'bad-request' && CONTEXT_TOO_LONG.test(detail)))
-        return `The text is too long for the model's context (HTTP ${status}). Use a shorter text or fewer pairs.`;
-      if (kind === 'server')
-        return `The inference provider failed (HTTP ${status}${suffix}); gave up after ${o.maxAttempts} attempts.`;
-      return `The request was rejected (HTTP ${status}${suffix}).`;
-    },
-  });
+const isTooLong = ({ kind, detail }: HttpFailure) =>
+  kind === 'too-large' || (kind === 'bad-request' && CONTEXT_TOO_LONG.test(detail));
+
+/** The kind the dataset panel branches on, for a failed HTTP response. */
+function failureKind(failure: HttpFailure): DatasetErrorKind {
+  const { kind, status } = failure;
+  if (kind === 'auth') return 'auth';
+  if (kind === 'payment') return 'credits';
+  if (kind === 'not-found' && status === 404) return 'model-not-served';
+  if (kind === 'rate-limited') return 'rate-limited';
+  if (isTooLong(failure)) return 'too-long';
+  if (kind === 'server') return 'server';
+  return 'bad-request';
 }
 
-/** Reads the SSE body, reporting the answer text so far; resolves with the whole answer. */
-async function readStream(
-  body: ReadableStream<Uint8Array>,
-  signal: AbortSignal,
-  onChunk: () => void,
-  onText: ((text: string) => void) | undefined,
-): Promise<string> {
-  const reader = body.getReader();
-  // A mocked or buffered body may not follow the fetch signal: cancel the reader ourselves.
-  const stop = () => void reader.cancel().catch(() => undefined);
-  signal.addEventListener('abort', stop);
-  const decoder = new TextDecoder();
-  let buffer = '';
-  let text = '';
-  let finished: string | null = null;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (signal.aborted) throw new DOMException('The stream was aborted.', 'AbortError');
-    if (done) break;
-    onChunk();
-    buffer += decoder.decode(value, { stream: true });
-    const { events, rest } = splitSseBuffer(buffer);
-    buffer = rest;
-    for (const data of events) {
-      const event = decodeStreamData(data);
-      if (event.error)
-        throw new DatasetFailure(
-          'server',
-          `The inference provider reported an error: ${event.error}.`,
-          {
-            partial: text,
-          },
-        );
-      if (event.done) finished ??= 'stop';
-      if (event.content) {
-        text += event.content;
-        onText?.(text);
-      }
-      if (event.finishReason) finished = event.finishReason;
-    }
-  }
-  if (finished === 'length')
-    throw new DatasetFailure(
-      'too-long',
-      `The reply was cut off at the model's length limit after ${text.length} characters. Ask for fewer pairs or use a shorter text.`,
-      { partial: text },
-    );
-  if (finished === null)
-    throw new DatasetFailure(
-      'stream-ended',
-      `The response stream ended before the model finished (${text.length} characters received). The partial output is kept.`,
-      { partial: text },
-    );
-  return text;
+/** Our message for a failed HTTP response. */
+function failureMessage(failure: HttpFailure, o: Settings): string {
+  const { kind, status, detail, retryAfterMs } = failure;
+  const suffix = detail ? `: ${detail}` : '';
+  if (kind === 'auth')
+    return `The access token was refused (HTTP ${status}). Check that it is a valid Hugging Face token allowed to make calls to Inference Providers.`;
+  if (kind === 'payment')
+    return 'Your Hugging Face account has no inference credits left (HTTP 402). Add credits, or generate with the loaded local model.';
+  if (kind === 'not-found' && status === 404)
+    return `The model ${o.model} is not served by any inference provider right now (HTTP 404).`;
+  if (kind === 'rate-limited')
+    return `Rate limited by Hugging Face (HTTP 429). Try again ${retryWait(retryAfterMs)}.`;
+  if (isTooLong(failure))
+    return `The text is too long for the model's context (HTTP ${status}). Use a shorter text or fewer pairs.`;
+  if (kind === 'server')
+    return `The inference provider failed (HTTP ${status}${suffix}); gave up after ${o.maxAttempts} attempts.`;
+  return `The request was rejected (HTTP ${status}${suffix}).`;
+}
+
+/**
+ * A `ProviderApiError` as what the server said: status and body from the library's
+ * `httpResponse`; status text and Retry-After from the response itself (the library keeps no
+ * headers, so the injected fetch records the last response). A body the library did not read
+ * (not JSON: a proxy's text or HTML page) is read here.
+ */
+async function providerFailure(
+  error: InferenceClientProviderApiError,
+  head: Response | undefined,
+  token: string,
+): Promise<HttpFailure> {
+  const { status, body } = error.httpResponse;
+  const text =
+    typeof body !== 'string'
+      ? JSON.stringify(body)
+      : body === '' && head && !head.bodyUsed
+        ? await head.text().catch(() => '')
+        : body;
+  return httpFailureOf(
+    { status, statusText: head?.statusText ?? '', headers: head?.headers ?? new Headers() },
+    text,
+    { redact: (words) => redactSecrets(words, token) },
+  );
+}
+
+/** `choices[0].message.content` of a provider that answered `stream: true` with one JSON body. */
+async function unstreamedAnswer(head: Response): Promise<string> {
+  const body = (await head.json().catch(() => null)) as {
+    choices?: Array<{ message?: { content?: string | null } }>;
+  } | null;
+  const content = body?.choices?.[0]?.message?.content;
+  if (typeof content !== 'string')
+    throw new DatasetFailure('bad-request', 'The endpoint answered without a chat completion.');
+  return content;
 }
 
 /**
  * One request (no retries; see `hostedChatMutationOptions`). When the provider refuses the JSON
- * schema `response_format`, asks once more without it. Resolves with the answer text
- * (`choices[0].message.content`), streamed or not.
+ * schema `response_format`, asks once more without it. Resolves with the answer text.
  */
 export async function hostedChatCompletion(
   vars: HostedChatVariables,
   options: HostedChatOptions = {},
 ): Promise<string> {
-  const o = { ...DEFAULTS, model: HOSTED_MODEL, ...options };
-  const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const o: Settings = { ...DEFAULTS, model: HOSTED_MODEL, ...options, token: vars.token };
+  const endpointUrl = options.url ?? HOSTED_CHAT_URL;
+  const baseFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
   const cancelled = () => new DatasetFailure('cancelled', 'Generation cancelled.');
   if (vars.signal?.aborted) throw cancelled();
   const controller = new AbortController();
@@ -166,55 +151,132 @@ export async function hostedChatCompletion(
   };
   const onAbort = () => controller.abort();
   vars.signal?.addEventListener('abort', onAbort);
-  const request = (withSchema: boolean) =>
-    doFetch(options.url ?? HOSTED_CHAT_URL, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${vars.token}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({
-        model: o.model,
-        messages: [{ role: 'user', content: vars.prompt }],
-        stream: true,
-        max_tokens: Math.min(32_768, 2048 + (vars.pairs ?? 10) * 250),
-        ...(withSchema && {
-          response_format: {
-            type: 'json_schema',
-            json_schema: { name: 'dataset', strict: true, schema: DATASET_JSON_SCHEMA },
-          },
-        }),
+
+  /** The last response (the library keeps only status and body of a failure). */
+  const last: { response?: Response } = {};
+  /**
+   * The fetch handed to the library: records the response, and passes the body through a stream
+   * that re-arms the timeout on every chunk and errors on abort (even where a mocked or buffered
+   * body would not follow the fetch signal).
+   */
+  const observedFetch: typeof fetch = async (input, init) => {
+    const response = await baseFetch(input, init);
+    arm();
+    if (!response.ok || !response.body) return (last.response = response);
+    vars.onText?.('');
+    const body = response.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, out) {
+          arm();
+          out.enqueue(chunk);
+        },
       }),
-      signal: controller.signal,
-    });
+      { signal: controller.signal },
+    );
+    const { status, statusText, headers } = response;
+    return (last.response = new Response(body, { status, statusText, headers }));
+  };
+
+  let text = '';
+  const stream = async (withSchema: boolean): Promise<string> => {
+    text = '';
+    let finished: string | null = null;
+    try {
+      for await (const chunk of chatCompletionStream(
+        {
+          endpointUrl,
+          accessToken: vars.token,
+          model: o.model,
+          messages: [{ role: 'user', content: vars.prompt }],
+          max_tokens: Math.min(32_768, 2048 + (vars.pairs ?? 10) * 250),
+          ...(withSchema && {
+            response_format: {
+              type: 'json_schema',
+              json_schema: { name: 'dataset', strict: true, schema: DATASET_JSON_SCHEMA },
+            },
+          }),
+        },
+        // retry_on_error: the library would retry a 503 without end; ours is bounded.
+        { fetch: observedFetch, signal: controller.signal, retry_on_error: false },
+      )) {
+        const choice = chunk.choices[0];
+        if (choice?.delta.content) {
+          text += choice.delta.content;
+          vars.onText?.(text);
+        }
+        if (choice?.finish_reason) finished = choice.finish_reason;
+      }
+    } catch (error) {
+      if (!(error instanceof InferenceClientProviderApiError)) throw error;
+      const head = last.response;
+      const ok = error.httpResponse.status < 300;
+      // A 200 that is not a stream: a provider that ignored `stream: true` sent one JSON answer.
+      if (ok && head && !head.headers.get('Content-Type')?.startsWith('text/event-stream')) {
+        const content = await unstreamedAnswer(head);
+        vars.onText?.(content);
+        return content;
+      }
+      const failure = await providerFailure(error, head, vars.token);
+      // A 200 stream that carried an error event.
+      if (ok)
+        throw new DatasetFailure(
+          'server',
+          `The inference provider reported an error: ${failure.detail || 'no details'}.`,
+          { partial: text },
+        );
+      if (withSchema && failure.kind === 'bad-request' && SCHEMA_UNSUPPORTED.test(failure.detail))
+        return stream(false);
+      throw new DatasetFailure(failureKind(failure), failureMessage(failure, o), {
+        status: failure.status,
+        ...(failure.retryAfterMs !== undefined && { retryAfterMs: failure.retryAfterMs }),
+        ...(failure.detail && { detail: failure.detail }),
+      });
+    }
+    if (finished === 'length')
+      throw new DatasetFailure(
+        'too-long',
+        `The reply was cut off at the model's length limit after ${text.length} characters. Ask for fewer pairs or use a shorter text.`,
+        { partial: text },
+      );
+    if (finished === null)
+      throw new DatasetFailure(
+        'stream-ended',
+        `The response stream ended before the model finished (${text.length} characters received). The partial output is kept.`,
+        { partial: text },
+      );
+    return text;
+  };
+
   try {
     arm();
-    let response = await request(true);
-    if (!response.ok && (response.status === 400 || response.status === 422)) {
-      const { detail } = await readHttpFailure(response.clone());
-      if (SCHEMA_UNSUPPORTED.test(detail)) response = await request(false);
-    }
-    if (!response.ok) throw await httpFailure(response, vars.token, o);
-    vars.onText?.('');
-    const type = response.headers.get('Content-Type') ?? '';
-    if (type.includes('text/event-stream') && response.body)
-      return await readStream(response.body, controller.signal, arm, vars.onText);
-    const body = (await response.json().catch(() => null)) as {
-      choices?: Array<{ message?: { content?: string | null } }>;
-    } | null;
-    const content = body?.choices?.[0]?.message?.content;
-    if (typeof content !== 'string')
-      throw new DatasetFailure('bad-request', 'The endpoint answered without a chat completion.');
-    vars.onText?.(content);
-    return content;
+    return await stream(true);
   } catch (error) {
     if (error instanceof DatasetFailure) throw error;
     if (vars.signal?.aborted) throw cancelled();
+    const partial = text ? { partial: text } : {};
     if (timedOut)
       throw new DatasetFailure(
         'timeout',
         `No answer from the inference provider within ${Math.ceil(o.timeoutMs / 1000)} s.`,
+        partial,
+      );
+    // The library parses each stream event with JSON.parse.
+    if (error instanceof SyntaxError)
+      throw new DatasetFailure(
+        'server',
+        'The inference provider reported an error: the stream sent a line that is not JSON.',
+        partial,
+      );
+    // Input and routing errors: the request could not even be made.
+    if (error instanceof InferenceClientError)
+      throw new DatasetFailure(
+        'bad-request',
+        `The request could not be made: ${redactSecrets(error.message, vars.token)}`,
       );
     throw new DatasetFailure(
       'network',
-      `Could not reach ${new URL(options.url ?? HOSTED_CHAT_URL).host}: the network is down or the request was blocked. Check the connection, or generate with the loaded local model.`,
+      `Could not reach ${new URL(endpointUrl).host}: the network is down or the request was blocked. Check the connection, or generate with the loaded local model.`,
+      partial,
     );
   } finally {
     clearTimeout(timer);

@@ -24,6 +24,7 @@ import {
   type WorkerResponse,
 } from '../shared/worker-protocol';
 import { GenerationClock } from '../shared/generation-stats';
+import { errorMessage } from '../shared/errors';
 import { DEFAULT_MODEL_HOST } from '../shared/models';
 import { TokenTextStreamer } from './token-streamer';
 import { describeLoadError, fallbackReason, resolveVariant } from './load-plan';
@@ -345,8 +346,6 @@ async function adapterLimits() {
   };
 }
 
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
 async function storage(request: StorageRequest) {
   switch (request.type) {
     case 'storage.list':
@@ -356,7 +355,7 @@ async function storage(request: StorageRequest) {
         post({
           status: 'storage-error',
           op: 'list',
-          data: `Could not read the browser cache: ${errorText(error)}`,
+          data: `Could not read the browser cache: ${errorMessage(error)}`,
         });
       }
       break;
@@ -374,7 +373,7 @@ async function storage(request: StorageRequest) {
           status: 'storage-error',
           op: 'delete',
           id: request.id,
-          data: `Could not delete ${request.id}: ${errorText(error)}`,
+          data: `Could not delete ${request.id}: ${errorMessage(error)}`,
         });
       } finally {
         env.remoteHost = host;
@@ -392,7 +391,12 @@ async function storage(request: StorageRequest) {
         });
         post({ status: 'plan', plan });
       } catch (error) {
-        post({ status: 'storage-error', op: 'plan', id: request.data.id, data: errorText(error) });
+        post({
+          status: 'storage-error',
+          op: 'plan',
+          id: request.data.id,
+          data: errorMessage(error),
+        });
       }
       break;
     }

@@ -7,6 +7,7 @@ import {
   type SnapshotFrom,
 } from 'xstate';
 import type { StoredModel, StorageEstimate } from '../shared/storage';
+import { errorMessage } from '../shared/errors';
 import type { StorageRequest, StorageResponse } from '../shared/storage-protocol';
 
 /** Something that accepts storage requests (the worker actor; a recording fake in tests). */
@@ -54,8 +55,6 @@ const persistPlaceholder = fromPromise<boolean>(() => {
   throw new Error('requestPersist actor not provided');
 });
 
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
 export const storedModelsMachine = setup({
   types: {
     context: {} as StoredModelsContext,
@@ -94,7 +93,7 @@ export const storedModelsMachine = setup({
         return event.message.data;
       },
     }),
-    storeError: assign({ error: (_, error: unknown) => messageOf(error) }),
+    storeError: assign({ error: (_, error: unknown) => errorMessage(error) }),
     refuseLoaded: assign({
       error: ({ event }) => {
         assertEvent(event, 'storedModels.delete');

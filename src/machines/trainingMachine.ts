@@ -28,6 +28,7 @@ import {
   type TrainRequest,
 } from '../shared/training-api';
 import { nextProgress } from '../shared/training-progress';
+import { errorMessage } from '../shared/errors';
 
 export interface StartTrainingInput {
   request: TrainRequest;
@@ -92,10 +93,6 @@ export type TrainingEvent =
 
 /** Emitted when POST /train is refused: the UI shows `message` (the server's text) in an alert. */
 export type TrainingEmitted = { type: 'training.startFailed'; message: string };
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** The HTTP status carried by an actor's error (structural: machines do not import actors). */
 export function statusOf(error: unknown): number | undefined {
@@ -201,17 +198,17 @@ export const trainingMachine = setup({
     })),
     countPollFailure: assign({
       pollFailures: ({ context }) => context.pollFailures + 1,
-      lastError: (_, error: unknown) => messageOf(error),
+      lastError: (_, error: unknown) => errorMessage(error),
     }),
     storeFailure: assign({ failure: (_, run: RunInfo) => failureText(run) }),
     storeGone: assign({
       failure: ({ context }) =>
         `The training service no longer knows run ${context.runId ?? ''} (was it restarted with another data folder?).`,
     }),
-    storeCancelError: assign({ lastError: (_, error: unknown) => messageOf(error) }),
+    storeCancelError: assign({ lastError: (_, error: unknown) => errorMessage(error) }),
     emitStartFailed: emit((_, error: unknown) => ({
       type: 'training.startFailed' as const,
-      message: messageOf(error),
+      message: errorMessage(error),
     })),
   },
 }).createMachine({

@@ -117,28 +117,48 @@ export interface CreateApiErrorOptions<K extends string, E extends ApiError<K>> 
   ErrorClass?: new (kind: K, message: string, fields: ApiErrorFields) => E;
 }
 
-/** Reads a failed response once (body, Retry-After) into an {@link HttpFailure}. */
-export async function readHttpFailure(
-  response: Response,
-  options: Pick<
-    CreateApiErrorOptions<string, ApiError<string>>,
-    'redact' | 'maxDetail' | 'keepWhitespace' | 'now'
-  > = {},
-): Promise<HttpFailure> {
+/** What {@link httpFailureOf} needs of a response besides its body. */
+export interface ResponseHead {
+  status: number;
+  statusText: string;
+  headers: Headers;
+}
+
+type ReadOptions = Pick<
+  CreateApiErrorOptions<string, ApiError<string>>,
+  'redact' | 'maxDetail' | 'keepWhitespace' | 'now'
+>;
+
+/**
+ * A failed response's head and body text as an {@link HttpFailure}: for clients whose library
+ * has read the body already (the hosted chat's @huggingface/inference).
+ */
+export function httpFailureOf(
+  head: ResponseHead,
+  text: string,
+  options: ReadOptions = {},
+): HttpFailure {
   const maxDetail = options.maxDetail ?? 300;
-  const text = (await response.text().catch(() => '')).slice(0, Math.max(4000, maxDetail * 2));
-  const words = detailOf(text);
+  const words = detailOf(text.slice(0, Math.max(4000, maxDetail * 2)));
   const redact = options.redact ?? ((s: string) => s);
   const detail = redact(
     (options.keepWhitespace ? words : words.replace(/\s+/g, ' ')).trim().slice(0, maxDetail),
   );
   return {
-    kind: httpErrorKind(response.status),
-    status: response.status,
-    statusText: response.statusText,
+    kind: httpErrorKind(head.status),
+    status: head.status,
+    statusText: head.statusText,
     detail,
-    retryAfterMs: parseRetryAfter(response.headers.get('Retry-After'), options.now),
+    retryAfterMs: parseRetryAfter(head.headers.get('Retry-After'), options.now),
   };
+}
+
+/** Reads a failed response once (body, Retry-After) into an {@link HttpFailure}. */
+export async function readHttpFailure(
+  response: Response,
+  options: ReadOptions = {},
+): Promise<HttpFailure> {
+  return httpFailureOf(response, await response.text().catch(() => ''), options);
 }
 
 /**
