@@ -173,7 +173,8 @@ function Session() {
   return (
     <>
       {conversations && (
-        <Suspense fallback={null}>
+        // The placeholder keeps the list's place (styles.css), so the page does not shift.
+        <Suspense fallback={<div className="conversations" aria-hidden="true" />}>
           <ConversationsPanel conversations={conversations} />
         </Suspense>
       )}

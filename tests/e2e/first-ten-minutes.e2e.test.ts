@@ -72,6 +72,33 @@ async function shot(page: Page, name: string, fullPage = true) {
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage });
 }
 
+/**
+ * Records every position the model picker takes during the page's first seconds, from its first
+ * paint (the lazy chunks arriving must not move it: a click aimed at it would land elsewhere).
+ */
+async function recordPickerMoves(page: Page) {
+  await page.addInitScript(() => {
+    const moves: { t: number; x: number; y: number }[] = [];
+    (window as unknown as { __pickerMoves: typeof moves }).__pickerMoves = moves;
+    const start = performance.now();
+    const tick = () => {
+      const button = [...document.querySelectorAll('button')].find((b) =>
+        (b.getAttribute('aria-label') ?? '').startsWith('Model:'),
+      );
+      if (button) {
+        const { x, y } = button.getBoundingClientRect();
+        const last = moves.at(-1);
+        if (!last || last.x !== x || last.y !== y)
+          moves.push({ t: Math.round(performance.now() - start), x, y });
+      }
+      if (performance.now() - start < 5_000) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  });
+  return () =>
+    page.evaluate(() => (window as unknown as { __pickerMoves: unknown[] }).__pickerMoves);
+}
+
 /** Fails the test on any native dialog (alert/confirm/prompt) the page opens. */
 function recordDialogs(page: Page): string[] {
   const dialogs: string[] = [];
@@ -177,7 +204,13 @@ describe.each(SIZES)('first ten minutes at $width×$height', ({ name, width, hei
     try {
       const { page } = browser;
       const dialogs = recordDialogs(page);
+      const pickerMoves = await recordPickerMoves(page);
       await page.goto(real.url);
+      // Regression: on a phone the conversations list arrived above the picker and pushed it
+      // 300 px down, so a quick click missed it. It keeps its place from the first paint.
+      await page.getByRole('region', { name: 'Fine-tuning' }).waitFor({ timeout: 60_000 });
+      await page.waitForTimeout(500);
+      expect(await pickerMoves()).toHaveLength(1);
       await page.getByRole('button', { name: /^Model:/ }).click({ timeout: 60_000 });
       await page.getByRole('option', { name: /Llama 3\.2 1B/ }).click();
       await page.getByRole('button', { name: 'Load model' }).click();
