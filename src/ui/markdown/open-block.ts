@@ -88,6 +88,7 @@ function tableBlock(token: Tokens.Table, links: Links): OpenBlock | null {
     }
     wrapper = document.createElement('div');
     wrapper.className = 'md-table-stream';
+    wrapper.style.setProperty('--md-table-width', `${tableWidth}px`);
     table.replaceWith(wrapper);
     fix(table);
     wrapper.append(table);
@@ -95,7 +96,6 @@ function tableBlock(token: Tokens.Table, links: Links): OpenBlock | null {
   };
   const fix = (t: HTMLTableElement) => {
     if (colgroup) t.prepend(colgroup.cloneNode(true));
-    t.style.width = `${tableWidth}px`;
   };
   /** Starts the next segment: a table of the same widths. */
   const segment = () => {
@@ -151,7 +151,6 @@ function tableBlock(token: Tokens.Table, links: Links): OpenBlock | null {
         for (const t of [...wrapper.querySelectorAll('table')].slice(1))
           first?.append(...(t.tBodies[0]?.rows ?? []));
         table.querySelector('colgroup')?.remove();
-        table.removeAttribute('style');
         wrapper.replaceWith(table);
         element = table;
         wrapper = null;
