@@ -13,6 +13,7 @@
 import type { Token, Tokens, TokensList } from 'marked';
 import { lex, renderTokens, sanitizeToFragment } from './markdown';
 import { typeset } from './math';
+import { listBlock } from './open-list';
 
 type Links = TokensList['links'];
 
@@ -40,6 +41,7 @@ function nodes(tokens: Token[], links: Links, root: () => ParentNode | null): Do
 
 export function openBlockFor(token: Token, links: Links): OpenBlock | null {
   if (token.type === 'table') return tableBlock(token as Tokens.Table, links);
+  if (token.type === 'list') return listBlock(token as Tokens.List, links);
   if (token.type === 'paragraph') return paragraphBlock(token as Tokens.Paragraph, links);
   if (token.type === 'code' && !('codeBlockStyle' in token)) return codeBlock(token as Tokens.Code);
   return null;
