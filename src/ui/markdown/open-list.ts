@@ -70,31 +70,14 @@ export function listBlock(token: Tokens.List, links: Links): OpenBlock | null {
   let partial: Element[] = []; // nodes shown for the line being typed
   let text = ''; // the tail last seen
 
-  /** Renders the deepest item again from its own line (plus `extra`, the line being typed). */
-  const renderDeepest = (extra: string | null, sibling = false): boolean => {
+  /** Renders the deepest item again from its own line (plus `extra`, a line inside it). */
+  const renderDeepest = (extra: string | null): boolean => {
     const deepest = levels.at(-1);
-    if (!deepest) return false;
     const list =
-      extra === null || sibling
-        ? renderList(
-            extra === null ? deepest.line : `${deepest.line}\n${extra}`,
-            links,
-            extra === null ? 1 : 2,
-          )
-        : null;
-    if (!list && extra !== null) {
-      const one = renderList(`${deepest.line}\n${extra}`, links, 1);
-      if (!one?.firstElementChild) return false;
-      deepest.item.replaceChildren(...one.firstElementChild.childNodes);
-      return true;
-    }
-    const [first, second] = [...(list?.children ?? [])];
-    if (!first) return false;
-    deepest.item.replaceChildren(...first.childNodes);
-    if (second) {
-      deepest.list.append(second);
-      partial.push(second);
-    }
+      deepest && renderList(extra === null ? deepest.line : `${deepest.line}\n${extra}`, links, 1);
+    const li = list?.firstElementChild;
+    if (!deepest || !li) return false;
+    deepest.item.replaceChildren(...li.childNodes);
     return true;
   };
 
@@ -151,13 +134,21 @@ export function listBlock(token: Tokens.List, links: Links): OpenBlock | null {
     if (rest.trim() === '') return true;
     const item = parseItem(rest);
     if (item && addItem(item, true)) return true;
-    // Anything else can change the deepest item (a lazy continuation, a setext underline) or
-    // start its sibling: render the deepest item's line with it.
     const indent = rest.length - rest.trimStart().length;
-    return renderDeepest(
-      indent >= deepest.indent ? rest.slice(deepest.indent) : rest,
-      indent === deepest.indent,
-    );
+    // Inside the deepest item (a setext underline, a continuation): render its line with it.
+    if (indent >= deepest.content) return renderDeepest(rest.slice(deepest.indent));
+    // A bare marker starts an empty item at the level of its column.
+    const bare = /^ *([-+*]|\d{1,9}[.)]) *$/.exec(rest);
+    const kind = bare?.[1]?.replace(/^\d+/, '');
+    const level = levels.find((l) => l.indent === indent && l.kind === kind);
+    const li = level && renderList(rest.slice(indent), links, 1)?.firstElementChild;
+    if (level && li) {
+      level.list.append(li);
+      partial.push(li);
+      return true;
+    }
+    // A lazy continuation of the deepest item's paragraph (kept as written).
+    return !bare && deepest.indent === 0 && renderDeepest(rest);
   };
 
   if (token.loose || !read(token.raw)) return null;
