@@ -29,15 +29,23 @@ afterAll(async () => {
 describe('streamed open block split for layout', () => {
   it.each([
     ['a paragraph of 120 inline formulas', formulasText(120), 'paragraph'],
-    ['a paragraph of words and code spans', `${'a word with `code` and more, '.repeat(150)}end.\n\nAfter.\n`, 'paragraph'],
+    [
+      'a paragraph of words and code spans',
+      `${'a word with `code` and more, '.repeat(150)}end.\n\nAfter.\n`,
+      'paragraph',
+    ],
     ['a 100 x 6 table', tableText(100, 6), 'table'],
-  ])('%s: split while streaming, shown as the whole render, same final DOM', async (_, text) => {
-    const result = await browser.page.evaluate(
-      ([t]) => window.harness.checkSegments(t ?? [], 7),
-      [tokenize(text)],
-    );
-    expect(result.segments).toBeGreaterThan(1);
-    expect(result.mismatches).toEqual([]);
-    expect(result.difference).toBe('');
-  }, 120_000);
+  ])(
+    '%s: split while streaming, shown as the whole render, same final DOM',
+    async (_, text) => {
+      const result = await browser.page.evaluate(
+        ([t]) => window.harness.checkSegments(t ?? [], 7),
+        [tokenize(text)],
+      );
+      expect(result.segments).toBeGreaterThan(1);
+      expect(result.mismatches).toEqual([]);
+      expect(result.difference).toBe('');
+    },
+    120_000,
+  );
 });

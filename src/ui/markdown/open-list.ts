@@ -159,7 +159,7 @@ export function listBlock(token: Tokens.List, links: Links): OpenBlock | null {
     element: root,
     lex(tail: string): Token[] | null {
       if (!read(tail)) return null;
-      return [{ ...token, raw: tail } as Tokens.List];
+      return [{ ...token, raw: tail }];
     },
     sync() {
       // The DOM was brought up to date while reading the lines.
