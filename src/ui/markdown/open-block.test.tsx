@@ -147,7 +147,7 @@ describe('finished parts of the open block are kept, not rendered again', () => 
       '- a\n - b\n   - c\n      - d\n', // markers between levels
     ];
     for (const text of lists) stream(text.split(''), 1);
-  });
+  }, 60_000);
 
   it('a code fence appends text: earlier text nodes are kept', () => {
     const el = document.createElement('div');
