@@ -51,6 +51,78 @@ const harness = {
     return time;
   },
   /**
+   * Streams `tokens` one per update, laid out after each as in the app, and checks every `every`
+   * updates that the layout splitting of the open block (paragraph segments, table segments) shows
+   * what a whole render shows: the open paragraph as tall as the whole render's last paragraph,
+   * table cells in the header's columns. Returns the most segments seen, the mismatches and
+   * whether the final DOM equals the whole render.
+   */
+  checkSegments(tokens: string[], every: number) {
+    out.replaceChildren();
+    const reference = document.createElement('div');
+    reference.className = 'markdown';
+    reference.style.width = out.style.width;
+    document.body.append(reference);
+    const r = createStreamingRenderer(out);
+    const mismatches: string[] = [];
+    let segments = 0;
+    let text = '';
+    const columns = (tr: HTMLTableRowElement) =>
+      [...tr.cells].map((c) => {
+        const b = c.getBoundingClientRect();
+        return `${b.left.toFixed(1)}-${b.right.toFixed(1)}`;
+      });
+    tokens.forEach((token, i) => {
+      text += token;
+      r.update(text);
+      void out.offsetHeight;
+      const open = out.querySelector('.md-open');
+      segments = Math.max(
+        segments,
+        out.querySelectorAll('.md-seg').length +
+          Math.max(0, out.querySelectorAll('.md-table-stream > table').length - 1),
+      );
+      if (i % every !== 0 || !open) return;
+      const p = open.querySelector('p');
+      if (p) {
+        reference.innerHTML = renderMarkdown(text);
+        typeset(reference);
+        const want = [...reference.querySelectorAll('p')].at(-1)?.getBoundingClientRect().height;
+        const got = p.getBoundingClientRect().height;
+        if (want !== got) mismatches.push(`paragraph ${got} px tall, whole render ${want} px`);
+      }
+      const head = open.querySelector('thead tr');
+      if (head instanceof HTMLTableRowElement) {
+        const want = columns(head).join();
+        for (const tr of open.querySelectorAll('tbody tr'))
+          if (tr instanceof HTMLTableRowElement && tr.cells.length === head.cells.length) {
+            const got = columns(tr).join();
+            if (got !== want) mismatches.push(`row columns ${got}, header ${want}`);
+          }
+      }
+    });
+    /** The blocks' HTML, block wrappers and whitespace between elements left out. */
+    const blocks = () =>
+      [...out.querySelectorAll('.md-block')]
+        .map((b) => b.innerHTML)
+        .join('')
+        .replace(/>\s*</g, '><')
+        .trim();
+    r.finish(text);
+    const streamed = blocks();
+    r.dispose();
+    r.finish(text);
+    const whole = blocks();
+    reference.remove();
+    let at = 0;
+    while (at < whole.length && streamed[at] === whole[at]) at++;
+    const difference =
+      streamed === whole
+        ? ''
+        : `${streamed.slice(Math.max(0, at - 80), at + 80)}\n  whole:\n${whole.slice(Math.max(0, at - 80), at + 80)}`;
+    return { segments, mismatches: [...new Set(mismatches)].slice(0, 5), difference };
+  },
+  /**
    * Streams `tokens` one per update; returns the time of each update from index `from` on (ms,
    * including layout). The naive mode starts from the prefix directly (its cost depends only on
    * the text length), the incremental one streams every token.

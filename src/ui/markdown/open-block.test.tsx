@@ -123,6 +123,32 @@ describe('finished parts of the open block are kept, not rendered again', () => 
     expect(el.querySelectorAll('.md-open p')).toHaveLength(1);
   });
 
+  it('a nested list keeps its items (the open path too) as the same nodes', () => {
+    const el = document.createElement('div');
+    const r = createStreamingRenderer(el);
+    const text = nestedListText(12);
+    r.update(text.slice(0, text.indexOf('- level 4')));
+    const items = [...el.querySelectorAll('.md-open li')];
+    expect(items).toHaveLength(4);
+    r.update(text.slice(0, text.indexOf('- level 9') + 9));
+    const now = [...el.querySelectorAll('.md-open li')];
+    expect(now).toHaveLength(10);
+    expect(now.slice(0, 3).every((li, i) => li === items[i])).toBe(true);
+  });
+
+  it('lists that are not one item per line fall back and stay equal to a full render', () => {
+    const lists = [
+      '- a\n  - b\n    - c\n  - d\n- e\n\nafter\n', // siblings at each level
+      '1. a\n   1. b\n   2. c\n2. d\n3) e\n', // ordered, a new delimiter starts a new list
+      '- a\n  -\n- b\n continued\n  - c\n    lazy *em*\n', // setext, lazy lines
+      '- a\n\n- b\n  - c\n', // loose
+      '- [ ] task\n- [x] done\n  - ```\n    code\n    ```\n', // tasks and a fence
+      '* a\n+ b\n- c\n  2. d\n  1. e\n', // mixed markers; an ordered list from 2 cannot interrupt
+      '- a\n - b\n   - c\n      - d\n', // markers between levels
+    ];
+    for (const text of lists) stream(text.split(''), 1);
+  }, 60_000);
+
   it('a code fence appends text: earlier text nodes are kept', () => {
     const el = document.createElement('div');
     const r = createStreamingRenderer(el);

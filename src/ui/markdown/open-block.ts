@@ -2,7 +2,7 @@
  * The open block of a streamed message (the last top-level block, still growing) kept as DOM whose
  * finished parts are never lexed, sanitized or typeset again, so an update costs in proportion to
  * the change, not to the block:
- * - a table keeps its finished rows (a row is finished once its line is): only the header and the
+ * - a table (open-table.ts) keeps its finished rows (a row is finished once its line is): only the header and the
  *   rows after the last finished one are lexed again, and the new rows are appended;
  * - a paragraph keeps its finished inline parts (up to a safe split point, see `splitPoint`): the
  *   rest is lexed as the continuation of a paragraph line (`x ` + rest) and its nodes replaced;
@@ -12,7 +12,9 @@
  */
 import type { Token, Tokens, TokensList } from 'marked';
 import { lex, renderTokens, sanitizeToFragment } from './markdown';
-import { typeset } from './math';
+import { nodes } from './nodes';
+import { listBlock } from './open-list';
+import { tableBlock } from './open-table';
 
 type Links = TokensList['links'];
 
@@ -28,65 +30,12 @@ export interface OpenBlock {
   sync(final: boolean): void;
 }
 
-/** Renders tokens to sanitized, typeset nodes (typeset later in `root` if KaTeX is not loaded). */
-function nodes(tokens: Token[], links: Links, root: () => ParentNode | null): DocumentFragment {
-  const fragment = sanitizeToFragment(renderTokens(tokens, links));
-  if (!typeset(fragment)) {
-    const later = root();
-    if (later) typeset(later);
-  }
-  return fragment;
-}
-
 export function openBlockFor(token: Token, links: Links): OpenBlock | null {
   if (token.type === 'table') return tableBlock(token as Tokens.Table, links);
+  if (token.type === 'list') return listBlock(token as Tokens.List, links);
   if (token.type === 'paragraph') return paragraphBlock(token as Tokens.Paragraph, links);
   if (token.type === 'code' && !('codeBlockStyle' in token)) return codeBlock(token as Tokens.Code);
   return null;
-}
-
-function tableBlock(token: Tokens.Table, links: Links): OpenBlock | null {
-  const lines = token.raw.split('\n');
-  if (lines.length < 3) return null; // the delimiter row is still being written
-  const head = `${lines[0]}\n${lines[1]}\n`;
-  const columns = token.header.length;
-  const element = nodes([{ ...token, rows: [] }], links, () => null).firstElementChild;
-  if (element?.tagName !== 'TABLE') return null;
-  let body: Element | null = null;
-  let live: Element[] = [];
-  let frozen = head.length; // chars of the block whose rows are in `body` for good
-  let last = token; // header + the rows after `frozen`
-
-  return {
-    element,
-    lex(tail, known) {
-      const tokens = lex(head + tail.slice(frozen), known);
-      const first = tokens[0];
-      if (first?.type !== 'table' || !first.raw.startsWith(head)) return null;
-      if ((first as Tokens.Table).header.length !== columns) return null;
-      last = first as Tokens.Table;
-      tokens[0] = { ...first, raw: tail.slice(0, frozen) + first.raw.slice(head.length) };
-      return tokens;
-    },
-    sync(final) {
-      for (const row of live) row.remove();
-      live = [];
-      const rows = last.rows;
-      if (rows.length === 0) return;
-      const rendered = nodes([last], links, () => element).querySelectorAll('tbody > tr');
-      if (!body) {
-        body = document.createElement('tbody');
-        element.append(body);
-      }
-      const done = final || last.raw.endsWith('\n') ? rows.length : rows.length - 1;
-      const rowLines = last.raw.slice(head.length).split('\n');
-      rendered.forEach((tr, i) => {
-        body?.append(tr);
-        if (i < done) frozen += (rowLines[i]?.length ?? 0) + 1;
-        else live.push(tr);
-      });
-    },
-  };
 }
 
 /** Characters that can open an inline construct closed by later text. */
@@ -131,9 +80,51 @@ export function splitPoint(tokens: Token[], text: string): number {
   return split;
 }
 
+/** Frozen inline nodes after the last segment from which a segment is cut (see `cutSegment`). */
+const SEGMENT_NODES = 16;
+
+/**
+ * Where a new line starts inside `node` (a top-level child of an inline formatting context whose
+ * lines start at `left`), after its first line above `top`: the node itself (offset 0) or a text
+ * offset; null if none. Reads layout, which is clean between frames.
+ */
+function lineStartIn(node: ChildNode, left: number, top: number): number | null {
+  if (node instanceof Element) {
+    const rects = node.getClientRects();
+    const first = rects[0];
+    return first && Math.abs(first.left - left) < 0.5 && first.top > top ? 0 : null;
+  }
+  if (!(node instanceof Text) || node.length < 2) return null;
+  const range = document.createRange();
+  const rectAt = (offset: number) => {
+    range.setStart(node, offset);
+    range.setEnd(node, offset + 1);
+    return range.getClientRects()[0];
+  };
+  const last = rectAt(node.length - 1);
+  if (!last || last.top <= top) return null;
+  // The first character on the last line: the one after the last that sits above it.
+  let lo = 0; // a character above the last line, or the node start
+  let hi = node.length - 1; // a character on the last line
+  if ((rectAt(0)?.top ?? last.top) >= last.top) return null; // no break inside the node
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if ((rectAt(mid)?.top ?? last.top) >= last.top) hi = mid;
+    else lo = mid;
+  }
+  const start = rectAt(hi);
+  return start && Math.abs(start.left - left) < 0.5 ? hi : null;
+}
+
 /** Synthetic start of a paragraph line: the rest of a split line lexes as its continuation. */
 const CONTINUATION = 'x ';
 
+/**
+ * A long paragraph is one inline formatting context that Chromium lays out whole when it changes,
+ * so while it streams its finished lines are moved into `md-seg` blocks (cut exactly where the
+ * browser broke a line, so nothing moves on screen) and only the last lines are laid out again.
+ * When the paragraph is complete the segments are unwrapped: the DOM is the whole render's.
+ */
 function paragraphBlock(token: Tokens.Paragraph, links: Links): OpenBlock | null {
   if (token.tokens.some((t) => t.type === 'html')) return null;
   const element = document.createElement('p');
@@ -141,6 +132,8 @@ function paragraphBlock(token: Tokens.Paragraph, links: Links): OpenBlock | null
   let frozen = 0; // chars of the block whose nodes are in `element` for good
   let last = token; // the paragraph from `frozen` on, after CONTINUATION once frozen > 0
   let prefix = 0;
+  let segments: HTMLElement[] = [];
+  let loose = 0; // frozen nodes after the last segment
 
   /** Nodes of inline tokens, the synthetic prefix removed when `strip`. */
   const inline = (tokens: Token[], strip: boolean): ChildNode[] => {
@@ -154,6 +147,34 @@ function paragraphBlock(token: Tokens.Paragraph, links: Links): OpenBlock | null
       else children.shift();
     }
     return children;
+  };
+
+  /** Moves the frozen nodes before the last line start among them into a new segment. */
+  const cutSegment = () => {
+    const frozenNodes = [...element.childNodes].slice(segments.length, segments.length + loose);
+    const firstRect = frozenNodes[0] && rectOf(frozenNodes[0]);
+    if (!firstRect) return;
+    const box = element.getBoundingClientRect();
+    const left = box.left + element.clientLeft + parseFloat(getComputedStyle(element).paddingLeft);
+    for (let i = frozenNodes.length - 1; i >= 0; i--) {
+      const node = frozenNodes[i] as ChildNode;
+      const at = lineStartIn(node, left, firstRect.top + 1);
+      if (at === null) continue;
+      let cut = i;
+      if (at > 0 && node instanceof Text) {
+        node.splitText(at);
+        cut = i + 1;
+      }
+      const moved = [...element.childNodes].slice(segments.length, segments.length + cut);
+      if (moved.length === 0) return;
+      const segment = document.createElement('span');
+      segment.className = 'md-seg';
+      segment.append(...moved);
+      element.insertBefore(segment, element.childNodes[segments.length] ?? null);
+      segments.push(segment);
+      loose = element.childNodes.length - segments.length - live.length;
+      return;
+    }
   };
 
   return {
@@ -180,18 +201,35 @@ function paragraphBlock(token: Tokens.Paragraph, links: Links): OpenBlock | null
       return tokens;
     },
     sync(final) {
+      // Layout is clean here (the last update was laid out): cut before changing anything.
+      if (!final && loose >= SEGMENT_NODES && element.isConnected) cutSegment();
       for (const node of live) node.remove();
       const tokens = last.tokens;
       const split = final ? 0 : splitPoint(tokens, last.text);
       if (split > 0) {
-        element.append(...inline(tokens.slice(0, split), prefix > 0));
+        const added = inline(tokens.slice(0, split), prefix > 0);
+        element.append(...added);
+        loose += added.length;
         for (const t of tokens.slice(0, split)) frozen += t.raw.length;
         frozen -= prefix;
       }
       live = inline(tokens.slice(split), split === 0 && prefix > 0);
       element.append(...live);
+      if (final) {
+        for (const segment of segments) segment.replaceWith(...segment.childNodes);
+        segments = [];
+        element.normalize(); // text split at a cut joins again (same DOM as the whole render)
+      }
     },
   };
+}
+
+/** The first client rect of a node (element or text). */
+function rectOf(node: ChildNode): DOMRect | undefined {
+  if (node instanceof Element) return node.getClientRects()[0];
+  const range = document.createRange();
+  range.selectNodeContents(node);
+  return range.getClientRects()[0];
 }
 
 function codeBlock(token: Tokens.Code): OpenBlock | null {

@@ -1,0 +1,121 @@
+/** The open block when it is a table (see open-block.ts). */
+import type { Tokens, TokensList } from 'marked';
+import { lex } from './markdown';
+import { nodes } from './nodes';
+import type { OpenBlock } from './open-block';
+
+type Links = TokensList['links'];
+
+/** Finished rows per segment of a streamed table (see `tableBlock`). */
+const SEGMENT_ROWS = 32;
+
+/**
+ * Chromium lays out a `<table>` whole when a row is added, so a streamed table is split while it
+ * grows: once SEGMENT_ROWS rows are finished, the column widths are measured (once) and frozen
+ * (`table-layout: fixed` + `<colgroup>`), and later rows go into further tables of SEGMENT_ROWS
+ * rows with the same widths inside one scrolling wrapper, so an update lays out only the last
+ * segment. When the table is complete its rows move back into one table (the whole render's DOM,
+ * automatic column widths again).
+ */
+export function tableBlock(token: Tokens.Table, links: Links): OpenBlock | null {
+  const lines = token.raw.split('\n');
+  if (lines.length < 3) return null; // the delimiter row is still being written
+  const head = `${lines[0]}\n${lines[1]}\n`;
+  const columns = token.header.length;
+  const table = nodes([{ ...token, rows: [] }], links, () => null).firstElementChild;
+  if (!(table instanceof HTMLTableElement)) return null;
+  let element: Element = table;
+  let body: HTMLTableSectionElement | null = null;
+  let live: Element[] = [];
+  let frozen = head.length; // chars of the block whose rows are in `body` for good
+  let frozenRows = 0; // finished rows in `body`
+  let last = token; // header + the rows after `frozen`
+  let wrapper: HTMLElement | null = null;
+  let colgroup: HTMLTableColElement | null = null;
+  let tableWidth = 0;
+
+  /** Freezes the column widths as laid out now and moves the table into a scrolling wrapper. */
+  const freeze = () => {
+    const cells = [...(table.tHead?.rows[0]?.cells ?? [])];
+    const rects = cells.map((cell) => cell.getBoundingClientRect());
+    const widths = rects.map((r) => r.width);
+    if (widths.length === 0 || widths.some((w) => !(w > 0))) return; // not laid out
+    tableWidth = (rects.at(-1)?.right ?? 0) - (rects[0]?.left ?? 0);
+    colgroup = document.createElement('colgroup');
+    for (const width of widths) {
+      const col = document.createElement('col');
+      col.style.width = `${width}px`;
+      colgroup.append(col);
+    }
+    wrapper = document.createElement('div');
+    wrapper.className = 'md-table-stream';
+    wrapper.style.setProperty('--md-table-width', `${tableWidth}px`);
+    table.replaceWith(wrapper);
+    fix(table);
+    wrapper.append(table);
+    element = wrapper;
+  };
+  const fix = (t: HTMLTableElement) => {
+    if (colgroup) t.prepend(colgroup.cloneNode(true));
+  };
+  /** Starts the next segment: a table of the same widths. */
+  const segment = () => {
+    const next = document.createElement('table');
+    fix(next);
+    body = document.createElement('tbody');
+    next.append(body);
+    wrapper?.append(next);
+    frozenRows = 0;
+  };
+
+  return {
+    get element() {
+      return element;
+    },
+    lex(tail, known) {
+      const tokens = lex(head + tail.slice(frozen), known);
+      const first = tokens[0];
+      if (first?.type !== 'table' || !first.raw.startsWith(head)) return null;
+      if ((first as Tokens.Table).header.length !== columns) return null;
+      last = first as Tokens.Table;
+      tokens[0] = { ...first, raw: tail.slice(0, frozen) + first.raw.slice(head.length) };
+      return tokens;
+    },
+    sync(final) {
+      // Layout is clean here (the last update was laid out): measure before changing anything.
+      if (!final && frozenRows >= SEGMENT_ROWS && element.isConnected) {
+        if (!wrapper) freeze();
+        if (wrapper) segment();
+      }
+      for (const row of live) row.remove();
+      live = [];
+      const rows = last.rows;
+      if (rows.length > 0) {
+        const rendered = nodes([last], links, () => element).querySelectorAll('tbody > tr');
+        if (!body) {
+          body = document.createElement('tbody');
+          table.append(body);
+        }
+        const done = final || last.raw.endsWith('\n') ? rows.length : rows.length - 1;
+        const rowLines = last.raw.slice(head.length).split('\n');
+        rendered.forEach((tr, i) => {
+          body?.append(tr);
+          if (i < done) {
+            frozen += (rowLines[i]?.length ?? 0) + 1;
+            frozenRows++;
+          } else live.push(tr);
+        });
+      }
+      if (final && wrapper) {
+        // One table again, as the whole render has it.
+        const first = table.tBodies[0];
+        for (const t of [...wrapper.querySelectorAll('table')].slice(1))
+          first?.append(...(t.tBodies[0]?.rows ?? []));
+        table.querySelector('colgroup')?.remove();
+        wrapper.replaceWith(table);
+        element = table;
+        wrapper = null;
+      }
+    },
+  };
+}

@@ -1,0 +1,51 @@
+/**
+ * The layout splitting of a streamed open block in real Chromium (open-block.ts): a long paragraph
+ * moves its finished lines into segments cut at the browser's own line breaks, a long table moves
+ * its rows into segments of frozen column widths. What the user sees must not change: the
+ * paragraph keeps the whole render's line breaks, the rows stay in the header's columns, and the
+ * final DOM is the whole render's. (jsdom has no layout, so the unit tests never split.)
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launch, type Browser } from './harness';
+import { startRenderHarness } from '../render/server';
+import { formulasText, tableText, tokenize } from '../bench/render-cases';
+
+let harness: Awaited<ReturnType<typeof startRenderHarness>>;
+let browser: Browser;
+
+beforeAll(async () => {
+  harness = await startRenderHarness();
+  browser = await launch({ webgpu: false });
+  await browser.page.goto(harness.url);
+  await browser.page.waitForFunction(() => 'harness' in window);
+  await browser.page.evaluate(() => window.harness.loadKatex());
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await harness?.server.close();
+});
+
+describe('streamed open block split for layout', () => {
+  it.each([
+    ['a paragraph of 120 inline formulas', formulasText(120), 'paragraph'],
+    [
+      'a paragraph of words and code spans',
+      `${'a word with `code` and more, '.repeat(150)}end.\n\nAfter.\n`,
+      'paragraph',
+    ],
+    ['a 100 x 6 table', tableText(100, 6), 'table'],
+  ])(
+    '%s: split while streaming, shown as the whole render, same final DOM',
+    async (_, text) => {
+      const result = await browser.page.evaluate(
+        ([t]) => window.harness.checkSegments(t ?? [], 7),
+        [tokenize(text)],
+      );
+      expect(result.segments).toBeGreaterThan(1);
+      expect(result.mismatches).toEqual([]);
+      expect(result.difference).toBe('');
+    },
+    120_000,
+  );
+});
