@@ -176,6 +176,45 @@ describe('finished parts of the open block are kept, not rendered again', () => 
   });
 });
 
+describe('the plain-text fast path (plain-text.ts): words appended to the last text', () => {
+  /** Texts where appending one more plain-looking word changes what a full render shows. */
+  const TRICKY = [
+    'Visit www.example.com or https://example.org/x today, then ftp://host.net.', // autolinks
+    'mail me at name@example.com please', // an email autolink
+    '2023. was a year\n\n1) starts a list\n\nplain words after', // a paragraph start that is a list
+    'Title\n=====\n\nText\n---\n\nMore text', // setext headings under a growing line
+    'AT&T and &amp; or &#x41; stay as written', // entities
+    'a _b_c and _d_ e and snake_case_name', // intraword underscores
+    'quotes "x" and \'y\' and café naïve — dashes – fine', // escaped and non-ASCII characters
+    'line one  \nline two\twith a tab', // hard break, tab
+    '| a | b |\n|---|---|\n| cell one  | cell two   \n| x | y \\| z |\n| `p|q` | r |\n\nafter', // table cells
+    '- item one\n- 2023. nested list\n  - deep item http://x.y\n- last item words', // list items
+    'Paragraph words grow\nsecond line words\n# heading after', // a heading interrupting
+  ];
+
+  it.each(TRICKY.map((t, i) => [i, t]))(
+    'tricky text %i: char by char and word by word, equal to a full render at every step',
+    (_, text) => {
+      stream(text.split(''), 1);
+      stream(tokenize(text), 1);
+    },
+    60_000,
+  );
+
+  it('appends plain words to the same Text node (nothing rendered again)', () => {
+    const el = document.createElement('div');
+    const r = createStreamingRenderer(el);
+    r.update('Hello there');
+    const node = el.querySelector('.md-open p')?.firstChild;
+    r.update('Hello there, general');
+    r.update('Hello there, general Kenobi');
+    expect(el.querySelector('.md-open p')?.firstChild).toBe(node);
+    expect(node?.textContent).toBe('Hello there, general Kenobi');
+    r.update('Hello there, general Kenobi *em*'); // not plain: rendered again
+    expect(el.querySelector('.md-open em')?.textContent).toBe('em');
+  });
+});
+
 describe('splitPoint (safe split of a paragraph)', () => {
   const split = (text: string) => {
     const p = lex(text)[0] as Tokens.Paragraph | undefined;

@@ -15,6 +15,7 @@ import { lex, renderTokens, sanitizeToFragment } from './markdown';
 import { nodes } from './nodes';
 import { listBlock } from './open-list';
 import { tableBlock } from './open-table';
+import { appendPlain, plainText, type PlainText } from './plain-text';
 
 type Links = TokensList['links'];
 
@@ -28,6 +29,11 @@ export interface OpenBlock {
   lex(tail: string, links: Links): Token[] | null;
   /** Brings the DOM up to date with the last `lex`; `final`: the block is complete. */
   sync(final: boolean): void;
+  /**
+   * The fast path (plain-text.ts): shows `delta`, appended to the text, by appending it to the
+   * text shown last, when that is provably what `lex` + `sync` would show; false otherwise.
+   */
+  append?(delta: string): boolean;
 }
 
 export function openBlockFor(token: Token, links: Links): OpenBlock | null {
@@ -134,6 +140,7 @@ function paragraphBlock(token: Tokens.Paragraph, links: Links): OpenBlock | null
   let prefix = 0;
   let segments: HTMLElement[] = [];
   let loose = 0; // frozen nodes after the last segment
+  let tail: PlainText | null = null; // the live text, when plain (the fast path)
 
   /** Nodes of inline tokens, the synthetic prefix removed when `strip`. */
   const inline = (tokens: Token[], strip: boolean): ChildNode[] => {
@@ -213,14 +220,27 @@ function paragraphBlock(token: Tokens.Paragraph, links: Links): OpenBlock | null
         for (const t of tokens.slice(0, split)) frozen += t.raw.length;
         frozen -= prefix;
       }
-      live = inline(tokens.slice(split), split === 0 && prefix > 0);
+      const strip = split === 0 && prefix > 0;
+      const rest = tokens.slice(split);
+      live = inline(rest, strip);
       element.append(...live);
+      // One text token shown as one Text node: later plain words can be appended to it.
+      const only = rest.length === 1 && rest[0]?.type === 'text' && live.length === 1;
+      tail = only
+        ? plainText(
+            live[0],
+            (rest[0] as Token).raw.slice(strip ? CONTINUATION.length : 0),
+            frozen === 0 && split === 0,
+          )
+        : null;
       if (final) {
         for (const segment of segments) segment.replaceWith(...segment.childNodes);
         segments = [];
         element.normalize(); // text split at a cut joins again (same DOM as the whole render)
+        tail = null;
       }
     },
+    append: (delta) => appendPlain(tail, delta),
   };
 }
 

@@ -11,6 +11,7 @@ import type { Token, Tokens, TokensList } from 'marked';
 import { lex, renderTokens, sanitizeToFragment } from './markdown';
 import { typeset } from './math';
 import type { OpenBlock } from './open-block';
+import { appendPlain, plainText, type PlainText } from './plain-text';
 
 type Links = TokensList['links'];
 
@@ -69,6 +70,8 @@ export function listBlock(token: Tokens.List, links: Links): OpenBlock | null {
   let parsed = 0; // chars of the tail whose complete lines are in `levels`
   let partial: Element[] = []; // nodes shown for the line being typed
   let text = ''; // the tail last seen
+  let deepestExtra = false; // the deepest item shows a line inside it (rendered again next time)
+  let tail: PlainText | null = null; // the text of the item being written, when plain
 
   /** Renders the deepest item again from its own line (plus `extra`, a line inside it). */
   const renderDeepest = (extra: string | null): boolean => {
@@ -96,6 +99,12 @@ export function listBlock(token: Tokens.List, links: Links): OpenBlock | null {
     const list = renderList(item.line, links, 1);
     const li = list?.firstElementChild;
     if (!list || !li) return false;
+    if (live && li.childNodes.length === 1)
+      tail = plainText(
+        li.firstChild ?? undefined,
+        item.line.slice(item.content - item.indent),
+        true,
+      );
     if (level === levels.length) {
       // A new level: the parent's line is final now (no line below it can change it).
       if (deepest && !live && !renderDeepest(null)) return false;
@@ -115,28 +124,35 @@ export function listBlock(token: Tokens.List, links: Links): OpenBlock | null {
     return true;
   };
 
-  const read = (tail: string): boolean => {
+  const read = (source: string): boolean => {
     for (const node of partial) node.remove();
     partial = [];
-    if (!tail.startsWith(text.slice(0, parsed))) return false;
-    text = tail;
-    let end = tail.indexOf('\n', parsed);
+    tail = null;
+    if (!source.startsWith(text.slice(0, parsed))) return false;
+    text = source;
+    const before = parsed;
+    let end = source.indexOf('\n', parsed);
     while (end >= 0) {
-      const item = parseItem(tail.slice(parsed, end));
+      const item = parseItem(source.slice(parsed, end));
       if (!item || !addItem(item, false)) return false;
       parsed = end + 1;
-      end = tail.indexOf('\n', parsed);
+      end = source.indexOf('\n', parsed);
     }
-    const rest = tail.slice(parsed);
+    const rest = source.slice(parsed);
     const deepest = levels.at(-1);
     if (!deepest) return false; // no complete line yet
-    if (!renderDeepest(null)) return false;
+    // A new complete line is rendered fresh; the deepest item only needs its own line again
+    // after it showed a line inside it.
+    if (deepestExtra && parsed === before && !renderDeepest(null)) return false;
+    deepestExtra = false;
     if (rest.trim() === '') return true;
     const item = parseItem(rest);
     if (item && addItem(item, true)) return true;
+    tail = null;
     const indent = rest.length - rest.trimStart().length;
     // Inside the deepest item (a setext underline, a continuation): render its line with it.
-    if (indent >= deepest.content) return renderDeepest(rest.slice(deepest.indent));
+    if (indent >= deepest.content)
+      return (deepestExtra = renderDeepest(rest.slice(deepest.indent)));
     // A bare marker starts an empty item at the level of its column.
     const bare = /^ *([-+*]|\d{1,9}[.)]) *$/.exec(rest);
     const kind = bare?.[1]?.replace(/^\d+/, '');
@@ -148,7 +164,7 @@ export function listBlock(token: Tokens.List, links: Links): OpenBlock | null {
       return true;
     }
     // A lazy continuation of the deepest item's paragraph (kept as written).
-    return !bare && deepest.indent === 0 && renderDeepest(rest);
+    return !bare && deepest.indent === 0 && (deepestExtra = renderDeepest(rest));
   };
 
   if (token.loose || !read(token.raw)) return null;
@@ -164,5 +180,6 @@ export function listBlock(token: Tokens.List, links: Links): OpenBlock | null {
     sync() {
       // The DOM was brought up to date while reading the lines.
     },
+    append: (delta) => appendPlain(tail, delta),
   };
 }

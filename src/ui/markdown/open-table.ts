@@ -3,6 +3,7 @@ import type { Tokens, TokensList } from 'marked';
 import { lex } from './markdown';
 import { nodes } from './nodes';
 import type { OpenBlock } from './open-block';
+import { appendPlain, plainText, type PlainText } from './plain-text';
 
 type Links = TokensList['links'];
 
@@ -33,6 +34,7 @@ export function tableBlock(token: Tokens.Table, links: Links): OpenBlock | null 
   let wrapper: HTMLElement | null = null;
   let colgroup: HTMLTableColElement | null = null;
   let tableWidth = 0;
+  let tail: PlainText | null = null; // the last cell of the row being written, when plain
 
   /** Freezes the column widths as laid out now and moves the table into a scrolling wrapper. */
   const freeze = () => {
@@ -105,7 +107,9 @@ export function tableBlock(token: Tokens.Table, links: Links): OpenBlock | null 
             frozenRows++;
           } else live.push(tr);
         });
-      }
+        const row = live.at(-1);
+        tail = !final && row instanceof HTMLTableRowElement ? lastCell(row, rowLines.at(-1)) : null;
+      } else tail = null;
       if (final && wrapper) {
         // One table again, as the whole render has it.
         const first = table.tBodies[0];
@@ -117,5 +121,18 @@ export function tableBlock(token: Tokens.Table, links: Links): OpenBlock | null 
         wrapper = null;
       }
     },
+    append: (delta) => appendPlain(tail, delta),
   };
+
+  /** The Text of the cell being written in `row` (the source line `line`), when plain. */
+  function lastCell(row: HTMLTableRowElement, line = ''): PlainText | null {
+    if (/[\\`]/.test(line)) return null; // an escaped pipe or a code span: cells split otherwise
+    const parts = line.split('|');
+    const cell = parts.length - 1 - (line.trimStart().startsWith('|') ? 1 : 0);
+    const td = cell < columns ? row.cells[cell] : undefined;
+    const source = (parts.at(-1) ?? '').trimStart();
+    return td?.childNodes.length === 1
+      ? plainText(td.firstChild ?? undefined, source, false)
+      : null;
+  }
 }

@@ -124,6 +124,20 @@ export function createStreamingRenderer(container: HTMLElement): StreamingRender
 
   const render = (fullText: string, final: boolean) => {
     if (fullText === text && (finished || !final)) return;
+    // The fast path: plain words added to the open block's last text, nothing after the block,
+    // and the text so far ends in what that Text shows (a trailing newline or space is not shown).
+    if (
+      !final &&
+      !finished &&
+      open?.childNodes.length === 1 &&
+      /\S$/.test(text) &&
+      fullText.length > text.length &&
+      fullText.startsWith(text) &&
+      openBlock?.append?.(fullText.slice(text.length))
+    ) {
+      text = fullText;
+      return;
+    }
     if (finished || !fullText.startsWith(committed)) reset();
     else if (!fullText.startsWith(text)) openBlock = null; // the open block's text was rewritten
     text = fullText;
