@@ -148,18 +148,23 @@ const ALLOWED_URL = /^(?:https?:|mailto:|#)/i;
 const URL_IGNORED = /[\u0000-\u0020\u00a0\u1680\u180e\u2000-\u2029\u205f\u3000\ufeff]/g;
 
 function addHooks(purifier: ReturnType<typeof DOMPurify>): void {
-  purifier.addHook('uponSanitizeAttribute', (_node, data) => {
-    if (URL_ATTRS.has(data.attrName) && !ALLOWED_URL.test(data.attrValue.replace(URL_IGNORED, '')))
-      data.keepAttr = false;
-    if (data.attrName === 'class') {
-      data.attrValue = data.attrValue
+  // One hook after DOMPurify's own attribute checks (an uponSanitizeAttribute hook makes DOMPurify
+  // copy its attribute allowlist on every call): URLs and classes are filtered here.
+  purifier.addHook('afterSanitizeAttributes', (node) => {
+    for (const name of URL_ATTRS) {
+      const value = node.getAttribute(name);
+      if (value !== null && !ALLOWED_URL.test(value.replace(URL_IGNORED, '')))
+        node.removeAttribute(name);
+    }
+    const classes = node.getAttribute('class');
+    if (classes !== null) {
+      const kept = classes
         .split(/\s+/)
         .filter((c) => ALLOWED_CLASS.test(c))
         .join(' ');
-      if (!data.attrValue) data.keepAttr = false;
+      if (kept) node.setAttribute('class', kept);
+      else node.removeAttribute('class');
     }
-  });
-  purifier.addHook('afterSanitizeAttributes', (node) => {
     if (node.tagName === 'A') {
       node.setAttribute('target', '_blank');
       node.setAttribute('rel', 'noopener noreferrer nofollow');

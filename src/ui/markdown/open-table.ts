@@ -23,6 +23,10 @@ export function tableBlock(token: Tokens.Table, links: Links): OpenBlock | null 
   if (lines.length < 3) return null; // the delimiter row is still being written
   const head = `${lines[0]}\n${lines[1]}\n`;
   const columns = token.header.length;
+  // The header is rendered once (below); the rows are lexed under a stand-in header with as many
+  // cells and the same delimiter row (alignments), so an update does not lex the real one again.
+  const standIn = `|${' a |'.repeat(columns)}\n${lines[1]}\n`;
+  let lastHead = head.length; // the header's length in `last.raw`
   const table = nodes([{ ...token, rows: [] }], links, () => null).firstElementChild;
   if (!(table instanceof HTMLTableElement)) return null;
   let element: Element = table;
@@ -75,12 +79,14 @@ export function tableBlock(token: Tokens.Table, links: Links): OpenBlock | null 
       return element;
     },
     lex(tail, known) {
-      const tokens = lex(head + tail.slice(frozen), known);
+      if (!tail.startsWith(head)) return null;
+      const tokens = lex(standIn + tail.slice(frozen), known);
       const first = tokens[0];
-      if (first?.type !== 'table' || !first.raw.startsWith(head)) return null;
+      if (first?.type !== 'table' || !first.raw.startsWith(standIn)) return null;
       if ((first as Tokens.Table).header.length !== columns) return null;
       last = first as Tokens.Table;
-      tokens[0] = { ...first, raw: tail.slice(0, frozen) + first.raw.slice(head.length) };
+      lastHead = standIn.length;
+      tokens[0] = { ...first, raw: tail.slice(0, frozen) + first.raw.slice(standIn.length) };
       return tokens;
     },
     sync(final) {
@@ -99,7 +105,7 @@ export function tableBlock(token: Tokens.Table, links: Links): OpenBlock | null 
           table.append(body);
         }
         const done = final || last.raw.endsWith('\n') ? rows.length : rows.length - 1;
-        const rowLines = last.raw.slice(head.length).split('\n');
+        const rowLines = last.raw.slice(lastHead).split('\n');
         rendered.forEach((tr, i) => {
           body?.append(tr);
           if (i < done) {

@@ -28,7 +28,11 @@ export interface PlainText {
 
 /** Whether `source` is plain: see the module comment. */
 function plain(source: string, lineStart: boolean): boolean {
-  if (NOT_PLAIN.test(source.replace(/\n/g, ' ')) || AUTOLINK.test(source) || !/\S$/.test(source))
+  if (
+    NOT_PLAIN.test(source.replace(/\n/g, ' ')) ||
+    AUTOLINK.test(source) ||
+    !/\S/.test(source.at(-1) ?? ' ')
+  )
     return false;
   const line = source.slice(source.lastIndexOf('\n') + 1);
   return !(lineStart || source.includes('\n')) || LETTER_FIRST.test(line);
@@ -53,7 +57,7 @@ export function plainText(
  * (the last line's first letter is unchanged: the source ends with a non-space on that line).
  */
 export function appendPlain(text: PlainText | null, delta: string): boolean {
-  if (!text || NOT_PLAIN.test(delta) || !/\S$/.test(delta)) return false;
+  if (!text || NOT_PLAIN.test(delta) || !/\S/.test(delta.at(-1) ?? ' ')) return false;
   if (AUTOLINK.test(text.source.slice(-8) + delta)) return false;
   text.node.appendData(delta);
   text.source += delta;

@@ -130,7 +130,7 @@ export function createStreamingRenderer(container: HTMLElement): StreamingRender
       !final &&
       !finished &&
       open?.childNodes.length === 1 &&
-      /\S$/.test(text) &&
+      /\S/.test(text.at(-1) ?? ' ') && // not /\S$/ on the text: that scans all of it
       fullText.length > text.length &&
       fullText.startsWith(text) &&
       openBlock?.append?.(fullText.slice(text.length))
