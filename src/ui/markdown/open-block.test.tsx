@@ -123,6 +123,19 @@ describe('finished parts of the open block are kept, not rendered again', () => 
     expect(el.querySelectorAll('.md-open p')).toHaveLength(1);
   });
 
+  it('a formula not yet finished for good stays the same node while words follow it', () => {
+    const el = document.createElement('div');
+    const r = createStreamingRenderer(el);
+    r.update('Sum $x^2$');
+    const math = el.querySelector('.md-open p .math-inline');
+    expect(math?.querySelector('.katex')).not.toBeNull();
+    r.update('Sum $x^2$ then');
+    r.update('Sum $x^2$ then *more*');
+    r.update('Sum $x^2$ then *more* `code`');
+    expect(el.querySelector('.md-open p .math-inline')).toBe(math);
+    expect(el.querySelector('.md-open p em')?.textContent).toBe('more');
+  });
+
   it('a nested list keeps its items (the open path too) as the same nodes', () => {
     const el = document.createElement('div');
     const r = createStreamingRenderer(el);

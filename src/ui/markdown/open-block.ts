@@ -135,6 +135,7 @@ function paragraphBlock(token: Tokens.Paragraph, links: Links): OpenBlock | null
   if (token.tokens.some((t) => t.type === 'html')) return null;
   const element = document.createElement('p');
   let live: ChildNode[] = [];
+  let shown: string[] = []; // the keys (see `sync`) of the live nodes, one per node
   let frozen = 0; // chars of the block whose nodes are in `element` for good
   let last = token; // the paragraph from `frozen` on, after CONTINUATION once frozen > 0
   let prefix = 0;
@@ -210,20 +211,47 @@ function paragraphBlock(token: Tokens.Paragraph, links: Links): OpenBlock | null
     sync(final) {
       // Layout is clean here (the last update was laid out): cut before changing anything.
       if (!final && loose >= SEGMENT_NODES && element.isConnected) cutSegment();
-      for (const node of live) node.remove();
       const tokens = last.tokens;
       const split = final ? 0 : splitPoint(tokens, last.text);
+      // The tokens from `frozen` on, keyed by type and source (the synthetic start removed, a
+      // token that was only that start left out): one node each when rendered.
+      const keys: { index: number; key: string }[] = [];
+      tokens.forEach((t, index) => {
+        const raw = index === 0 ? t.raw.slice(prefix) : t.raw;
+        if (raw) keys.push({ index, key: `${t.type}\0${raw}` });
+      });
+      // The live nodes whose tokens are unchanged stay as they are (a formula is not typeset,
+      // styled and laid out again for every word after it); the rest is rendered.
+      let kept = 0;
+      if (shown.length === live.length)
+        while (kept < keys.length && kept < shown.length && shown[kept] === keys[kept]?.key) kept++;
+      for (const node of live.slice(kept)) node.remove();
+      const from = keys[kept]?.index;
+      const fresh = from === undefined ? [] : inline(tokens.slice(from), from === 0 && prefix > 0);
+      element.append(...fresh);
+      let shownNodes = [...live.slice(0, kept), ...fresh];
+      let cut = keys.findIndex((k) => k.index >= split);
+      if (cut < 0) cut = keys.length;
+      if (shownNodes.length === keys.length) {
+        shown = keys.slice(cut).map((k) => k.key);
+      } else {
+        // Not one node per token: the finished part and the live part are rendered apart.
+        for (const node of shownNodes) node.remove();
+        const done = split > 0 ? inline(tokens.slice(0, split), prefix > 0) : [];
+        const rest = inline(tokens.slice(split), split === 0 && prefix > 0);
+        shownNodes = [...done, ...rest];
+        cut = done.length;
+        element.append(...shownNodes);
+        shown = [];
+      }
+      live = shownNodes.slice(cut);
       if (split > 0) {
-        const added = inline(tokens.slice(0, split), prefix > 0);
-        element.append(...added);
-        loose += added.length;
+        loose += cut;
         for (const t of tokens.slice(0, split)) frozen += t.raw.length;
         frozen -= prefix;
       }
       const strip = split === 0 && prefix > 0;
       const rest = tokens.slice(split);
-      live = inline(rest, strip);
-      element.append(...live);
       // One text token shown as one Text node: later plain words can be appended to it.
       const only = rest.length === 1 && rest[0]?.type === 'text' && live.length === 1;
       tail = only
