@@ -38,7 +38,8 @@ export function tableBlock(token: Tokens.Table, links: Links): OpenBlock | null 
   let wrapper: HTMLElement | null = null;
   let colgroup: HTMLTableColElement | null = null;
   let tableWidth = 0;
-  let tail: PlainText | null = null; // the last cell of the row being written, when plain
+  /** The cell being written in the open row (its text when plain, null when still empty). */
+  let cell: { row: HTMLTableRowElement; index: number; text: PlainText | null } | null = null;
 
   /** Freezes the column widths as laid out now and moves the table into a scrolling wrapper. */
   const freeze = () => {
@@ -114,8 +115,8 @@ export function tableBlock(token: Tokens.Table, links: Links): OpenBlock | null 
           } else live.push(tr);
         });
         const row = live.at(-1);
-        tail = !final && row instanceof HTMLTableRowElement ? lastCell(row, rowLines.at(-1)) : null;
-      } else tail = null;
+        cell = !final && row instanceof HTMLTableRowElement ? lastCell(row, rowLines.at(-1)) : null;
+      } else cell = null;
       if (final && wrapper) {
         // One table again, as the whole render has it.
         const first = table.tBodies[0];
@@ -127,18 +128,39 @@ export function tableBlock(token: Tokens.Table, links: Links): OpenBlock | null 
         wrapper = null;
       }
     },
-    append: (delta) => appendPlain(tail, delta),
+    append(delta) {
+      if (!cell) return false;
+      if (/^ *\|$/.test(delta)) {
+        // The cell ends: the row shows the same (a missing cell is rendered empty); the next one,
+        // already there and empty, is the one being written.
+        const next = cell.row.cells[cell.index + 1];
+        if (cell.index + 1 >= columns || !next || next.childNodes.length > 0) return false;
+        cell = { row: cell.row, index: cell.index + 1, text: null };
+        return true;
+      }
+      if (cell.text) return appendPlain(cell.text, delta);
+      // The first words of an empty cell (shown trimmed).
+      const source = delta.trimStart();
+      const node = document.createTextNode(source);
+      const text = source ? plainText(node, source, false) : null;
+      if (!text) return false;
+      cell.row.cells[cell.index]?.append(node);
+      cell.text = text;
+      return true;
+    },
   };
 
-  /** The Text of the cell being written in `row` (the source line `line`), when plain. */
-  function lastCell(row: HTMLTableRowElement, line = ''): PlainText | null {
+  /** The cell being written in `row` (the source line `line`), when plain or empty. */
+  function lastCell(row: HTMLTableRowElement, line = ''): typeof cell {
     if (/[\\`]/.test(line)) return null; // an escaped pipe or a code span: cells split otherwise
     const parts = line.split('|');
-    const cell = parts.length - 1 - (line.trimStart().startsWith('|') ? 1 : 0);
-    const td = cell < columns ? row.cells[cell] : undefined;
+    const index = parts.length - 1 - (line.trimStart().startsWith('|') ? 1 : 0);
+    const td = index < columns ? row.cells[index] : undefined;
     const source = (parts.at(-1) ?? '').trimStart();
-    return td?.childNodes.length === 1
-      ? plainText(td.firstChild ?? undefined, source, false)
-      : null;
+    if (!td) return null;
+    if (source === '' && td.childNodes.length === 0) return { row, index, text: null };
+    const text =
+      td.childNodes.length === 1 ? plainText(td.firstChild ?? undefined, source, false) : null;
+    return text ? { row, index, text } : null;
   }
 }
