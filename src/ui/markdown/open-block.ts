@@ -133,7 +133,7 @@ const CONTINUATION = 'x ';
  */
 function paragraphBlock(token: Tokens.Paragraph, links: Links): OpenBlock | null {
   if (token.tokens.some((t) => t.type === 'html')) return null;
-  const element = document.createElement('p');
+  let element = document.createElement('p');
   let live: ChildNode[] = [];
   let shown: string[] = []; // the keys (see `sync`) of the live nodes, one per node
   let frozen = 0; // chars of the block whose nodes are in `element` for good
@@ -186,7 +186,9 @@ function paragraphBlock(token: Tokens.Paragraph, links: Links): OpenBlock | null
   };
 
   return {
-    element,
+    get element() {
+      return element;
+    },
     lex(tail, known) {
       if (frozen === 0) {
         const tokens = lex(tail, known);
@@ -261,10 +263,20 @@ function paragraphBlock(token: Tokens.Paragraph, links: Links): OpenBlock | null
             frozen === 0 && split === 0,
           )
         : null;
-      if (final) {
-        for (const segment of segments) segment.replaceWith(...segment.childNodes);
+      if (final && segments.length > 0) {
+        // One paragraph again, built off the page and put in once (moving the nodes out of their
+        // segments in place costs seconds for a paragraph of 2,000 formulas; this, one layout).
+        const whole = document.createElement('p');
+        for (const node of [...element.childNodes])
+          if (node instanceof HTMLElement && node.classList.contains('md-seg'))
+            whole.append(...node.childNodes);
+          else whole.append(node);
+        element.replaceWith(whole);
+        element = whole;
         segments = [];
-        element.normalize(); // text split at a cut joins again (same DOM as the whole render)
+      }
+      if (final) {
+        element.normalize(); // adjacent text of the finished and live parts joins (the whole render's DOM)
         tail = null;
       }
     },
