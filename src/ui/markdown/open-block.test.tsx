@@ -203,7 +203,7 @@ describe('the plain-text fast path (plain-text.ts): words appended to the last t
     '| a | b |\n|---|---|\n| cell one  | cell two   \n| x | y \\| z |\n| `p|q` | r |\n\nafter', // table cells
     '- item one\n- 2023. nested list\n  - deep item http://x.y\n- last item words', // list items
     'Paragraph words grow\nsecond line words\n# heading after', // a heading interrupting
-    '| h1 | h2 | h3 |\n|:--|:-:|--:|\n| a b | | c d |\n|| x y | z |\n| one | two | three | four | five |\na | b\n|  lead  |  spaces here  |', // empty, extra and padded cells
+    '| h1 | h2 | h3 |\n|:--|:-:|--:|\n| a b | | c d |\n|| x y | z |\n| one | two | three | four | five |\na | b\n|  lead  |  spaces here  |\n| `x` | words after code | `y|z` more |', // empty, extra and padded cells
   ];
 
   it.each(TRICKY.map((t, i) => [i, t]))(

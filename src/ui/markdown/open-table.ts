@@ -8,11 +8,13 @@ import { appendPlain, plainText, type PlainText } from './plain-text';
 type Links = TokensList['links'];
 
 /** Finished rows per segment of a streamed table (see `tableBlock`). */
-const SEGMENT_ROWS = 32;
+const SEGMENT_ROWS = 8;
+/** Finished rows whose layout sets the frozen column widths. */
+const FREEZE_ROWS = 32;
 
 /**
  * Chromium lays out a `<table>` whole when a row is added, so a streamed table is split while it
- * grows: once SEGMENT_ROWS rows are finished, the column widths are measured (once) and frozen
+ * grows: once FREEZE_ROWS rows are finished, the column widths are measured (once) and frozen
  * (`table-layout: fixed` + `<colgroup>`), and later rows go into further tables of SEGMENT_ROWS
  * rows with the same widths inside one scrolling wrapper, so an update lays out only the last
  * segment. When the table is complete its rows move back into one table (the whole render's DOM,
@@ -92,7 +94,7 @@ export function tableBlock(token: Tokens.Table, links: Links): OpenBlock | null 
     },
     sync(final) {
       // Layout is clean here (the last update was laid out): measure before changing anything.
-      if (!final && frozenRows >= SEGMENT_ROWS && element.isConnected) {
+      if (!final && frozenRows >= (wrapper ? SEGMENT_ROWS : FREEZE_ROWS) && element.isConnected) {
         if (!wrapper) freeze();
         if (wrapper) segment();
       }
@@ -152,7 +154,8 @@ export function tableBlock(token: Tokens.Table, links: Links): OpenBlock | null 
 
   /** The cell being written in `row` (the source line `line`), when plain or empty. */
   function lastCell(row: HTMLTableRowElement, line = ''): typeof cell {
-    if (/[\\`]/.test(line)) return null; // an escaped pipe or a code span: cells split otherwise
+    // An escaped pipe does not split cells; marked splits at every other pipe (in code spans too).
+    if (line.includes('\\')) return null;
     const parts = line.split('|');
     const index = parts.length - 1 - (line.trimStart().startsWith('|') ? 1 : 0);
     const td = index < columns ? row.cells[index] : undefined;
