@@ -1,6 +1,5 @@
 import { Suspense, lazy, useId, useState } from 'react';
 import { DatasetMessage } from './DatasetMessage';
-import { useSelector } from '@xstate/react';
 import type { DatasetSelectors } from './useDatasetActor';
 import { SAMPLE_NAME, SAMPLE_TEXT } from '../../shared/dataset/sample';
 import { errorMessage } from '../../shared/errors';
@@ -14,7 +13,7 @@ const DatasetReview = lazy(() =>
 );
 import { DatasetProgress } from './DatasetProgress';
 import { downloadText } from './download';
-import { useDatasetActor } from './useDatasetActor';
+import { useDatasetActor, useDatasetSelector } from './useDatasetActor';
 import type { GenerateLocal } from '../services';
 import { readStoredToken, TokenField } from './TokenField';
 
@@ -56,26 +55,23 @@ export function DatasetPanel({
   const [token, setToken] = useState(readStoredToken);
   const [sending, setSending] = useState<Sending>({ status: 'idle' });
   const [reviewOpen, setReviewOpen] = useState(false);
-  const {
-    actor,
-    selectors: sel,
-    ensure,
-  } = useDatasetActor({
+  const engine = useDatasetActor({
     getToken: () => token.trim(),
     generateLocal,
   });
+  const { actor, ensure } = engine;
   const [engineError, setEngineError] = useState<string | null>(null);
   // Until the first 'Format Input' there is no actor: every selector reads its idle value.
-  const phase = useSelector(actor, (s) => (s && sel ? sel.selectPhase(s) : 'idle'));
-  const entries = useSelector(actor, (s) => (s && sel ? sel.selectEntries(s) : NO_ENTRIES));
-  const invalid = useSelector(actor, (s) => (s && sel ? sel.selectInvalid(s) : NO_INVALID));
-  const problems = useSelector(actor, (s) => (s && sel ? sel.selectRowProblems(s) : NO_PROBLEMS));
-  const error = useSelector(actor, (s) => (s && sel ? sel.selectError(s) : null));
-  const inputError = useSelector(actor, (s) => (s && sel ? sel.selectInputError(s) : null));
-  const progress = useSelector(actor, (s) => (s && sel ? sel.selectProgress(s) : NO_PROGRESS));
-  const raw = useSelector(actor, (s) => (s && sel ? sel.selectRawOutput(s) : ''));
-  const partial = useSelector(actor, (s) => (s && sel ? sel.selectPartialCount(s) : 0));
-  const datasetName = useSelector(actor, (s) => (s && sel ? sel.selectName(s) : ''));
+  const phase = useDatasetSelector(engine, (x) => x.selectPhase, 'idle');
+  const entries = useDatasetSelector(engine, (x) => x.selectEntries, NO_ENTRIES);
+  const invalid = useDatasetSelector(engine, (x) => x.selectInvalid, NO_INVALID);
+  const problems = useDatasetSelector(engine, (x) => x.selectRowProblems, NO_PROBLEMS);
+  const error = useDatasetSelector(engine, (x) => x.selectError, null);
+  const inputError = useDatasetSelector(engine, (x) => x.selectInputError, null);
+  const progress = useDatasetSelector(engine, (x) => x.selectProgress, NO_PROGRESS);
+  const raw = useDatasetSelector(engine, (x) => x.selectRawOutput, '');
+  const partial = useDatasetSelector(engine, (x) => x.selectPartialCount, 0);
+  const datasetName = useDatasetSelector(engine, (x) => x.selectName, '');
   const effectiveSource = source === 'local' && !localModelReady ? 'hosted' : source;
   const badRows = problems.filter(Boolean).length;
   // The review opens in its own wide view each time a dataset arrives (state adjusted in render).

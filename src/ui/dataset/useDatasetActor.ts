@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { createActor, type ActorRefFrom } from 'xstate';
+import { createActor, type ActorRefFrom, type SnapshotFrom } from 'xstate';
+import { useSelector } from '@xstate/react';
 import type { datasetMachine } from '../../machines/datasetMachine';
 import type * as datasetSelectors from '../../machines/datasetSelectors';
 import { inspect } from '../../inspection/bus';
@@ -45,4 +46,17 @@ export function useDatasetActor(sources: ChunkSources) {
   }, [loadDatasetLogic]);
   useEffect(() => () => engine?.actor.stop(), [engine]);
   return { actor: engine?.actor, selectors: engine?.selectors, ensure };
+}
+
+/**
+ * One value of the dataset actor's state, read with one of its selectors (`pick`), or `idle` until
+ * the first 'Format Input' creates the actor.
+ */
+export function useDatasetSelector<T>(
+  engine: { actor?: DatasetActorRef | undefined; selectors?: DatasetSelectors | undefined },
+  pick: (selectors: DatasetSelectors) => (snapshot: SnapshotFrom<DatasetActorRef>) => T,
+  idle: T,
+): T {
+  const { actor, selectors } = engine;
+  return useSelector(actor, (s) => (s && selectors ? pick(selectors)(s) : idle));
 }
