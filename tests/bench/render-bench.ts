@@ -8,8 +8,7 @@
  * `--case WORD`: only the cases whose name holds WORD (e.g. `--case table`), as the full run takes
  * many minutes on a loaded machine.
  */
-import { launch } from '../e2e/harness';
-import { startRenderHarness } from '../render/server';
+import { openRenderHarness } from '../render/server';
 import {
   answer,
   codeFenceText,
@@ -56,12 +55,9 @@ function allCases(): [string, string[]][] {
 }
 
 async function main() {
-  const harness = await startRenderHarness();
-  const browser = await launch({ webgpu: false });
+  const { browser, close } = await openRenderHarness();
   let failed = 0;
   try {
-    await browser.page.goto(harness.url);
-    await browser.page.waitForFunction(() => 'harness' in window);
     // As the app does once the markdown chunk has loaded (on idle, before any message).
     await browser.page.evaluate(() => window.harness.warmUp());
     const naiveUpdates = smoke ? 5 : 30;
@@ -97,8 +93,7 @@ async function main() {
         : `  goals met in ${cases().length - failed} of ${cases().length} cases`,
     );
   } finally {
-    await browser.close();
-    await harness.server.close();
+    await close();
   }
 }
 

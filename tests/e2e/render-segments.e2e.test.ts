@@ -6,24 +6,20 @@
  * final DOM is the whole render's. (jsdom has no layout, so the unit tests never split.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launch, type Browser } from './harness';
-import { startRenderHarness } from '../render/server';
+import type { Browser } from './harness';
+import { openRenderHarness } from '../render/server';
 import { formulasText, tableText, tokenize } from '../bench/render-cases';
 
-let harness: Awaited<ReturnType<typeof startRenderHarness>>;
 let browser: Browser;
+let close: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  harness = await startRenderHarness();
-  browser = await launch({ webgpu: false });
-  await browser.page.goto(harness.url);
-  await browser.page.waitForFunction(() => 'harness' in window);
+  ({ browser, close } = await openRenderHarness());
   await browser.page.evaluate(() => window.harness.loadKatex());
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await harness?.server.close();
+  await close?.();
 });
 
 describe('streamed open block split for layout', () => {

@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { launch, ROOT, SCREENSHOT_DIR, type Browser } from './harness';
-import { startRenderHarness } from '../render/server';
+import { ROOT, SCREENSHOT_DIR, type Browser } from './harness';
+import { openRenderHarness } from '../render/server';
 
 interface Vector {
   title: string;
@@ -16,34 +16,31 @@ const corpus = JSON.parse(
   readFileSync(join(ROOT, 'tests', 'fixtures', 'corpora', 'dompurify-xss-vectors.json'), 'utf8'),
 ) as { vectors: Vector[] };
 
-let harness: Awaited<ReturnType<typeof startRenderHarness>>;
 let browser: Browser;
+let close: (() => Promise<void>) | undefined;
 const dialogs: string[] = [];
 
 beforeAll(async () => {
-  harness = await startRenderHarness();
-  browser = await launch({ webgpu: false });
-  browser.page.on('dialog', (d) => {
-    dialogs.push(d.message());
-    void d.dismiss();
-  });
-  // Traps: any script that runs flips a flag.
-  await browser.page.addInitScript(() => {
-    const w = window as unknown as { __xss: string[] };
-    w.__xss = [];
-    for (const name of ['alert', 'confirm', 'prompt', 'print'] as const) {
-      (window as unknown as Record<string, unknown>)[name] = (...args: unknown[]) =>
-        void w.__xss.push(`${name}:${String(args[0])}`);
-    }
-  });
-  await browser.page.goto(harness.url);
-  await browser.page.waitForFunction(() => 'harness' in window);
+  ({ browser, close } = await openRenderHarness(async (page) => {
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    // Traps: any script that runs flips a flag.
+    await page.addInitScript(() => {
+      const w = window as unknown as { __xss: string[] };
+      w.__xss = [];
+      for (const name of ['alert', 'confirm', 'prompt', 'print'] as const) {
+        (window as unknown as Record<string, unknown>)[name] = (...args: unknown[]) =>
+          void w.__xss.push(`${name}:${String(args[0])}`);
+      }
+    });
+  }));
   await browser.page.evaluate(() => window.harness.loadKatex());
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await harness?.server.close();
+  await close?.();
 });
 
 describe('XSS corpus through the renderer', () => {

@@ -1,5 +1,5 @@
 import { createServer, type ViteDevServer } from 'vite';
-import { ROOT } from '../e2e/harness';
+import { launch, ROOT, type Browser } from '../e2e/harness';
 
 /** Vite's dev server on loopback serving tests/render/harness.html. */
 export async function startRenderHarness(): Promise<{ url: string; server: ViteDevServer }> {
@@ -14,4 +14,25 @@ export async function startRenderHarness(): Promise<{ url: string; server: ViteD
   const address = server.httpServer?.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   return { url: `http://127.0.0.1:${port}/tests/render/harness.html`, server };
+}
+
+/**
+ * The harness served and open in a fresh headless Chromium, its renderer ready (`prepare` runs
+ * before the page loads: init scripts, dialog listeners). `close` ends both.
+ */
+export async function openRenderHarness(
+  prepare: (page: Browser['page']) => Promise<void> | void = () => undefined,
+): Promise<{ browser: Browser; close: () => Promise<void> }> {
+  const harness = await startRenderHarness();
+  const browser = await launch({ webgpu: false });
+  await prepare(browser.page);
+  await browser.page.goto(harness.url);
+  await browser.page.waitForFunction(() => 'harness' in window);
+  return {
+    browser,
+    close: async () => {
+      await browser.close();
+      await harness.server.close();
+    },
+  };
 }
