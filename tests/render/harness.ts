@@ -15,6 +15,15 @@ declare global {
   }
 }
 
+/**
+ * Finished chunks have `content-visibility: auto`: Chromium skips a new chunk's layout in a
+ * forced layout and does it in the next frame. The timings force them visible, so all the layout
+ * an update causes is counted (an upper bound: chunks off screen are laid out too).
+ */
+const layoutAll = document.createElement('style');
+layoutAll.textContent = '.markdown .md-chunk { content-visibility: visible !important; }';
+document.head.append(layoutAll);
+
 const harness = {
   loadKatex: () => loadKatex().then(() => true),
   /** What AssistantMarkdown does when its chunk loads (on idle). */
@@ -90,6 +99,18 @@ const harness = {
         const want = [...reference.querySelectorAll('p')].at(-1)?.getBoundingClientRect().height;
         const got = p.getBoundingClientRect().height;
         if (want !== got) mismatches.push(`paragraph ${got} px tall, whole render ${want} px`);
+      }
+      const list = open.firstElementChild;
+      if (list?.tagName === 'UL' || list?.tagName === 'OL') {
+        // The item being written is sized by the renderer (LiveItem): the list as tall as whole.
+        reference.innerHTML = renderMarkdown(text);
+        typeset(reference);
+        const want = [...reference.children]
+          .filter((c) => c.tagName === list.tagName)
+          .at(-1)
+          ?.getBoundingClientRect().height;
+        const got = list.getBoundingClientRect().height;
+        if (want !== got) mismatches.push(`list ${got} px tall, whole render ${want} px`);
       }
       const head = open.querySelector('thead tr');
       if (head instanceof HTMLTableRowElement) {

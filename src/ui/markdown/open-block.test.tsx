@@ -19,23 +19,13 @@ import {
   tableText,
   tokenize,
 } from '../../../tests/bench/render-cases';
+import { normalize, shownHtml } from '../../../tests/render/shown-html';
 
 beforeAll(async () => {
   await loadKatex();
 }, 30_000);
 
-/** Whitespace between block elements is insignificant. */
-const normalize = (markup: string) => markup.trim().replace(/>\s*</g, '><');
-
-/** The renderer's blocks as comparable HTML (block wrappers removed). */
-function html(el: HTMLElement): string {
-  return normalize(
-    [...el.querySelectorAll('.md-block')]
-      .map((b) => b.innerHTML.trim())
-      .filter(Boolean)
-      .join('\n'),
-  );
-}
+const html = shownHtml;
 
 /** One-shot render of `text`, typeset like the renderer's. */
 function full(text: string): string {
@@ -58,7 +48,7 @@ function stream(parts: string[], every: number): HTMLElement {
   });
   r.finish(text);
   expect(html(el)).toBe(full(text));
-  expect(el.querySelector('.md-open')).toBeNull();
+  expect(el.querySelector('.md-open, .md-live, li[style]')).toBeNull();
   return el;
 }
 
@@ -162,6 +152,17 @@ describe('finished parts of the open block are kept, not rendered again', () => 
     for (const text of lists) stream(text.split(''), 1);
   }, 60_000);
 
+  it('a list stays equal to a full render when the rest of it arrives at once after any prefix', () => {
+    const lists = [
+      '1. first\n2. second\n', // "2" is a lazy line of "first" until the rest makes it an item
+      '- a\n  - b\n    c\n  - d\n- e\n\nAfter.\n',
+      '- a\n  - b\n\n  - loose after all\n',
+      '- a\n  - b\n\n# heading\n',
+    ];
+    for (const text of lists)
+      for (let k = 1; k < text.length; k++) stream([text.slice(0, k), text.slice(k)], 1);
+  }, 60_000);
+
   it('a code fence appends text: earlier text nodes are kept', () => {
     const el = document.createElement('div');
     const r = createStreamingRenderer(el);
@@ -202,6 +203,7 @@ describe('the plain-text fast path (plain-text.ts): words appended to the last t
     'line one  \nline two\twith a tab', // hard break, tab
     '| a | b |\n|---|---|\n| cell one  | cell two   \n| x | y \\| z |\n| `p|q` | r |\n\nafter', // table cells
     '- item one\n- 2023. nested list\n  - deep item http://x.y\n- last item words', // list items
+    '- **Name**: words after www.x.y and *em* a_b_ more\n  - `code` then 1. words # not\n- [l](u) x ---', // list text after inline constructs
     'Paragraph words grow\nsecond line words\n# heading after', // a heading interrupting
     '| h1 | h2 | h3 |\n|:--|:-:|--:|\n| a b | | c d |\n|| x y | z |\n| one | two | three | four | five |\na | b\n|  lead  |  spaces here  |\n| `x` | words after code | `y|z` more |', // empty, extra and padded cells
   ];

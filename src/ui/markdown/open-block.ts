@@ -88,6 +88,12 @@ export function splitPoint(tokens: Token[], text: string): number {
 
 /** Frozen inline nodes after the last segment from which a segment is cut (see `cutSegment`). */
 const SEGMENT_NODES = 16;
+/**
+ * Segments go into groups of this many, groups into top-level groups of this many (both `md-seg`
+ * blocks too): the paragraph keeps few children to lay out. Only new segments move: moving a
+ * segment or group already on the page makes Chromium lay all of it out again.
+ */
+const SEGMENT_GROUP = 16;
 
 /**
  * Where a new line starts inside `node` (a top-level child of an inline formatting context whose
@@ -139,8 +145,10 @@ function paragraphBlock(token: Tokens.Paragraph, links: Links): OpenBlock | null
   let frozen = 0; // chars of the block whose nodes are in `element` for good
   let last = token; // the paragraph from `frozen` on, after CONTINUATION once frozen > 0
   let prefix = 0;
-  let segments: HTMLElement[] = [];
-  let loose = 0; // frozen nodes after the last segment
+  let tops = 0; // top-level groups of segments (the paragraph's first children)
+  let top: HTMLElement | null = null; // the last top-level group, and its last group
+  let group: HTMLElement | null = null;
+  let loose = 0; // frozen nodes after the segments
   let tail: PlainText | null = null; // the live text, when plain (the fast path)
 
   /** Nodes of inline tokens, the synthetic prefix removed when `strip`. */
@@ -159,7 +167,7 @@ function paragraphBlock(token: Tokens.Paragraph, links: Links): OpenBlock | null
 
   /** Moves the frozen nodes before the last line start among them into a new segment. */
   const cutSegment = () => {
-    const frozenNodes = [...element.childNodes].slice(segments.length, segments.length + loose);
+    const frozenNodes = [...element.childNodes].slice(tops, tops + loose);
     const firstRect = frozenNodes[0] && rectOf(frozenNodes[0]);
     if (!firstRect) return;
     const box = element.getBoundingClientRect();
@@ -173,14 +181,21 @@ function paragraphBlock(token: Tokens.Paragraph, links: Links): OpenBlock | null
         node.splitText(at);
         cut = i + 1;
       }
-      const moved = [...element.childNodes].slice(segments.length, segments.length + cut);
+      const moved = [...element.childNodes].slice(tops, tops + cut);
       if (moved.length === 0) return;
-      const segment = document.createElement('span');
-      segment.className = 'md-seg';
+      const segment = newSegment();
       segment.append(...moved);
-      element.insertBefore(segment, element.childNodes[segments.length] ?? null);
-      segments.push(segment);
-      loose = element.childNodes.length - segments.length - live.length;
+      if (!group || group.childElementCount >= SEGMENT_GROUP) {
+        if (!top || top.childElementCount >= SEGMENT_GROUP) {
+          top = newSegment();
+          element.insertBefore(top, element.childNodes[tops] ?? null);
+          tops++;
+        }
+        group = newSegment();
+        top.append(group);
+      }
+      group.append(segment);
+      loose = element.childNodes.length - tops - live.length;
       return;
     }
   };
@@ -263,17 +278,23 @@ function paragraphBlock(token: Tokens.Paragraph, links: Links): OpenBlock | null
             frozen === 0 && split === 0,
           )
         : null;
-      if (final && segments.length > 0) {
-        // One paragraph again, built off the page and put in once (moving the nodes out of their
-        // segments in place costs seconds for a paragraph of 2,000 formulas; this, one layout).
+      if (final && tops > 0) {
+        // One paragraph again, built off the page and put in once: the nodes move between
+        // detached trees (moving them out of segments on the page costs seconds for 2,000
+        // formulas; this, one layout of the paragraph).
         const whole = document.createElement('p');
-        for (const node of [...element.childNodes])
-          if (node instanceof HTMLElement && node.classList.contains('md-seg'))
-            whole.append(...node.childNodes);
-          else whole.append(node);
-        element.replaceWith(whole);
+        const { parentNode, nextSibling } = element;
+        element.remove();
+        const unwrap = (from: ParentNode) => {
+          for (const node of [...from.childNodes])
+            if (node instanceof HTMLElement && node.classList.contains('md-seg')) unwrap(node);
+            else whole.append(node);
+        };
+        unwrap(element);
+        parentNode?.insertBefore(whole, nextSibling);
         element = whole;
-        segments = [];
+        tops = 0;
+        top = group = null;
       }
       if (final) {
         element.normalize(); // adjacent text of the finished and live parts joins (the whole render's DOM)
@@ -282,6 +303,12 @@ function paragraphBlock(token: Tokens.Paragraph, links: Links): OpenBlock | null
     },
     append: (delta) => appendPlain(tail, delta),
   };
+}
+
+function newSegment(): HTMLElement {
+  const segment = document.createElement('span');
+  segment.className = 'md-seg';
+  return segment;
 }
 
 /** The first client rect of a node (element or text). */

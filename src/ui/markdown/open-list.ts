@@ -4,11 +4,14 @@
  * O(depth²) per update. Here each complete line is read once and its item rendered once, as a
  * one-item list of its own; the open path (the last item of each level) stays as DOM, and only
  * the deepest item's line and the line being typed are rendered again.
- * Anything else (a blank line, a continuation line, a fence or HTML in an item, a task, a marker
- * out of place) returns null: the caller then renders the list whole, as before.
+ * The item being written is one element kept across updates and made a relayout boundary (see
+ * `LiveItem`): a deep list's open path is otherwise laid out again, level by level, for every word.
+ * A list ended by a blank line and a line that cannot continue it is returned as finished, as it is.
+ * Anything else (a continuation line, a fence or HTML in an item, a task, a marker out of place, a
+ * blank line followed by more of the list) returns null: the caller then renders the list whole.
  */
 import type { Token, Tokens, TokensList } from 'marked';
-import { lex, renderTokens, sanitizeToFragment } from './markdown';
+import { extendsText, lex, renderTokens, sanitizeToFragment } from './markdown';
 import { typeset } from './math';
 import type { OpenBlock } from './open-block';
 import { appendPlain, plainText, type PlainText } from './plain-text';
@@ -52,23 +55,121 @@ function parseItem(line: string): Item | null {
   };
 }
 
-/** Renders `markdown` (a list) to its list element, or null if it is not one tight list. */
-function renderList(markdown: string, links: Links, items: number): Element | null {
+/**
+ * Renders `markdown` (one item) to its list element, or null if it is not one tight item; with
+ * the source of the item's last inline token when that is text (what its last Text node shows).
+ */
+function renderList(
+  markdown: string,
+  links: Links,
+): { element: Element; lastText: string | null } | null {
   const tokens = lex(markdown, links).filter((t) => t.type !== 'space');
   const list = tokens[0] as Tokens.List | undefined;
   if (tokens.length !== 1 || list?.type !== 'list' || list.loose) return null;
-  if (list.items.length !== items || list.items.some((i) => i.task)) return null;
+  if (list.items.length !== 1 || list.items.some((i) => i.task)) return null;
   const fragment = sanitizeToFragment(renderTokens(tokens, links));
   typeset(fragment);
   const element = fragment.firstElementChild;
-  return element?.tagName === (list.ordered ? 'OL' : 'UL') ? element : null;
+  if (element?.tagName !== (list.ordered ? 'OL' : 'UL')) return null;
+  const blocks = list.items[0]?.tokens ?? [];
+  const last = blocks.length === 1 && blocks[0]?.type === 'text' ? blocks[0].tokens?.at(-1) : null;
+  return { element, lastText: last?.type === 'text' ? last.raw : null };
+}
+
+/** An element's tag and attributes (a one-item list rendered again must match them). */
+function shape(element: Element): string {
+  return [
+    element.tagName,
+    ...element.getAttributeNames().map((n) => `${n}=${element.getAttribute(n)}`),
+  ].join('\0');
+}
+
+/**
+ * The item being written. Chromium lays out every ancestor of a changed node again, so a word
+ * typed 200 levels deep lays out 400 boxes (1.5-3.5 ms). Here the item's `li` is a relayout
+ * boundary (`contain: size layout` and its measured height; its content in a block `span`, which
+ * shows the same: the marker sits at its first line): a word typed lays out the item alone, and its
+ * height is measured again after each change (the ancestors are laid out again only when it
+ * changes: a new line). The same element takes the next render of the line; a complete line is
+ * rendered fresh (no wrapper, no style), and `settle` unwraps it if the list ends mid-line.
+ */
+class LiveItem {
+  readonly box = document.createElement('span');
+  /** The height set on the item, or -1: not contained (not measured, or not rendered). */
+  private height = -1;
+  /** The host's and the item's shapes as rendered (before the item's style is set). */
+  private readonly shapes: string;
+
+  constructor(
+    /** The element appended: the `li`, or a one-item list opening a new level. */
+    readonly host: Element,
+    readonly li: HTMLElement,
+    /** Where it was appended, and how: a new level or an item of an open level. */
+    readonly parent: Element,
+    readonly newLevel: boolean,
+    /** The last item's height: set before the item is put in, it spares a second layout. */
+    guess: number,
+  ) {
+    this.shapes = `${shape(host)}\n${shape(li)}`;
+    this.box.className = 'md-live';
+    this.box.style.display = 'block';
+    if (guess > 0) this.contain(guess);
+  }
+
+  /** Whether a render of the line for `parent` (as `host`) can go into this element. */
+  fits(parent: Element, newLevel: boolean, host: Element, li: Element): boolean {
+    return (
+      this.parent === parent &&
+      this.newLevel === newLevel &&
+      parent.lastElementChild === this.host &&
+      this.shapes === `${shape(host)}\n${shape(li)}`
+    );
+  }
+
+  /** Shows `content` (the rendered item's children). */
+  show(content: Iterable<Node>): void {
+    this.box.replaceChildren(...content);
+    if (!this.box.parentNode) this.li.replaceChildren(this.box);
+  }
+
+  /**
+   * Sets the item's height to its content's (reads layout: of the item alone, unless it was just
+   * put in). Not rendered (detached, or under `display: none`): no containment, as it cannot be
+   * measured.
+   */
+  fit(): void {
+    if (!this.li.isConnected || this.box.getClientRects().length === 0) {
+      if (this.height >= 0) this.li.removeAttribute('style');
+      this.height = -1;
+      return;
+    }
+    this.contain(this.box.getBoundingClientRect().height);
+  }
+
+  get measured(): number {
+    return this.height;
+  }
+
+  private contain(height: number): void {
+    if (height === this.height) return;
+    if (this.height < 0) this.li.style.contain = 'size layout';
+    this.height = height;
+    this.li.style.height = `${height}px`;
+  }
+
+  /** The item as a whole render shows it: no wrapper, no style. */
+  settle(): void {
+    this.li.replaceChildren(...this.box.childNodes);
+    this.li.removeAttribute('style');
+  }
 }
 
 export function listBlock(token: Tokens.List, links: Links): OpenBlock | null {
   let element: Element | null = null;
   let levels: Level[] = [];
   let parsed = 0; // chars of the tail whose complete lines are in `levels`
-  let partial: Element[] = []; // nodes shown for the line being typed
+  let live: LiveItem | null = null; // the item being written
+  let liveHeight = 0; // the last item's height: the next one's first guess
   let text = ''; // the tail last seen
   let deepestExtra = false; // the deepest item shows a line inside it (rendered again next time)
   let tail: PlainText | null = null; // the text of the item being written, when plain
@@ -77,15 +178,40 @@ export function listBlock(token: Tokens.List, links: Links): OpenBlock | null {
   const renderDeepest = (extra: string | null): boolean => {
     const deepest = levels.at(-1);
     const list =
-      deepest && renderList(extra === null ? deepest.line : `${deepest.line}\n${extra}`, links, 1);
-    const li = list?.firstElementChild;
+      deepest && renderList(extra === null ? deepest.line : `${deepest.line}\n${extra}`, links);
+    const li = list?.element.firstElementChild;
     if (!deepest || !li) return false;
     deepest.item.replaceChildren(...li.childNodes);
     return true;
   };
 
-  /** Adds a complete (or, when `live`, a partial) item line; false if it does not fit. */
-  const addItem = (item: Item, live: boolean): boolean => {
+  /** Removes the item being written (a complete line is rendered fresh, in its place). */
+  const dropLive = () => {
+    live?.host.remove();
+    live = null;
+  };
+
+  /**
+   * Shows the line being typed: `host` (a one-item list opening a new level, or its `li`) for
+   * `parent`, in the element of the item being written when it fits (see LiveItem).
+   */
+  const showLive = (parent: Element, newLevel: boolean, list: Element, li: Element) => {
+    const content = [...li.childNodes];
+    if (live?.fits(parent, newLevel, list, li)) live.show(content);
+    else {
+      dropLive();
+      const host = newLevel ? list : li;
+      live = new LiveItem(host, li as HTMLElement, parent, newLevel, liveHeight);
+      live.show(content);
+      parent.append(host);
+    }
+    live.fit();
+    liveHeight = live.measured;
+    return content;
+  };
+
+  /** Adds a complete (or, when `typing`, a partial) item line; false if it does not fit. */
+  const addItem = (item: Item, typing: boolean): boolean => {
     const deepest = levels.at(-1);
     let level: number;
     if (!deepest) level = 0;
@@ -96,90 +222,134 @@ export function listBlock(token: Tokens.List, links: Links): OpenBlock | null {
       level = levels.findIndex((l) => l.indent === item.indent && l.kind === item.kind);
       if (level < 0) return false;
     }
-    const list = renderList(item.line, links, 1);
+    const rendered = renderList(item.line, links);
+    const list = rendered?.element;
     const li = list?.firstElementChild;
-    if (!list || !li) return false;
-    if (live && li.childNodes.length === 1)
-      tail = plainText(
-        li.firstChild ?? undefined,
-        item.line.slice(item.content - item.indent),
-        true,
-      );
+    if (!rendered || !list || !li) return false;
+    if (typing) {
+      const parent = level === levels.length ? deepest?.item : levels[level]?.list;
+      if (!parent) return false;
+      const content = showLive(parent, level === levels.length, list, li);
+      // The fast path: the item's text, or the text after its last inline construct when a
+      // space parts them (words appended cannot extend it: an autolink ends at a space).
+      const after = rendered.lastText;
+      tail =
+        content.length === 1
+          ? plainText(content[0], item.line.slice(item.content - item.indent), true)
+          : after !== null && /^\s/.test(after)
+            ? plainText(content.at(-1), after, false)
+            : null;
+      return true;
+    }
     if (level === levels.length) {
       // A new level: the parent's line is final now (no line below it can change it).
-      if (deepest && !live && !renderDeepest(null)) return false;
+      if (deepest && !renderDeepest(null)) return false;
       (deepest?.item ?? null)?.append(list);
       if (!deepest) element = list;
-      if (live) partial.push(list);
-      else levels.push({ ...item, list, item: li });
+      levels.push({ ...item, list, item: li });
     } else {
       const parent = levels[level] as Level;
       parent.list.append(li);
-      if (live) partial.push(li);
-      else {
-        levels = levels.slice(0, level + 1);
-        levels[level] = { ...parent, item: li, content: item.content, line: item.line };
-      }
+      levels = levels.slice(0, level + 1);
+      levels[level] = { ...parent, item: li, content: item.content, line: item.line };
     }
     return true;
   };
 
-  const read = (source: string): boolean => {
-    for (const node of partial) node.remove();
-    partial = [];
+  /**
+   * A blank line after the complete lines: the list ends there if the next line cannot continue
+   * it (it starts at the margin with no list marker) or is not written yet; returns the list's
+   * length, or -1 (a line that may continue it: the caller renders the list whole).
+   */
+  const ended = (source: string): number => {
+    const next = source.slice(parsed).replace(/^(?:[ \t]*\n)+/, '');
+    if (next.trim() !== '' && !/^[^\s\d+*-]/.test(next)) return -1;
+    dropLive();
+    if (deepestExtra && !renderDeepest(null)) return -1;
+    deepestExtra = false;
+    return parsed;
+  };
+
+  /**
+   * Reads the tail (the list so far and what follows it): the length of the list's part of it
+   * (less than the tail once the list ended), or -1 if the list cannot be kept this way.
+   */
+  const read = (source: string): number => {
     tail = null;
-    if (!source.startsWith(text.slice(0, parsed))) return false;
+    if (!extendsText(source, text.slice(0, parsed))) return -1;
     text = source;
-    const before = parsed;
     let end = source.indexOf('\n', parsed);
+    if (end >= 0) {
+      dropLive(); // complete lines come first; the line being typed is rendered after them
+      // The deepest item showed a line inside it that is now a line of its own.
+      if (deepestExtra && !renderDeepest(null)) return -1;
+      deepestExtra = false;
+    }
     while (end >= 0) {
-      const item = parseItem(source.slice(parsed, end));
-      if (!item || !addItem(item, false)) return false;
+      const line = source.slice(parsed, end);
+      if (line.trim() === '') return levels.length ? ended(source) : -1;
+      const item = parseItem(line);
+      if (!item || !addItem(item, false)) return -1;
       parsed = end + 1;
       end = source.indexOf('\n', parsed);
     }
     const rest = source.slice(parsed);
     const deepest = levels.at(-1);
-    if (!deepest) return false; // no complete line yet
-    // A new complete line is rendered fresh; the deepest item only needs its own line again
-    // after it showed a line inside it.
-    if (deepestExtra && parsed === before && !renderDeepest(null)) return false;
+    if (!deepest) return -1; // no complete line yet
+    // The deepest item only needs its own line again after it showed a line inside it.
+    if (deepestExtra && !renderDeepest(null)) return -1;
     deepestExtra = false;
-    if (rest.trim() === '') return true;
+    if (rest.trim() === '') {
+      dropLive();
+      return source.length;
+    }
     const item = parseItem(rest);
-    if (item && addItem(item, true)) return true;
+    if (item && addItem(item, true)) return source.length;
     tail = null;
     const indent = rest.length - rest.trimStart().length;
     // Inside the deepest item (a setext underline, a continuation): render its line with it.
-    if (indent >= deepest.content)
-      return (deepestExtra = renderDeepest(rest.slice(deepest.indent)));
+    if (indent >= deepest.content) {
+      dropLive();
+      deepestExtra = renderDeepest(rest.slice(deepest.indent));
+      return deepestExtra ? source.length : -1;
+    }
     // A bare marker starts an empty item at the level of its column.
     const bare = /^ *([-+*]|\d{1,9}[.)]) *$/.exec(rest);
     const kind = bare?.[1]?.replace(/^\d+/, '');
     const level = levels.find((l) => l.indent === indent && l.kind === kind);
-    const li = level && renderList(rest.slice(indent), links, 1)?.firstElementChild;
-    if (level && li) {
-      level.list.append(li);
-      partial.push(li);
-      return true;
+    const list = level ? renderList(rest.slice(indent), links)?.element : null;
+    const li = list?.firstElementChild;
+    if (level && list && li) {
+      showLive(level.list, false, list, li);
+      return source.length;
     }
+    dropLive();
     // A lazy continuation of the deepest item's paragraph (kept as written).
-    return !bare && deepest.indent === 0 && (deepestExtra = renderDeepest(rest));
+    return !bare && deepest.indent === 0 && (deepestExtra = renderDeepest(rest))
+      ? source.length
+      : -1;
   };
 
-  if (token.loose || !read(token.raw)) return null;
+  if (token.loose || read(token.raw) !== token.raw.length) return null;
   const root = element as Element | null;
   if (!root) return null;
 
   return {
     element: root,
-    lex(tail: string): Token[] | null {
-      if (!read(tail)) return null;
-      return [{ ...token, raw: tail }];
+    lex(source, known): Token[] | null {
+      const end = read(source);
+      if (end < 0) return null;
+      const list = { ...token, raw: source.slice(0, end) };
+      return end === source.length ? [list] : [list, ...lex(source.slice(end), known)];
     },
-    sync() {
+    sync(final) {
       // The DOM was brought up to date while reading the lines.
+      if (final) live?.settle();
     },
-    append: (delta) => appendPlain(tail, delta),
+    append(delta) {
+      if (!appendPlain(tail, delta)) return false;
+      live?.fit();
+      return true;
+    },
   };
 }

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createStreamingRenderer, finishedCount } from './streaming-renderer';
 import { lex, renderMarkdown } from './markdown';
 import { loadKatex, typeset } from './math';
+import { normalize, shownHtml } from '../../../tests/render/shown-html';
 
 // Regression (issue 12): KaTeX used to load lazily in the middle of these tests, so whether a
 // test typeset its formulas (and how long it took) depended on timing; it loads first now, and
@@ -79,25 +80,13 @@ with blank lines
 Tail \\(a_1\\) and \\[b^2\\] end.
 `;
 
-/** The container's blocks as comparable HTML (block wrappers removed). */
-function html(el: HTMLElement): string {
-  const blocks = [...el.querySelectorAll('.md-block')]
-    .map((b) => b.innerHTML.trim())
-    .filter(Boolean)
-    .join('\n');
-  return normalize(blocks);
-}
+const html = shownHtml;
 
 function full(text: string): string {
   const el = document.createElement('div');
   el.innerHTML = renderMarkdown(text);
   typeset(el);
   return normalize(el.innerHTML);
-}
-
-/** Whitespace between block elements is insignificant. */
-function normalize(markup: string): string {
-  return markup.trim().replace(/>\s*</g, '><');
 }
 
 describe('finishedCount (block splitting)', () => {

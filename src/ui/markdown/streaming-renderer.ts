@@ -16,7 +16,7 @@
  * full render.
  */
 import type { Token, Tokens, TokensList } from 'marked';
-import { lex, renderTokens, sanitizeToFragment } from './markdown';
+import { extendsText, lex, renderTokens, sanitizeToFragment } from './markdown';
 import { loadKatex, typeset } from './math';
 import { openBlockFor, type OpenBlock } from './open-block';
 
@@ -61,6 +61,7 @@ const MAX_HELD_TOKENS = 64;
 
 /** How many of `tokens` (lexed from `tail`) are finished blocks. */
 export function finishedCount(tokens: Token[], tail: string): number {
+  if (tokens.length < 2) return 0; // one block is never finished by itself (no scan of a long one)
   const lastLineStart = tail.lastIndexOf('\n') + 1;
   let count = 0;
   let offset = 0;
@@ -89,7 +90,11 @@ export function createStreamingRenderer(container: HTMLElement): StreamingRender
   let open: HTMLElement | null = null;
   /** The open block kept as DOM with its finished parts (first child of `open`), if any. */
   let openBlock: OpenBlock | null = null;
-  /** Finished blocks go into chunks of CHUNK_SIZE, so an update lays out few siblings. */
+  /**
+   * Finished blocks go into chunks of CHUNK_SIZE, so an update lays out few siblings. The open
+   * block's wrapper is the last child of the last chunk (`md-current`: laid out even when off
+   * screen), so a finished open block stays where it is (moving it would lay it all out again).
+   */
   let chunk: HTMLElement | null = null;
   /** Reference definitions in finished blocks. */
   let links: TokensList['links'] = {};
@@ -105,13 +110,21 @@ export function createStreamingRenderer(container: HTMLElement): StreamingRender
     links = {};
   };
 
+  /** The chunk for the next block: the last one, or a new one when it is full. */
+  const currentChunk = (): HTMLElement => {
+    const blocks = (chunk?.childElementCount ?? 0) - (open && open.parentNode === chunk ? 1 : 0);
+    if (chunk && blocks < CHUNK_SIZE) return chunk;
+    chunk?.classList.remove('md-current');
+    chunk = document.createElement('div');
+    chunk.className = 'md-chunk md-current';
+    container.append(chunk);
+    if (open) chunk.append(open); // the open wrapper stays last (it holds no kept block here)
+    return chunk;
+  };
+
   const appendFinished = (el: HTMLElement) => {
-    if (!chunk || chunk.childElementCount >= CHUNK_SIZE) {
-      chunk = document.createElement('div');
-      chunk.className = 'md-chunk';
-      container.insertBefore(chunk, open);
-    }
-    chunk.append(el);
+    const target = currentChunk();
+    target.insertBefore(el, open && open.parentNode === target ? open : null);
   };
 
   const block = (html: string, className: string): HTMLElement => {
@@ -132,14 +145,14 @@ export function createStreamingRenderer(container: HTMLElement): StreamingRender
       open?.childNodes.length === 1 &&
       /\S/.test(text.at(-1) ?? ' ') && // not /\S$/ on the text: that scans all of it
       fullText.length > text.length &&
-      fullText.startsWith(text) &&
+      extendsText(fullText, text) &&
       openBlock?.append?.(fullText.slice(text.length))
     ) {
       text = fullText;
       return;
     }
-    if (finished || !fullText.startsWith(committed)) reset();
-    else if (!fullText.startsWith(text)) openBlock = null; // the open block's text was rewritten
+    if (finished || !extendsText(fullText, committed)) reset();
+    else if (!extendsText(fullText, text)) openBlock = null; // the open block's text was rewritten
     text = fullText;
     const tail = fullText.slice(committed.length);
     let tokens = openBlock?.lex(tail, links) ?? null;
@@ -157,13 +170,12 @@ export function createStreamingRenderer(container: HTMLElement): StreamingRender
         links[tag] ??= { href, title };
       }
     }
-    if (openBlock && done > 0) {
-      // The open block is finished: its DOM moves to the finished blocks as it is.
+    if (openBlock && open && done > 0) {
+      // The open block is finished: its wrapper becomes a finished block where it is.
       openBlock.sync(true);
-      const el = document.createElement('div');
-      el.className = 'md-block';
-      el.append(openBlock.element);
-      appendFinished(el);
+      while (open.childNodes.length > 1) open.lastChild?.remove();
+      open.className = 'md-block';
+      open = null;
       openBlock = null;
       newlyDone.shift();
     }
@@ -173,13 +185,14 @@ export function createStreamingRenderer(container: HTMLElement): StreamingRender
     if (final) {
       open?.remove();
       open = null;
+      chunk?.classList.remove('md-current');
       finished = true;
       return;
     }
     if (!open) {
       open = document.createElement('div');
       open.className = 'md-block md-open';
-      container.append(open);
+      currentChunk().append(open);
     }
     let rest = tokens.slice(done);
     const first = rest[0];
