@@ -13,7 +13,9 @@ import {
   SCREENSHOT_DIR,
   TINY_MODEL_DIR,
   TINY_MODEL_ID,
+  chooseModel,
   launch,
+  loadModel,
   serveDist,
   serveModels,
   type Browser,
@@ -75,12 +77,6 @@ async function shot(browser: Browser, name: string) {
   await browser.page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`) });
 }
 
-async function chooseModel(browser: Browser, label: RegExp) {
-  const { page } = browser;
-  await page.getByRole('button', { name: /^Model:/ }).click();
-  await page.getByRole('option', { name: label }).click();
-}
-
 beforeAll(async () => {
   app = await serveDist();
   models = await serveModels(
@@ -122,7 +118,7 @@ describe('chat in Chromium', () => {
       await page.goto(
         appUrl('local/corrupt-model', 'local/missing-weights', 'local/missing-model'),
       );
-      await chooseModel(browser, /corrupt-model/);
+      await chooseModel(page, /corrupt-model/);
       await page.getByRole('button', { name: 'Load model' }).click();
       const alert = page.getByRole('alert');
       await expect
@@ -135,7 +131,7 @@ describe('chat in Chromium', () => {
       await shot(browser, 'load-error');
 
       // Choosing another model recovers; a missing weights file is named.
-      await chooseModel(browser, /missing-weights/);
+      await chooseModel(page, /missing-weights/);
       expect(await page.getByRole('alert').count()).toBe(0);
       await page.getByRole('button', { name: 'Load model' }).click();
       await expect
@@ -143,14 +139,14 @@ describe('chat in Chromium', () => {
         .toMatch(/could not be downloaded.*onnx\/model\.onnx/);
 
       // A repo without tokenizer files says so.
-      await chooseModel(browser, /missing-model/);
+      await chooseModel(page, /missing-model/);
       await page.getByRole('button', { name: 'Load model' }).click();
       await expect
         .poll(() => alert.textContent(), { timeout: 60_000 })
         .toMatch(/Could not load the tokenizer of local\/missing-model/);
 
       // SwiftShader has no shader-f16: Phi 3.5 (q4f16 only) fails with a clear message, at once.
-      await chooseModel(browser, /Phi 3\.5/);
+      await chooseModel(page, /Phi 3\.5/);
       await page.getByRole('button', { name: 'Load model' }).click();
       await expect.poll(() => alert.textContent(), { timeout: 30_000 }).toMatch(/shader-f16/);
       expect(browser.foreignRequests).toEqual([]);
@@ -176,7 +172,7 @@ describe('chat in Chromium', () => {
       );
       await shot(browser, 'initial');
 
-      await chooseModel(browser, /tiny-random-llama/);
+      await chooseModel(page, /tiny-random-llama/);
       await page.getByRole('button', { name: 'Load model' }).click();
       const bar = page.getByRole('progressbar', { name: 'onnx/model.onnx' });
       await expect
@@ -252,11 +248,7 @@ describe('chat in Chromium', () => {
       await page.goto(
         `${app.url}?modelHost=${encodeURIComponent(host.url)}&extraModel=${TINY_MODEL_ID}&maxTokens=400&debug&stallSeconds=3`,
       );
-      await chooseModel(browser, /tiny-random-llama/);
-      await page.getByRole('button', { name: 'Load model' }).click();
-      await expect
-        .poll(() => page.getByText('Ready!').isVisible(), { timeout: 120_000 })
-        .toBe(true);
+      await loadModel(page, /tiny-random-llama/);
 
       // (a) The worker is terminated mid-reply: silence, then the way back.
       const box = page.getByRole('textbox', { name: 'Message' });

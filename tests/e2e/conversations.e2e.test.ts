@@ -12,7 +12,9 @@ import {
   SCREENSHOT_DIR,
   TINY_MODEL_DIR,
   TINY_MODEL_ID,
+  ask,
   launch,
+  loadModel,
   serveDist,
   serveModels,
   type Browser,
@@ -36,32 +38,6 @@ afterAll(async () => {
 const url = () =>
   `${app.url}?modelHost=${encodeURIComponent(models.url)}&extraModel=${TINY_MODEL_ID},${COPY_ID}&maxTokens=12`;
 
-async function load(browser: Browser, label: RegExp) {
-  const { page } = browser;
-  await page.getByRole('button', { name: /^Model:/ }).click();
-  await page.getByRole('option', { name: label }).click();
-  await page.getByRole('button', { name: 'Load model' }).click();
-  await expect
-    .poll(() => page.getByRole('textbox', { name: 'Message' }).getAttribute('title'), {
-      timeout: 120_000,
-    })
-    .toBe('Model is ready');
-}
-
-/** Sends a message and returns the reply once generation is complete. */
-async function ask(browser: Browser, text: string): Promise<string> {
-  const { page } = browser;
-  const before = await page.locator('.bubble-assistant').count();
-  const box = page.getByRole('textbox', { name: 'Message' });
-  await box.fill(text);
-  await box.press('Enter');
-  await expect
-    .poll(() => page.locator('.speed').textContent(), { timeout: 120_000 })
-    .toMatch(/Generated \d+ tokens/);
-  await expect.poll(() => page.locator('.bubble-assistant').count()).toBe(before + 1);
-  return (await page.locator('.bubble-assistant').last().textContent()) ?? '';
-}
-
 async function setSetting(browser: Browser, label: string, value: string) {
   const { page } = browser;
   if (!(await page.getByLabel(label).isVisible()))
@@ -79,10 +55,10 @@ describe('conversations, settings and stored models', () => {
     const { page } = browser;
     try {
       await page.goto(url());
-      await load(browser, /tiny-random-llama/);
+      await loadModel(browser.page, /tiny-random-llama/);
 
       // Greedy (temperature 0, the default) is repeatable.
-      const first = await ask(browser, '  Hello persistence  ');
+      const first = await ask(browser.page, '  Hello persistence  ');
       await expect
         .poll(() =>
           nav(browser).getByRole('button', { name: 'Hello persistence', exact: true }).count(),
@@ -95,7 +71,7 @@ describe('conversations, settings and stored models', () => {
       ).toBe('page');
       await nav(browser).getByRole('button', { name: 'New chat', exact: true }).click();
       expect(await page.locator('.bubble-user').count()).toBe(0);
-      expect(await ask(browser, 'Hello persistence')).toBe(first);
+      expect(await ask(browser.page, 'Hello persistence')).toBe(first);
 
       // Out of range is refused with the range; Max new tokens caps the reply.
       await nav(browser).getByRole('button', { name: 'New chat', exact: true }).click();
@@ -109,7 +85,7 @@ describe('conversations, settings and stored models', () => {
         .toBe(1);
       await setSetting(browser, 'Temperature', '0');
       await setSetting(browser, 'Max new tokens', '3');
-      await ask(browser, 'Short please');
+      await ask(browser.page, 'Short please');
       expect(await page.locator('.speed').textContent()).toMatch(/Generated [1-3] tokens/);
 
       // Sampling on: two replies to the same prompt differ.
@@ -117,10 +93,10 @@ describe('conversations, settings and stored models', () => {
       await setSetting(browser, 'Max new tokens', '12');
       await setSetting(browser, 'Temperature', '2');
       await setSetting(browser, 'Top p', '1');
-      const a = await ask(browser, 'Sample one');
+      const a = await ask(browser.page, 'Sample one');
       await nav(browser).getByRole('button', { name: 'New chat', exact: true }).click();
       await setSetting(browser, 'Temperature', '2');
-      const b = await ask(browser, 'Sample one');
+      const b = await ask(browser.page, 'Sample one');
       expect(a).not.toBe(b);
 
       // Reload: the conversation is there; selecting it shows its messages.
@@ -209,10 +185,10 @@ describe('conversations, settings and stored models', () => {
         .toBe(1);
 
       // Switch models (the picker stays usable) and chat.
-      await load(browser, /tiny-random-llama/);
-      await load(browser, /tiny-copy/);
+      await loadModel(browser.page, /tiny-random-llama/);
+      await loadModel(browser.page, /tiny-copy/);
       await nav(browser).getByRole('button', { name: 'New chat', exact: true }).click();
-      expect((await ask(browser, 'After the switch')).trim().length).toBeGreaterThan(0);
+      expect((await ask(browser.page, 'After the switch')).trim().length).toBeGreaterThan(0);
 
       // Stored models: both, with sizes matching the bytes served.
       await page.getByRole('button', { name: 'Stored models' }).click();
@@ -266,8 +242,8 @@ describe('conversations, settings and stored models', () => {
       await browser.context.setOffline(true);
       await page.reload();
       await page.getByRole('button', { name: /^Model:/ }).waitFor({ timeout: 30_000 });
-      await load(browser, /tiny-copy/);
-      expect((await ask(browser, 'Offline?')).trim().length).toBeGreaterThan(0);
+      await loadModel(browser.page, /tiny-copy/);
+      expect((await ask(browser.page, 'Offline?')).trim().length).toBeGreaterThan(0);
       await browser.context.setOffline(false);
 
       expect(pageErrors).toEqual([]);

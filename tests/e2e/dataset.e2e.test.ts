@@ -15,6 +15,7 @@ import {
   TINY_MODEL_DIR,
   TINY_MODEL_ID,
   launch,
+  loadModel,
   listen,
   serveModels,
   type RunningServer,
@@ -141,10 +142,8 @@ describe("'Format Input' in Chromium (mock mode)", () => {
       const local = page.getByRole('radio', { name: 'Generate with the loaded local model' });
       await local.waitFor({ timeout: 30_000 });
       expect(await local.isDisabled()).toBe(true);
-      await page.getByRole('button', { name: /^Model:/ }).click();
-      await page.getByRole('option', { name: /tiny-random-llama/ }).click();
-      await page.getByRole('button', { name: 'Load model' }).click();
-      await expect.poll(() => local.isEnabled(), { timeout: 120_000 }).toBe(true);
+      await loadModel(page, /tiny-random-llama/);
+      await expect.poll(() => local.isEnabled()).toBe(true);
       await local.check();
       expect(await page.getByLabel('Hugging Face access token').count()).toBe(0);
       // A short text keeps the prefill short on SwiftShader.

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const DIST = join(ROOT, 'dist');
@@ -219,3 +220,36 @@ export async function launch(opts: {
 
 /** Where screenshots go (committed ones are copied to docs/ by hand). */
 export const SCREENSHOT_DIR = join(ROOT, 'test-results');
+
+/** Chooses the model whose picker option matches `label`. */
+export async function chooseModel(page: Page, label: RegExp): Promise<void> {
+  await page.getByRole('button', { name: /^Model:/ }).click();
+  await page.getByRole('option', { name: label }).click();
+}
+
+/** Chooses and loads a model; resolves once the chat says the model is ready. */
+export async function loadModel(page: Page, label: RegExp): Promise<void> {
+  await chooseModel(page, label);
+  await page.getByRole('button', { name: 'Load model' }).click();
+  await expect
+    .poll(() => page.getByRole('textbox', { name: 'Message' }).getAttribute('title'), {
+      timeout: 120_000,
+    })
+    .toBe('Model is ready');
+}
+
+/**
+ * Sends `text` from the message box and returns the reply once it is complete (a new assistant
+ * bubble, and the speed line's "Generated N tokens in X seconds").
+ */
+export async function ask(page: Page, text: string): Promise<string> {
+  const before = await page.locator('.bubble-assistant').count();
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill(text);
+  await box.press('Enter');
+  await expect
+    .poll(() => page.locator('.speed').textContent(), { timeout: 120_000 })
+    .toMatch(/Generated \d+ tokens in \d+\.\d{2} seconds/);
+  await expect.poll(() => page.locator('.bubble-assistant').count()).toBe(before + 1);
+  return (await page.locator('.bubble-assistant').last().textContent()) ?? '';
+}

@@ -12,6 +12,7 @@ import {
   TINY_MODEL_DIR,
   TINY_MODEL_ID,
   launch,
+  loadModel,
   serveDist,
   serveModels,
   type RunningServer,
@@ -47,12 +48,7 @@ describe('inspector in Chromium', () => {
           .poll(() => tree.getByRole('treeitem', { name }).count(), { timeout: 30_000 })
           .toBeGreaterThan(0);
 
-      await page.getByRole('button', { name: /^Model:/ }).click();
-      await page.getByRole('option', { name: /tiny-random-llama/ }).click();
-      await page.getByRole('button', { name: 'Load model' }).click();
-      await expect
-        .poll(() => page.getByText('Ready!').isVisible(), { timeout: 120_000 })
-        .toBe(true);
+      await loadModel(page, /tiny-random-llama/);
 
       await tree.getByRole('treeitem', { name: /^chat/ }).click();
       const state = (id: string) => panel.locator(`g[data-state="${id}"]`);

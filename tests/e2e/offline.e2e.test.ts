@@ -17,8 +17,10 @@ import {
   ROOT,
   TINY_MODEL_DIR,
   TINY_MODEL_ID,
+  ask,
   launch,
   listen,
+  loadModel,
   serveModels,
   type Browser,
 } from './harness';
@@ -89,22 +91,9 @@ function waitForLine(child: ChildProcess, output: string[], pattern: RegExp, ms:
   });
 }
 
-async function chooseTinyModel(browser: Browser) {
-  await browser.page.getByRole('button', { name: /^Model:/ }).click();
-  await browser.page.getByRole('option', { name: /tiny-random-llama/ }).click();
-}
-
 async function loadAndChat(browser: Browser, message: string) {
-  const { page } = browser;
-  await chooseTinyModel(browser);
-  await page.getByRole('button', { name: 'Load model' }).click();
-  await expect.poll(() => page.getByText('Ready!').isVisible(), { timeout: 120_000 }).toBe(true);
-  const box = page.getByRole('textbox', { name: 'Message' });
-  await box.fill(message);
-  await box.press('Enter');
-  await expect
-    .poll(() => page.locator('.speed').textContent(), { timeout: 120_000 })
-    .toMatch(/Generated \d+ tokens/);
+  await loadModel(browser.page, /tiny-random-llama/);
+  await ask(browser.page, message);
 }
 
 /**

@@ -17,6 +17,7 @@ import {
   ROOT,
   SCREENSHOT_DIR,
   TINY_MODEL_DIR,
+  ask,
   launch,
   serveDist,
   type Browser,
@@ -138,13 +139,7 @@ describe('train → chat in Chromium', () => {
       );
 
       // A reply from the trained model (random weights: any non-empty text) with its speed line.
-      const box = page.getByRole('textbox', { name: 'Message' });
-      await box.fill('Hello, fine-tuned model');
-      await box.press('Enter');
-      await expect
-        .poll(() => page.locator('.speed').textContent(), { timeout: 120_000 })
-        .toMatch(/Generated \d+ tokens in \d+\.\d{2} seconds/);
-      const reply = (await page.locator('.bubble-assistant').first().textContent()) ?? '';
+      const reply = await ask(page, 'Hello, fine-tuned model');
       expect(reply.trim().length).toBeGreaterThan(0);
       expect(await page.locator('.speed-detail').textContent()).toMatch(
         /Decode: \d+\.\d{2} tokens\/s/,

@@ -1,7 +1,8 @@
 /**
  * The real training service for browser tests, in the test's process on a free loopback port:
  * fixture trainers (service/test/fixtures) as its only script root, a base folder of its own with
- * data/input_data.json and out/, the app's origin allowed. Its trained-model file route is
+ * data/input_data.json and out/, the app's origin allowed; the origins it sees are recorded. Its
+ * trained-model file route is
  * instrumented: requests are recorded, the ONNX weights are sent in slices (so the page's
  * per-file progress bar can be seen) and a test can hold the weights request (`onModelFile`).
  */
@@ -33,6 +34,8 @@ export interface TestTrainingService {
   base: string;
   /** Paths of the trained-model file requests (/trained/…), in order. */
   modelRequests: string[];
+  /** Every `Origin` header a request to the service carried. */
+  seenOrigins: Set<string>;
   /** Called when the browser asks for a trained model's ONNX weights (before they are sent). */
   onModelFile: (() => Promise<void>) | null;
   /** Stops the service (if still running) and removes its folder. */
@@ -64,6 +67,7 @@ export async function startTrainingService(allowedOrigin: string): Promise<TestT
     url: '',
     base,
     modelRequests: [],
+    seenOrigins: new Set(),
     onModelFile: null,
     dispose: async () => {
       await service.close().catch(() => undefined);
@@ -71,6 +75,7 @@ export async function startTrainingService(allowedOrigin: string): Promise<TestT
     },
   };
   service.app.addHook('onRequest', async (request) => {
+    if (request.headers.origin) entry.seenOrigins.add(request.headers.origin);
     if (!request.url.startsWith('/trained/')) return;
     entry.modelRequests.push(request.url);
     // The weights themselves (not the one-byte size probe transformers.js sends first).

@@ -5,53 +5,25 @@
  * service through `?trainingUrl=`; every non-loopback request is aborted and asserted absent.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildService, type TrainingService } from '../../service/src/app';
-import { loadConfig } from '../../service/src/config';
-import { ROOT, SCREENSHOT_DIR, launch, serveDist, type RunningServer } from './harness';
-
-const FIXTURES = join(ROOT, 'service', 'test', 'fixtures');
+import { SCREENSHOT_DIR, launch, serveDist, type RunningServer } from './harness';
+import { FIXTURES, startTrainingService, type TestTrainingService } from './training-service';
 
 let app: RunningServer;
-let service: TrainingService;
-let servicePort: number;
-let base: string;
-const seenOrigins = new Set<string>();
+let svc: TestTrainingService;
 
 beforeAll(async () => {
   app = await serveDist();
-  base = realpathSync(mkdtempSync(join(tmpdir(), 'training-e2e-')));
-  mkdirSync(join(base, 'data'));
-  mkdirSync(join(base, 'out'));
-  writeFileSync(
-    join(base, 'data', 'input_data.json'),
-    JSON.stringify([{ prompt: 'What is it?', completion: 'A test. It is short.' }]),
-  );
-  const config = loadConfig({
-    TRAINING_PORT: '0',
-    TRAINING_BASE_DIR: base,
-    TRAINING_DATA_DIR: join(base, 'service-data'),
-    TRAINING_SCRIPT_ROOTS: FIXTURES,
-    TRAINING_DATA_ROOTS: join(base, 'data'),
-    TRAINING_OUTPUT_ROOTS: join(base, 'out'),
-    TRAINING_ALLOWED_ORIGINS: app.url.replace(/\/$/, ''),
-  });
-  service = buildService(config);
-  service.app.addHook('onRequest', async (request) => {
-    if (request.headers.origin) seenOrigins.add(request.headers.origin);
-  });
-  servicePort = await service.listen();
+  svc = await startTrainingService(app.url.replace(/\/$/, ''));
   // 120 steps at 40 ms: about 5 s, so the 2-second polls see the run in progress.
   process.env.FIXTURE_STEP_MS = '40';
 });
 
 afterAll(async () => {
   delete process.env.FIXTURE_STEP_MS;
-  await service?.close();
+  await svc?.dispose();
   await app?.close();
-  if (base) rmSync(base, { recursive: true, force: true });
 });
 
 describe('fine-tuning in Chromium', () => {
@@ -59,7 +31,7 @@ describe('fine-tuning in Chromium', () => {
     const browser = await launch({ webgpu: true });
     try {
       const { page } = browser;
-      await page.goto(`${app.url}?trainingUrl=http://127.0.0.1:${servicePort}`);
+      await page.goto(`${app.url}?trainingUrl=${svc.url}`);
       const panel = page.getByRole('region', { name: 'Fine-tuning' });
       await panel.waitFor({ timeout: 60_000 });
       await panel.getByLabel('Script path').fill(join(FIXTURES, 'args.mjs'));
@@ -88,9 +60,9 @@ describe('fine-tuning in Chromium', () => {
       await page.screenshot({ path: join(SCREENSHOT_DIR, 'training-finished.png') });
 
       // The run the service knows about is the one the page started, with the spec's parameters.
-      const [run] = service.runs.list();
+      const [run] = svc.service.runs.list();
       expect(run).toMatchObject({ state: 'succeeded', exit_code: 0, current: 120, total: 120 });
-      expect(seenOrigins).toEqual(new Set([app.url.replace(/\/$/, '')]));
+      expect(svc.seenOrigins).toEqual(new Set([app.url.replace(/\/$/, '')]));
       expect(browser.foreignRequests).toEqual([]);
     } finally {
       await browser.close();
@@ -101,7 +73,7 @@ describe('fine-tuning in Chromium', () => {
     const browser = await launch({ webgpu: true });
     try {
       const { page } = browser;
-      await page.goto(`${app.url}?trainingUrl=http://127.0.0.1:${servicePort}`);
+      await page.goto(`${app.url}?trainingUrl=${svc.url}`);
       const panel = page.getByRole('region', { name: 'Fine-tuning' });
       await panel.waitFor({ timeout: 60_000 });
       await panel.getByLabel('Script path').fill(join(FIXTURES, 'fail.mjs'));
@@ -125,7 +97,7 @@ describe('fine-tuning in Chromium', () => {
     const browser = await launch({ webgpu: true });
     try {
       const { page } = browser;
-      await page.goto(`${app.url}?trainingUrl=http://127.0.0.1:${servicePort}`);
+      await page.goto(`${app.url}?trainingUrl=${svc.url}`);
       const panel = page.getByRole('region', { name: 'Fine-tuning' });
       await panel.waitFor({ timeout: 60_000 });
       const dialogs: string[] = [];
