@@ -17,6 +17,16 @@ import type { ChatWorkerEvent, WorkerPort } from './worker-events';
  */
 export type DisplayMessage = ConversationMessage;
 
+/** `messages` with the last one replaced by `update(last)` if it is the reply being written. */
+function withLastReply(
+  messages: DisplayMessage[],
+  update: (last: DisplayMessage) => DisplayMessage,
+): DisplayMessage[] {
+  const last = messages.at(-1);
+  if (last?.role !== 'assistant') return messages;
+  return [...messages.slice(0, -1), update(last)];
+}
+
 export interface ChatContext {
   worker: WorkerPort;
   /** The `?maxTokens=` cap: Max new tokens never exceeds it. */
@@ -136,11 +146,8 @@ export const chatMachine = setup({
     }),
     /** Stop: the reply is final as shown now; the worker's tail (until `complete`) is dropped. */
     markStopped: assign({
-      messages: ({ context }) => {
-        const last = context.messages.at(-1);
-        if (last?.role !== 'assistant') return context.messages;
-        return [...context.messages.slice(0, -1), { ...last, ended: { by: 'stop' as const } }];
-      },
+      messages: ({ context }) =>
+        withLastReply(context.messages, (last) => ({ ...last, ended: { by: 'stop' } })),
     }),
     /** Ask the worker actor to drop a silent worker; it answers with a `fault`. */
     abandonWorker: ({ context }) =>
@@ -154,31 +161,23 @@ export const chatMachine = setup({
     appendOutput: assign(({ context, event }) => {
       assertEvent(event, 'worker.update');
       const { output, tps, numTokens, channel } = event.message;
-      const messages = context.messages.slice();
-      const last = messages.at(-1);
-      if (last?.role === 'assistant') {
-        messages[messages.length - 1] =
-          channel === 'thinking'
-            ? { ...last, thinking: (last.thinking ?? '') + output }
-            : { ...last, content: last.content + output };
-      }
+      const messages = withLastReply(context.messages, (last) =>
+        channel === 'thinking'
+          ? { ...last, thinking: (last.thinking ?? '') + output }
+          : { ...last, content: last.content + output },
+      );
       return { messages, tps: tps ?? context.tps, numTokens };
     }),
     storeCompletion: assign(({ context, event }) => {
       assertEvent(event, 'worker.complete');
       const { numTokens, seconds, stats, finish } = event.message;
-      const messages = context.messages.slice();
-      const last = messages.at(-1);
       const tps = stats?.decodeTps ?? context.tps;
       // The reply keeps its figures (and how it ended) when saved and reloaded.
-      if (last?.role === 'assistant')
-        messages[messages.length - 1] = {
-          ...last,
-          figures: { numTokens, seconds, tps: tps ?? undefined },
-          ...(finish === 'length'
-            ? { ended: { by: 'limit' as const, limit: context.maxNewTokens } }
-            : {}),
-        };
+      const messages = withLastReply(context.messages, (last) => ({
+        ...last,
+        figures: { numTokens, seconds, tps: tps ?? undefined },
+        ...(finish === 'length' ? { ended: { by: 'limit', limit: context.maxNewTokens } } : {}),
+      }));
       return { messages, numTokens, seconds, stats: stats ?? null, tps };
     }),
     loadConversation: assign(({ event }) => {

@@ -1,4 +1,5 @@
-import { Suspense, lazy, useEffect, useMemo, useState, type ComponentProps } from 'react';
+import { Suspense, lazy, useEffect, useMemo, useState } from 'react';
+import { lazyWithQuery } from './lazy-with-query';
 import { AppActorContext } from './AppActorContext';
 import {
   selectChatRef,
@@ -19,19 +20,7 @@ import type { TrainedModel } from '../shared/training-api';
 
 // Loaded on demand: nothing of the hub or the inspector weighs on the first page load.
 // The hub reads the Hub API through TanStack Query: it and the app's client come with the hub.
-const HubView = lazy(async () => {
-  const [{ default: View }, { QueryProvider }] = await Promise.all([
-    import('./hub/HubView'),
-    import('./query-client'),
-  ]);
-  return {
-    default: (props: ComponentProps<typeof View>) => (
-      <QueryProvider>
-        <View {...props} />
-      </QueryProvider>
-    ),
-  };
-});
+const HubView = lazyWithQuery(() => import('./hub/HubView'));
 const InspectorPanel = lazy(() => import('./inspector/InspectorPanel'));
 // The dataset and training panels arrive as a chunk of their own, right after the first paint.
 const Tools = lazy(() => import('./Tools'));

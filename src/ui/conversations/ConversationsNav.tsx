@@ -133,6 +133,12 @@ function Entry({
   );
 }
 
+/** The export buttons: label, file extension, serialiser and MIME type. */
+const EXPORTS = [
+  { label: 'Export JSON', ext: 'json', write: toJson, type: 'application/json' },
+  { label: 'Export Markdown', ext: 'md', write: toMarkdown, type: 'text/markdown' },
+] as const;
+
 /** The saved conversations: New chat, one entry each, export and import. */
 export function ConversationsNav(props: ConversationsNavProps) {
   const { list, current } = props;
@@ -177,28 +183,18 @@ export function ConversationsNav(props: ConversationsNavProps) {
         </ul>
       )}
       <div className="conversation-files">
-        {current && current.messages.length > 0 && (
-          <>
+        {current &&
+          current.messages.length > 0 &&
+          EXPORTS.map(({ label, ext, write, type }) => (
             <button
+              key={ext}
               type="button"
               className="secondary"
-              onClick={() =>
-                downloadText(exportFileName(current, 'json'), toJson(current), 'application/json')
-              }
+              onClick={() => downloadText(exportFileName(current, ext), write(current), type)}
             >
-              Export JSON
+              {label}
             </button>
-            <button
-              type="button"
-              className="secondary"
-              onClick={() =>
-                downloadText(exportFileName(current, 'md'), toMarkdown(current), 'text/markdown')
-              }
-            >
-              Export Markdown
-            </button>
-          </>
-        )}
+          ))}
         <label htmlFor={importId} className="import-label">
           Import conversation
         </label>

@@ -19,24 +19,11 @@ import { DEFAULT_BASE_MODEL, TRAINING_PARAMS, type TrainedModel } from '../../sh
 import { useTrainingActor } from './useTrainingActor';
 import { LoadInChat, RunProgress } from './RunProgress';
 import { loadForm, saveForm, type TrainingForm } from './training-form';
-import type { RunsListProps } from './RunsList';
+import { lazyWithQuery } from '../lazy-with-query';
 import './training.css';
 
 // Its logs are TanStack queries: TanStack Query and the app's client come with the list.
-const RunsList = lazy(async () => {
-  const [{ default: List }, { QueryProvider }] = await Promise.all([
-    import('./RunsList'),
-    import('../query-client'),
-  ]);
-  return {
-    default: (props: RunsListProps) => (
-      <QueryProvider>
-        <List {...props} />
-      </QueryProvider>
-    ),
-  };
-});
-// Only a failed run needs it (keeps the first-load bundle within budget).
+const RunsList = lazyWithQuery(() => import('./RunsList'));
 const FailedRun = lazy(() => import('./FailedRun'));
 
 const NO_DATASET =
