@@ -37,6 +37,13 @@ describe('streamed open block split for layout', () => {
       `${Array.from({ length: 14 }, (_, i) => `${'  '.repeat(i)}- item ${i} ${'with words that wrap '.repeat(5 + (i % 4))}*em* end`).join('\n')}\n\nAfter.\n`,
       0,
     ],
+    [
+      'a deep list that ends in the middle of an item (the sized item made plain again)',
+      Array.from({ length: 6 }, (_, i) => `${'  '.repeat(i)}- item ${i}${' words'.repeat(9)}`).join(
+        '\n',
+      ),
+      0,
+    ],
   ])(
     '%s: split while streaming, shown as the whole render, same final DOM',
     async (_, text, segments) => {
@@ -50,4 +57,17 @@ describe('streamed open block split for layout', () => {
     },
     120_000,
   );
+
+  it('a list streamed while hidden: the item being written is not sized then, and is again once shown', async () => {
+    const text = `${Array.from({ length: 10 }, (_, i) => `${'  '.repeat(i)}- item ${i} ${'with words that wrap '.repeat(6)}end`).join('\n')}\n\nAfter.\n`;
+    const tokens = tokenize(text);
+    const result = await browser.page.evaluate(
+      ([t, from, to]) => window.harness.streamHidden(t as string[], from as number, to as number),
+      [tokens, 40, 80] as const,
+    );
+    expect(result.styledWhileHidden).toBe(false);
+    const [got, want] = result.heights.split(' vs ');
+    expect(got).toBe(want);
+    expect(result.same).toBe(true);
+  }, 60_000);
 });

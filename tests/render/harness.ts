@@ -24,6 +24,14 @@ const layoutAll = document.createElement('style');
 layoutAll.textContent = '.markdown .md-chunk { content-visibility: visible !important; }';
 document.head.append(layoutAll);
 
+/** The blocks' HTML, block wrappers and whitespace between elements left out. */
+const blocks = () =>
+  [...out.querySelectorAll('.md-block')]
+    .map((b) => b.innerHTML)
+    .join('')
+    .replace(/>\s*</g, '><')
+    .trim();
+
 const harness = {
   loadKatex: () => loadKatex().then(() => true),
   /** What AssistantMarkdown does when its chunk loads (on idle). */
@@ -58,6 +66,43 @@ const harness = {
     const time = performance.now() - t0;
     r.dispose();
     return time;
+  },
+  /**
+   * Streams `tokens` into the renderer while its container is hidden (`display: none`) from
+   * token `from` to token `to`, shown before and after. Returns whether the list item being
+   * written was sized (had a style) while hidden, the open list's height against a whole
+   * render's after the container is shown and the next token arrives, and the final DOM's
+   * equality with a whole render.
+   */
+  streamHidden(tokens: string[], from: number, to: number) {
+    out.replaceChildren();
+    const r = createStreamingRenderer(out);
+    let text = '';
+    let styledWhileHidden = false;
+    let heights = '';
+    tokens.forEach((token, i) => {
+      out.style.display = i >= from && i < to ? 'none' : '';
+      text += token;
+      r.update(text);
+      if (out.style.display === 'none' && out.querySelector('li[style]')) styledWhileHidden = true;
+      if (i === to) {
+        const list = out.querySelector('.md-open')?.firstElementChild;
+        const reference = document.createElement('div');
+        reference.className = 'markdown';
+        reference.style.width = out.style.width;
+        document.body.append(reference);
+        reference.innerHTML = renderMarkdown(text);
+        const want = [...reference.children].filter((c) => c.tagName === list?.tagName).at(-1);
+        heights = `${list?.getBoundingClientRect().height} vs ${want?.getBoundingClientRect().height}`;
+        reference.remove();
+      }
+    });
+    out.style.display = '';
+    r.finish(text);
+    const streamed = blocks();
+    r.dispose();
+    r.finish(text);
+    return { styledWhileHidden, heights, same: streamed === blocks() };
   },
   /**
    * Streams `tokens` one per update, laid out after each as in the app, and checks every `every`
@@ -122,13 +167,6 @@ const harness = {
           }
       }
     });
-    /** The blocks' HTML, block wrappers and whitespace between elements left out. */
-    const blocks = () =>
-      [...out.querySelectorAll('.md-block')]
-        .map((b) => b.innerHTML)
-        .join('')
-        .replace(/>\s*</g, '><')
-        .trim();
     r.finish(text);
     const streamed = blocks();
     r.dispose();
