@@ -62,7 +62,7 @@ describe('streamed open block split for layout', () => {
     const text = `${Array.from({ length: 10 }, (_, i) => `${'  '.repeat(i)}- item ${i} ${'with words that wrap '.repeat(6)}end`).join('\n')}\n\nAfter.\n`;
     const tokens = tokenize(text);
     const result = await browser.page.evaluate(
-      ([t, from, to]) => window.harness.streamHidden(t as string[], from as number, to as number),
+      ([t, from, to]) => window.harness.streamHidden(t, from as number, to as number),
       [tokens, 40, 80] as const,
     );
     expect(result.styledWhileHidden).toBe(false);
