@@ -5,6 +5,7 @@
 import { createStreamingRenderer, warmUpRenderer } from '../../src/ui/markdown/streaming-renderer';
 import { renderMarkdown } from '../../src/ui/markdown/markdown';
 import { loadKatex, typeset } from '../../src/ui/markdown/math';
+import { blocksHtml } from './shown-html';
 import '../../src/ui/markdown/markdown.css';
 
 const out = document.getElementById('out') as HTMLElement;
@@ -24,13 +25,31 @@ const layoutAll = document.createElement('style');
 layoutAll.textContent = '.markdown .md-chunk { content-visibility: visible !important; }';
 document.head.append(layoutAll);
 
-/** The blocks' HTML, block wrappers and whitespace between elements left out. */
-const blocks = () =>
-  [...out.querySelectorAll('.md-block')]
-    .map((b) => b.innerHTML)
-    .join('')
-    .replace(/>\s*</g, '><')
-    .trim();
+const blocks = () => blocksHtml(out);
+
+/** A whole render of a text beside `out` (same width), to compare the streamed layout with. */
+const reference = document.createElement('div');
+reference.className = 'markdown';
+reference.style.width = out.style.width;
+
+function renderWhole(text: string): HTMLElement {
+  if (!reference.isConnected) document.body.append(reference);
+  reference.innerHTML = renderMarkdown(text);
+  typeset(reference);
+  return reference;
+}
+
+/** The open list's height against the whole render's (null if equal, or no list is open). */
+function listMismatch(text: string): string | null {
+  const list = out.querySelector('.md-open')?.firstElementChild;
+  if (list?.tagName !== 'UL' && list?.tagName !== 'OL') return null;
+  const want = [...renderWhole(text).children]
+    .filter((c) => c.tagName === list.tagName)
+    .at(-1)
+    ?.getBoundingClientRect().height;
+  const got = list.getBoundingClientRect().height;
+  return want === got ? null : `list ${got} px tall, whole render ${want} px`;
+}
 
 const harness = {
   loadKatex: () => loadKatex().then(() => true),
@@ -79,30 +98,21 @@ const harness = {
     const r = createStreamingRenderer(out);
     let text = '';
     let styledWhileHidden = false;
-    let heights = '';
+    let shown: string | null = 'no list open when shown';
     tokens.forEach((token, i) => {
       out.style.display = i >= from && i < to ? 'none' : '';
       text += token;
       r.update(text);
       if (out.style.display === 'none' && out.querySelector('li[style]')) styledWhileHidden = true;
-      if (i === to) {
-        const list = out.querySelector('.md-open')?.firstElementChild;
-        const reference = document.createElement('div');
-        reference.className = 'markdown';
-        reference.style.width = out.style.width;
-        document.body.append(reference);
-        reference.innerHTML = renderMarkdown(text);
-        const want = [...reference.children].filter((c) => c.tagName === list?.tagName).at(-1);
-        heights = `${list?.getBoundingClientRect().height} vs ${want?.getBoundingClientRect().height}`;
-        reference.remove();
-      }
+      if (i === to && out.querySelector('.md-open > :is(ul, ol)')) shown = listMismatch(text);
     });
+    reference.remove();
     out.style.display = '';
     r.finish(text);
     const streamed = blocks();
     r.dispose();
     r.finish(text);
-    return { styledWhileHidden, heights, same: streamed === blocks() };
+    return { styledWhileHidden, listMismatch: shown, same: streamed === blocks() };
   },
   /**
    * Streams `tokens` one per update, laid out after each as in the app, and checks every `every`
@@ -113,10 +123,6 @@ const harness = {
    */
   checkSegments(tokens: string[], every: number) {
     out.replaceChildren();
-    const reference = document.createElement('div');
-    reference.className = 'markdown';
-    reference.style.width = out.style.width;
-    document.body.append(reference);
     const r = createStreamingRenderer(out);
     const mismatches: string[] = [];
     let segments = 0;
@@ -139,24 +145,15 @@ const harness = {
       if (i % every !== 0 || !open) return;
       const p = open.querySelector('p');
       if (p) {
-        reference.innerHTML = renderMarkdown(text);
-        typeset(reference);
-        const want = [...reference.querySelectorAll('p')].at(-1)?.getBoundingClientRect().height;
+        const want = [...renderWhole(text).querySelectorAll('p')]
+          .at(-1)
+          ?.getBoundingClientRect().height;
         const got = p.getBoundingClientRect().height;
         if (want !== got) mismatches.push(`paragraph ${got} px tall, whole render ${want} px`);
       }
-      const list = open.firstElementChild;
-      if (list?.tagName === 'UL' || list?.tagName === 'OL') {
-        // The item being written is sized by the renderer (LiveItem): the list as tall as whole.
-        reference.innerHTML = renderMarkdown(text);
-        typeset(reference);
-        const want = [...reference.children]
-          .filter((c) => c.tagName === list.tagName)
-          .at(-1)
-          ?.getBoundingClientRect().height;
-        const got = list.getBoundingClientRect().height;
-        if (want !== got) mismatches.push(`list ${got} px tall, whole render ${want} px`);
-      }
+      // The item being written is sized by the renderer (LiveItem): the list as tall as whole.
+      const list = listMismatch(text);
+      if (list) mismatches.push(list);
       const head = open.querySelector('thead tr');
       if (head instanceof HTMLTableRowElement) {
         const want = columns(head).join();

@@ -235,9 +235,9 @@ export function listBlock(token: Tokens.List, links: Links): OpenBlock | null {
       if (level < 0) return false;
     }
     const rendered = renderList(item.line, links);
-    const list = rendered?.element;
-    const li = list?.firstElementChild;
-    if (!rendered || !list || !li) return false;
+    const li = rendered?.element.firstElementChild;
+    if (!rendered || !li) return false;
+    const list = rendered.element;
     if (typing) {
       const parent = level === levels.length ? deepest?.item : levels[level]?.list;
       if (!parent) return false;

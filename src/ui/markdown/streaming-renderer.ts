@@ -137,22 +137,23 @@ export function createStreamingRenderer(container: HTMLElement): StreamingRender
 
   const render = (fullText: string, final: boolean) => {
     if (fullText === text && (finished || !final)) return;
+    // Compared once per update (`committed` is a prefix of `text`).
+    const extended = !finished && extendsText(fullText, text);
     // The fast path: plain words added to the open block's last text, nothing after the block,
     // and the text so far ends in what that Text shows (a trailing newline or space is not shown).
     if (
       !final &&
-      !finished &&
+      extended &&
       open?.childNodes.length === 1 &&
       /\S/.test(text.at(-1) ?? ' ') && // not /\S$/ on the text: that scans all of it
       fullText.length > text.length &&
-      extendsText(fullText, text) &&
       openBlock?.append?.(fullText.slice(text.length))
     ) {
       text = fullText;
       return;
     }
-    if (finished || !extendsText(fullText, committed)) reset();
-    else if (!extendsText(fullText, text)) openBlock = null; // the open block's text was rewritten
+    if (finished || !(extended || extendsText(fullText, committed))) reset();
+    else if (!extended) openBlock = null; // the open block's text was rewritten
     text = fullText;
     const tail = fullText.slice(committed.length);
     let tokens = openBlock?.lex(tail, links) ?? null;
