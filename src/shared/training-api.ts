@@ -8,6 +8,11 @@ import * as z from 'zod/mini';
 
 /** The fixed training parameters the app sends with every run. */
 export const TRAINING_PARAMS = { max_len: 256, repeat: 30, max_steps: 120, lr: 2e-4 } as const;
+/** How a run trains: LoRA adapters on every linear layer, or every weight of the model. */
+export const TRAINING_METHODS = ['lora', 'full'] as const;
+export type TrainingMethod = (typeof TRAINING_METHODS)[number];
+/** The trainer's default share of held-out entries (`eval_fraction`). */
+export const DEFAULT_EVAL_FRACTION = 0.1;
 /** The default base model: a 3B-parameter instruct model from the Hub. */
 export const DEFAULT_BASE_MODEL = 'meta-llama/Llama-3.2-3B-Instruct';
 /** The service listens on a fixed loopback address, port 8000. */
@@ -55,6 +60,16 @@ export const TrainRequestSchema = z.strictObject({
   lr: z
     .number({ error: (iss) => (isMissing(iss) ? 'is required' : 'must be a number') })
     .check(z.positive('must be greater than 0'), z.lte(1, 'must be at most 1')),
+  /** `lora` (default: adapters on every linear layer) or `full` (every weight). */
+  method: z.optional(z.enum(TRAINING_METHODS, { error: 'must be "lora" or "full"' })),
+  /** Share of the entries held out of training for evaluation (default 0.1; 0 = none). */
+  eval_fraction: z.optional(
+    z
+      .number({ error: 'must be a number' })
+      .check(z.gte(0, 'must be at least 0'), z.lte(0.5, 'must be at most 0.5')),
+  ),
+  /** Also export the untouched base model for the browser (to compare against it). */
+  export_base: z.optional(z.boolean({ error: 'must be true or false' })),
 });
 export type TrainRequest = z.infer<typeof TrainRequestSchema>;
 
@@ -145,6 +160,12 @@ export const RunInfoSchema = z.object({
   model_error: z.nullable(z.string()),
   /** Why the run failed to start, failed, or was interrupted, when the service knows. */
   error: z.optional(z.string()),
+  /** `lora` or `full` (runs recorded before methods existed: `lora`). */
+  method: z.optional(z.enum(TRAINING_METHODS)),
+  /** The browser export of the untouched base model (`export_base`), when complete. */
+  base_model_id: z.optional(z.nullable(z.string())),
+  /** The last held-out loss the trainer printed, null before the first (or none held out). */
+  last_eval_loss: z.optional(z.nullable(z.number())),
 });
 export type RunInfo = z.infer<typeof RunInfoSchema>;
 
@@ -174,6 +195,10 @@ export const MetricPointSchema = z.object({
 });
 export type MetricPoint = z.infer<typeof MetricPointSchema>;
 
+/** One held-out loss: the mean completion loss on the entries kept out of training. */
+export const EvalPointSchema = z.object({ step: z.number(), loss: z.number(), time: z.number() });
+export type EvalPoint = z.infer<typeof EvalPointSchema>;
+
 /** GET /runs/{id}/metrics query: `after=SEQ` returns only newer points (live polling). */
 export const MetricsQuerySchema = z.object({
   after: queryInt(-1, Number.MAX_SAFE_INTEGER),
@@ -190,6 +215,8 @@ export const MetricsResponseSchema = z.object({
   next: z.number(),
   seen: z.number(),
   stride: z.number(),
+  /** Held-out loss points (`{"eval_loss": …, "step": …}` lines), all of them, oldest first. */
+  eval: z.optional(z.array(EvalPointSchema)),
 });
 export type MetricsResponse = z.infer<typeof MetricsResponseSchema>;
 
@@ -227,6 +254,8 @@ export const TrainedModelSchema = z.object({
   bytes: z.number(),
   /** When the run ended (ISO). */
   created_at: z.string(),
+  /** `fine-tuned` (the run's result) or `base` (the untouched base, exported to compare with). */
+  role: z.optional(z.enum(['fine-tuned', 'base'])),
 });
 export type TrainedModel = z.infer<typeof TrainedModelSchema>;
 
@@ -265,6 +294,70 @@ export type DatasetEntry = z.infer<typeof DatasetEntrySchema>;
 
 export const DatasetResponseSchema = z.object({ path: z.string(), entries: z.number() });
 export type DatasetResponse = z.infer<typeof DatasetResponseSchema>;
+
+/**
+ * GET /runs/{id}/split: the entries the trainer held out (`<output_dir>/split.json`). 404 when
+ * the run wrote none (`eval_fraction` 0, or an older run), 422 when the file is malformed.
+ */
+export const RunSplitSchema = z.object({
+  held_out: z.array(DatasetEntrySchema),
+  held_out_indices: z.array(z.number()),
+  train_count: z.number(),
+  seed: z.nullable(z.number()),
+});
+export type RunSplit = z.infer<typeof RunSplitSchema>;
+
+/** GET /runs/{id}/dataset: every entry of the run's data file (422 when it no longer parses). */
+export const RunDatasetSchema = z.object({ entries: z.array(DatasetEntrySchema) });
+export type RunDataset = z.infer<typeof RunDatasetSchema>;
+
+/** The trainer's Python packages, as `GET /trainer` reports them (version, or null: missing). */
+export const TRAINER_PACKAGES = [
+  'torch',
+  'transformers',
+  'peft',
+  'accelerate',
+  'onnx',
+  'onnxruntime',
+] as const;
+
+/** Where a run would compute: CUDA GPUs (name, memory), Apple's MPS, or the CPU alone. */
+export const TrainerDeviceSchema = z.object({
+  kind: z.enum(['cuda', 'mps', 'cpu']),
+  gpus: z.array(z.object({ name: z.string(), memory_bytes: z.nullable(z.number()) })),
+});
+export type TrainerDevice = z.infer<typeof TrainerDeviceSchema>;
+
+export const SETUP_STATES = ['idle', 'running', 'succeeded', 'failed'] as const;
+
+/** The trainer environment's set-up (POST /trainer/setup), one at a time. */
+export const TrainerSetupSchema = z.object({
+  state: z.enum(SETUP_STATES),
+  exit_code: z.nullable(z.number()),
+  /** Every line the set-up printed so far (pip's output), oldest first. */
+  lines: z.array(z.string()),
+  started_at: z.nullable(z.string()),
+  ended_at: z.nullable(z.string()),
+  /** Why it failed, in one sentence (e.g. python3-venv is missing). */
+  error: z.nullable(z.string()),
+});
+export type TrainerSetup = z.infer<typeof TrainerSetupSchema>;
+
+/**
+ * GET /trainer: the interpreter runs would use, each required package's version (null: missing),
+ * `missing` (names; empty when ready), the device, and the set-up's state.
+ */
+export const TrainerInfoSchema = z.object({
+  python: z.nullable(z.string()),
+  python_version: z.nullable(z.string()),
+  /** `.venv` (the project's environment), `TRAINING_PYTHON`, or `system`. */
+  source: z.enum(['venv', 'env', 'system']),
+  packages: z.record(z.string(), z.nullable(z.string())),
+  missing: z.array(z.string()),
+  device: z.nullable(TrainerDeviceSchema),
+  setup: TrainerSetupSchema,
+});
+export type TrainerInfo = z.infer<typeof TrainerInfoSchema>;
 
 /** Every error the service sends: one sentence a person can act on. */
 export const ErrorResponseSchema = z.object({ error: z.string() });
