@@ -22,9 +22,9 @@ import onnxProto from 'onnx-proto';
 const { onnx } = onnxProto;
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const OUT_DIR = resolve(
-  process.argv[2] ?? join(ROOT, 'tests', 'fixtures', 'generated', 'tiny-model'),
-);
+const GENERATED = join(ROOT, 'tests', 'fixtures', 'generated');
+/** An explicit folder: only the tiny Llama, there. None: the tiny Llama and every family variant. */
+const OUT_ARG = process.argv[2] ? resolve(process.argv[2]) : null;
 
 // ---------------------------------------------------------------------------------------------
 // Hyper-parameters
@@ -87,7 +87,7 @@ const BARE_WORDS = [
   'system',
 ];
 
-const SPECIAL_TOKENS = [
+const LLAMA_SPECIAL_TOKENS = [
   '<|begin_of_text|>',
   '<|eot_id|>',
   '<|start_header_id|>',
@@ -95,10 +95,8 @@ const SPECIAL_TOKENS = [
   '<think>',
   '</think>',
 ];
-const BOS = '<|begin_of_text|>';
-const EOS = '<|eot_id|>';
 
-function buildTokenizer() {
+function buildTokenizer(SPECIAL_TOKENS, BOS) {
   const vocab = new Map();
   const byteTokens = bytesToUnicode().map(([, ch]) => ch);
   for (const ch of byteTokens) vocab.set(ch, vocab.size);
@@ -184,7 +182,7 @@ function buildTokenizer() {
   };
 }
 
-const CHAT_TEMPLATE =
+const LLAMA_TEMPLATE =
   "{{- bos_token }}{%- for message in messages %}{{- '<|start_header_id|>' + message['role'] + '<|end_header_id|>\\n\\n' + (message['content'] | trim) + '<|eot_id|>' }}{%- endfor %}{%- if add_generation_prompt %}{{- '<|start_header_id|>assistant<|end_header_id|>\\n\\n' }}{%- endif %}";
 
 // ---------------------------------------------------------------------------------------------
@@ -200,7 +198,7 @@ function mulberry32(seed) {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
-const rand = mulberry32(SEED);
+let rand = mulberry32(SEED);
 /** Uniform weights with the given standard deviation. */
 function randomTensor(size, std) {
   const a = std * Math.sqrt(3);
@@ -219,6 +217,14 @@ const nodes = [];
 const initializers = [];
 const opsUsed = new Set();
 let counter = 0;
+
+/** A fresh graph and PRNG, so every variant starts from the same seed. */
+function resetGraph() {
+  nodes.length = 0;
+  initializers.length = 0;
+  counter = 0;
+  rand = mulberry32(SEED);
+}
 
 function floatInit(name, dims, data) {
   const f = data instanceof Float32Array ? data : Float32Array.from(data);
@@ -279,7 +285,13 @@ function valueInfo(name, elemType, dims) {
   });
 }
 
-function buildModel(vocabSize, logitBias) {
+/**
+ * `stop`: after any of `stop.after` (token ids) the model writes `stop.token` (a boost on that
+ * logit), as a real model ends its turn after a sentence: the family variants use it to end a
+ * reply with their end-of-turn token (or close a reasoning block) after a few words.
+ */
+function buildModel(vocabSize, logitBias, stop) {
+  resetGraph();
   // Shared constants
   const axesLast = int64Init('axes_last', [1], [-1]);
   const axes0 = int64Init('axes_0', [1], [0]);
@@ -424,7 +436,22 @@ function buildModel(vocabSize, logitBias) {
   // lm_head scaled up a little so that greedy decoding has clear margins between candidates.
   lin('lm_head.weight', HIDDEN, vocabSize, 4);
   floatInit('lm_head.bias', [vocabSize], logitBias);
-  op('Add', [op('MatMul', [finalH, 'lm_head.weight']), 'lm_head.bias'], {}, 'logits');
+  const raw = op(
+    'Add',
+    [op('MatMul', [finalH, 'lm_head.weight']), 'lm_head.bias'],
+    {},
+    stop ? undefined : 'logits',
+  );
+  if (stop) {
+    const trigger = new Float32Array(vocabSize);
+    for (const id of stop.after) trigger[id] = 1;
+    const boost = new Float32Array(vocabSize);
+    boost[stop.token] = 200;
+    floatInit('stop_trigger', [vocabSize], trigger);
+    floatInit('stop_boost', [vocabSize], boost);
+    const fired = op('Unsqueeze', [op('Gather', ['stop_trigger', 'input_ids']), axes2]);
+    op('Add', [raw, op('Mul', [fired, 'stop_boost'])], {}, 'logits');
+  }
 
   const inputs = [
     valueInfo('input_ids', T.INT64, ['batch_size', 'sequence_length']),
@@ -483,9 +510,67 @@ function dirSize(dir) {
   return total;
 }
 
-function main() {
+/**
+ * The family variants: the same decoder (same seed) with a tokenizer and chat template written to
+ * behave like a real family's, for the tests of system prompts, end of turn and reasoning.
+ * `stopAfter`: words after which the model writes `stopToken` (see buildModel).
+ */
+const GEMMA_TEMPLATE =
+  "{{ bos_token }}{% if messages[0]['role'] == 'system' %}{{ raise_exception('System role not supported') }}{% endif %}{% for message in messages %}{% if (message['role'] == 'user') != (loop.index0 % 2 == 0) %}{{ raise_exception('Conversation roles must alternate user/assistant/user/assistant/...') }}{% endif %}{% if (message['role'] == 'assistant') %}{% set role = 'model' %}{% else %}{% set role = message['role'] %}{% endif %}{{ '<start_of_turn>' + role + '\\n' + message['content'] | trim + '<end_of_turn>\\n' }}{% endfor %}{% if add_generation_prompt %}{{'<start_of_turn>model\\n'}}{% endif %}";
+const R1_TEMPLATE =
+  "{% set ns = namespace(system_prompt='') %}{%- for message in messages %}{%- if message['role'] == 'system' %}{% set ns.system_prompt = message['content'] %}{%- endif %}{%- endfor %}{{ bos_token }}{{ ns.system_prompt }}{%- for message in messages %}{%- if message['role'] == 'user' %}{{ '<｜User｜>' + message['content'] }}{%- endif %}{%- if message['role'] == 'assistant' %}{% set content = message['content'] %}{% if '</think>' in content %}{% set content = content.split('</think>')[-1] %}{% endif %}{{ '<｜Assistant｜>' + content + '<｜end▁of▁sentence｜>' }}{%- endif %}{%- endfor %}{% if add_generation_prompt %}{{ '<｜Assistant｜><think>\\n' }}{% endif %}";
+const BAD_TEMPLATE =
+  "{{ bos_token }}{% for message in messages %}{% if message['role'] == 'user' %}{{ raise_exception('This template only renders tool calls') }}{% endif %}{% endfor %}";
+
+const VARIANTS = {
+  'tiny-model': {
+    specials: LLAMA_SPECIAL_TOKENS,
+    bos: '<|begin_of_text|>',
+    eos: '<|eot_id|>',
+    template: LLAMA_TEMPLATE,
+  },
+  // gemma 2: a template that rejects a system role, and a generation config that names only <eos>
+  // (gemma-2-2b-jpn-it's short form), while the model ends its turn with <end_of_turn>.
+  'tiny-gemma': {
+    specials: ['<pad>', '<eos>', '<bos>', '<start_of_turn>', '<end_of_turn>'],
+    bos: '<bos>',
+    eos: '<eos>',
+    template: GEMMA_TEMPLATE,
+    stopToken: '<end_of_turn>',
+    stopAfter: ['river', 'city', 'music', 'story'],
+  },
+  // DeepSeek R1 Distill (Qwen): the generation prompt opens <think>; the model closes it after a
+  // few words and answers; its generation config recommends sampling (temperature 0.6, top p 0.95).
+  'tiny-r1': {
+    specials: ['<｜begin▁of▁sentence｜>', '<｜end▁of▁sentence｜>', '<｜User｜>', '<｜Assistant｜>', '<think>', '</think>'],
+    bos: '<｜begin▁of▁sentence｜>',
+    eos: '<｜end▁of▁sentence｜>',
+    template: R1_TEMPLATE,
+    stopToken: '</think>',
+    stopAfter: ['river', 'city', 'music', 'story'],
+    generation: { do_sample: true, temperature: 0.6, top_p: 0.95 },
+  },
+  'tiny-no-template': {
+    specials: LLAMA_SPECIAL_TOKENS,
+    bos: '<|begin_of_text|>',
+    eos: '<|eot_id|>',
+    template: null,
+  },
+  'tiny-bad-template': {
+    specials: LLAMA_SPECIAL_TOKENS,
+    bos: '<|begin_of_text|>',
+    eos: '<|eot_id|>',
+    template: BAD_TEMPLATE,
+  },
+};
+
+function writeVariant(outDir, variant) {
   const started = performance.now();
-  const { tokenizerJson, vocab, byteTokens, wordTokenIds, specialIds } = buildTokenizer();
+  const { specials, bos: BOS, eos: EOS } = variant;
+  const { tokenizerJson, vocab, byteTokens, wordTokenIds, specialIds } = buildTokenizer(
+    specials,
+    BOS,
+  );
   const vocabSize = vocab.size;
   const bosId = vocab.get(BOS);
   const eosId = vocab.get(EOS);
@@ -499,9 +584,14 @@ function main() {
     else if (byteTokens.has(tok)) bias[id] = /^[.,!?]$/.test(tok) ? 0 : -4;
     else bias[id] = -2;
   }
+  const stop = variant.stopToken
+    ? {
+        token: vocab.get(variant.stopToken),
+        after: variant.stopAfter.map((w) => vocab.get(`Ġ${w}`)),
+      }
+    : undefined;
 
-  const modelBytes = buildModel(vocabSize, bias);
-
+  const modelBytes = buildModel(vocabSize, bias, stop);
   const config = {
     architectures: ['LlamaForCausalLM'],
     model_type: 'llama',
@@ -527,6 +617,7 @@ function main() {
     eos_token_id: [eosId],
     do_sample: false,
     max_new_tokens: 256,
+    ...variant.generation,
   };
   const tokenizerConfig = {
     tokenizer_class: 'PreTrainedTokenizerFast',
@@ -537,7 +628,7 @@ function main() {
     clean_up_tokenization_spaces: false,
     model_max_length: MAX_POSITIONS,
     model_input_names: ['input_ids', 'attention_mask'],
-    chat_template: CHAT_TEMPLATE,
+    ...(variant.template ? { chat_template: variant.template } : {}),
     added_tokens_decoder: Object.fromEntries(
       tokenizerJson.added_tokens.map(({ id, ...rest }) => [String(id), rest]),
     ),
@@ -546,11 +637,11 @@ function main() {
 
   // Each file is written to a temporary name and renamed over the old one, so a concurrent reader
   // (another test file, a running model server) never sees a half-written file.
-  mkdirSync(join(OUT_DIR, 'onnx'), { recursive: true });
+  mkdirSync(join(outDir, 'onnx'), { recursive: true });
   const write = (file, data) => {
-    const tmp = join(OUT_DIR, `${file}.tmp-${process.pid}`);
+    const tmp = join(outDir, `${file}.tmp-${process.pid}`);
     writeFileSync(tmp, data);
-    renameSync(tmp, join(OUT_DIR, file));
+    renameSync(tmp, join(outDir, file));
   };
   const json = (file, obj) => write(file, `${JSON.stringify(obj, null, 2)}\n`);
   json('config.json', config);
@@ -562,10 +653,20 @@ function main() {
 
   const ms = Math.round(performance.now() - started);
   console.log(
-    `tiny model -> ${relative(process.cwd(), OUT_DIR) || '.'} (${(dirSize(OUT_DIR) / 1024).toFixed(0)} KiB, ` +
+    `tiny model (${variant.stopToken ? `ends with ${variant.stopToken}` : 'never ends'}) -> ${relative(process.cwd(), outDir) || '.'} (${(dirSize(outDir) / 1024).toFixed(0)} KiB, ` +
       `onnx ${(modelBytes.length / 1024).toFixed(0)} KiB, vocab ${vocabSize}, ${nodes.length} nodes, ` +
       `ops: ${[...opsUsed].sort().join(' ')}; ${ms} ms)`,
   );
+}
+
+function main() {
+  if (OUT_ARG) {
+    writeVariant(OUT_ARG, VARIANTS['tiny-model']);
+    return;
+  }
+  for (const [name, variant] of Object.entries(VARIANTS)) {
+    writeVariant(join(GENERATED, name), variant);
+  }
 }
 
 main();

@@ -16,3 +16,50 @@ export function cacheCoversPrompt(
   }
   return true;
 }
+
+interface Disposable {
+  dispose?: () => void;
+}
+export type PastKeyValues = Record<string, Disposable>;
+
+function disposeAll(past: PastKeyValues | null | undefined) {
+  for (const tensor of Object.values(past ?? {})) tensor.dispose?.();
+}
+
+/**
+ * The previous turn's cache, reused for the next prompt only when it provably covers it, and not at
+ * all for a model whose export is known to mis-handle reuse (`enabled: false`). The worker and the
+ * Node test that proves reuse exact (tests/node/cache-reuse.ts) drive the same class.
+ */
+export class TurnCache {
+  private past: PastKeyValues | null = null;
+  private ids: bigint[] | null = null;
+  /** How many prompts were given a cache (so a test can tell reuse really happened). */
+  reused = 0;
+
+  constructor(public enabled = true) {}
+
+  /** The cache to pass to generate() for this prompt, or null for a full prefill. */
+  take(promptIds: readonly bigint[]): PastKeyValues | null {
+    if (!this.enabled || !cacheCoversPrompt(this.ids, promptIds)) this.clear();
+    if (this.past) this.reused += 1;
+    return this.past;
+  }
+
+  /** After a finished turn: keep its cache (or free it when reuse is off). */
+  keep(result: { past_key_values?: PastKeyValues | null; sequences?: { tolist(): bigint[][] } }) {
+    if (!this.enabled) {
+      disposeAll(result.past_key_values);
+      return;
+    }
+    this.past = result.past_key_values ?? null;
+    this.ids = result.sequences?.tolist()[0] ?? null;
+  }
+
+  /** Drops the cache (reset, an interrupted turn, an error, another model). */
+  clear() {
+    disposeAll(this.past);
+    this.past = null;
+    this.ids = null;
+  }
+}

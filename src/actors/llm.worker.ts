@@ -28,10 +28,24 @@ import { errorMessage } from '../shared/errors';
 import { DEFAULT_MODEL_HOST } from '../shared/models';
 import { TokenTextStreamer } from './token-streamer';
 import { describeLoadError, fallbackReason, resolveVariant } from './load-plan';
-import { cacheCoversPrompt } from './kv-cache';
-import { deleteStoredModel, listStoredModels, planDownload, type Registry } from './model-storage';
+import { TurnCache } from './kv-cache';
+import {
+  deleteStoredModel,
+  listStoredModels,
+  missingWeightFiles,
+  planDownload,
+  storePlan,
+  storedPlan,
+  type Registry,
+} from './model-storage';
 import type { StorageRequest } from '../shared/storage-protocol';
-import { DEFAULT_MAX_NEW_TOKENS, isSampling } from '../shared/generation-settings';
+import {
+  DEFAULT_MAX_NEW_TOKENS,
+  isSampling,
+  recommendedFromGenerationConfig,
+} from '../shared/generation-settings';
+import { missingVariantMessage } from '../shared/models';
+import { probeChatFormat, stopIds, withSystemPrompt, type ChatFormat } from './chat-format';
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -81,25 +95,26 @@ interface Loaded {
   spec: ModelLoadSpec;
   thinkOpenId?: bigint | undefined;
   thinkCloseId?: bigint | undefined;
+  /** What the chat template does (system role, end-of-turn token), found at load. */
+  format: ChatFormat;
+  /** The generation config's eos ids plus the template's end of turn. */
+  stop: number[];
 }
 
 let loaded: Loaded | null = null;
 const stopping = new InterruptableStoppingCriteria();
 /** KV cache reused across turns; cleared on reset (and after an interrupted turn). */
-let pastKeyValues: Record<string, { dispose?: () => void }> | null = null;
-/** The token ids the cache was built from (prompt + reply of the last turn). */
-let cachedIds: bigint[] | null = null;
+const turnCache = new TurnCache();
 let generating = false;
 /** Settles when the running generation ends (a load waits for it before disposing). */
 let generationDone: Promise<void> = Promise.resolve();
 
 function disposeCache() {
-  if (pastKeyValues) {
-    for (const tensor of Object.values(pastKeyValues)) tensor.dispose?.();
-  }
-  pastKeyValues = null;
-  cachedIds = null;
+  turnCache.clear();
 }
+
+/** transformers.js's cache API, as model-storage.ts uses it. */
+const registry = ModelRegistry as unknown as Registry;
 
 function tokenIdOf(tokenizer: PreTrainedTokenizer, token: string | undefined): bigint | undefined {
   if (!token) return undefined;
@@ -151,6 +166,23 @@ async function load(spec: ModelLoadSpec) {
       watchedDevice = null;
     }
     await previous?.model.dispose();
+    // A variant whose files the host lacks is never tried (no download, a reason instead).
+    const missing = await missingWeightFiles(variant, registry).catch(() => []);
+    if (missing.length > 0) {
+      post({
+        status: 'error',
+        phase: 'load',
+        data: missingVariantMessage({
+          label: spec.label ?? spec.id,
+          id: variant.id,
+          dtype: variant.dtype,
+          missing,
+          isFallback: fallbackReason(spec, variant) !== null,
+          runsWithoutF16: spec.runsWithoutF16 ?? [],
+        }),
+      });
+      return;
+    }
     const tokenizer = await AutoTokenizer.from_pretrained(variant.id, { progress_callback }).catch(
       (error: unknown) => {
         throw new Error(
@@ -158,6 +190,8 @@ async function load(spec: ModelLoadSpec) {
         );
       },
     );
+    // Before the weights: a template that cannot chat fails the load, not every message.
+    const format = probeChatFormat(tokenizer, variant.id);
     post({ status: 'loading', data: `Loading ${variant.id} (${variant.dtype})...` });
     const model = await AutoModelForCausalLM.from_pretrained(variant.id, {
       dtype: variant.dtype as 'q4f16',
@@ -168,14 +202,34 @@ async function load(spec: ModelLoadSpec) {
     await watchDevice();
     post({ status: 'loading', data: 'Compiling shaders and warming up model...' });
     await warmUp(tokenizer, model);
+    const generationConfig = (model as unknown as { generation_config?: Record<string, unknown> })
+      .generation_config;
+    const eos =
+      generationConfig?.eos_token_id ??
+      (model.config as unknown as { eos_token_id?: unknown }).eos_token_id;
+    turnCache.enabled = spec.reuseCache !== false;
     loaded = {
       tokenizer,
       model,
       spec,
       thinkOpenId: tokenIdOf(tokenizer, spec.thinkTokens?.open),
       thinkCloseId: tokenIdOf(tokenizer, spec.thinkTokens?.close),
+      format,
+      stop: stopIds(eos, format),
     };
-    post({ status: 'ready', data: { id: variant.id, dtype: variant.dtype } });
+    const recommended = {
+      ...recommendedFromGenerationConfig(generationConfig),
+      ...spec.recommended,
+    };
+    post({
+      status: 'ready',
+      data: {
+        id: variant.id,
+        dtype: variant.dtype,
+        systemRole: format.systemRole,
+        ...(Object.keys(recommended).length > 0 ? { recommended } : {}),
+      },
+    });
   } catch (error) {
     const why = fallbackReason(spec, variant);
     const message = describeLoadError(error, spec.host);
@@ -221,7 +275,7 @@ async function generate(messages: Extract<WorkerRequest, { type: 'generate' }>) 
   }
   // A dataset run is a one-off prompt: it neither uses nor disturbs the chat's KV cache.
   const useCache = purpose === 'chat';
-  const { tokenizer, model, thinkOpenId, thinkCloseId } = loaded;
+  const { tokenizer, model, thinkOpenId, thinkCloseId, format, stop } = loaded;
   generating = true;
   let endGeneration = () => {};
   generationDone = new Promise<void>((resolve) => (endGeneration = resolve));
@@ -261,19 +315,19 @@ async function generate(messages: Extract<WorkerRequest, { type: 'generate' }>) 
   post({ status: 'start', purpose });
   try {
     const options = messages.options;
-    const conversation = options?.systemPrompt
-      ? [{ role: 'system', content: options.systemPrompt }, ...messages.data]
-      : messages.data;
+    // Where the template has no system role, the prompt starts the first user message.
+    const conversation = withSystemPrompt(messages.data, options?.systemPrompt, format);
     const inputs = tokenizer.apply_chat_template(conversation, {
       add_generation_prompt: true,
       return_dict: true,
     }) as Record<string, unknown> & { input_ids: { tolist(): bigint[][] } };
     const promptIds = inputs.input_ids.tolist()[0] ?? [];
     clock = new GenerationClock(promptIds.length);
-    if (useCache && !cacheCoversPrompt(cachedIds, promptIds)) disposeCache();
     const result = (await model.generate({
       ...inputs,
-      past_key_values: useCache ? pastKeyValues : null,
+      past_key_values: useCache ? turnCache.take(promptIds) : null,
+      // The template's end of turn ends a reply even where the generation config omits it.
+      ...(stop.length > 0 ? { eos_token_id: stop } : {}),
       // Temperature 0 = greedy (repeatable); above 0 samples with top p.
       ...(options?.temperature !== undefined && isSampling({ temperature: options.temperature })
         ? { do_sample: true, temperature: options.temperature, top_p: options.topP ?? 1 }
@@ -285,27 +339,31 @@ async function generate(messages: Extract<WorkerRequest, { type: 'generate' }>) 
       return_dict_in_generate: true,
       // The streamer is structurally a BaseStreamer; the typings do not declare the KV-cache option.
     } as unknown as Parameters<PreTrainedModel['generate']>[0])) as {
-      past_key_values?: typeof pastKeyValues;
+      past_key_values?: Record<string, { dispose?: () => void }>;
       sequences?: { tolist(): bigint[][] };
     };
     const interrupted = stopping.interrupted;
-    if (!useCache) {
+    const disposeResult = () => {
       for (const t of Object.values(result.past_key_values ?? {})) t.dispose?.();
+    };
+    if (!useCache) {
+      disposeResult();
     } else if (interrupted) {
       // The cache now holds a reply the next prompt will not reproduce token for token.
       disposeCache();
-      for (const t of Object.values(result.past_key_values ?? {})) t.dispose?.();
+      disposeResult();
     } else {
-      pastKeyValues = result.past_key_values ?? null;
-      cachedIds = result.sequences?.tolist()[0] ?? null;
+      turnCache.keep(result);
     }
     flushText();
     const stats = clock.finish();
+    const lastId = result.sequences?.tolist()[0]?.at(-1);
+    const endedByModel = lastId !== undefined && stop.some((id) => BigInt(id) === lastId);
     const finish: FinishReason = interrupted
       ? 'stopped'
-      : stats.numTokens >= maxNewTokens
-        ? 'length'
-        : 'end';
+      : endedByModel || stats.numTokens < maxNewTokens
+        ? 'end'
+        : 'length';
     post({
       status: 'complete',
       numTokens: stats.numTokens,
@@ -323,9 +381,6 @@ async function generate(messages: Extract<WorkerRequest, { type: 'generate' }>) 
     endGeneration();
   }
 }
-
-/** transformers.js's cache API, as model-storage.ts uses it. */
-const registry = ModelRegistry as unknown as Registry;
 
 async function adapterLimits() {
   interface AdapterLike {
@@ -390,7 +445,14 @@ async function storage(request: StorageRequest) {
           estimate: estimate ?? null,
         });
         post({ status: 'plan', plan });
+        // Kept so the size shows offline too (a variant with missing files is not worth keeping).
+        if (!plan.missing?.length) await storePlan(self.caches, request.data, plan).catch(() => {});
       } catch (error) {
+        const stored = await storedPlan(self.caches, request.data).catch(() => null);
+        if (stored) {
+          post({ status: 'plan', plan: stored });
+          break;
+        }
         post({
           status: 'storage-error',
           op: 'plan',

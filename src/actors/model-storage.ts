@@ -129,12 +129,13 @@ export async function planDownload(
   const sizes = await Promise.all(
     files.map(async (file) => {
       const meta = await deps.registry.get_file_metadata(spec.id, file);
-      return { file, size: meta.exists ? (meta.size ?? 0) : 0 };
+      return { file, size: meta.exists ? (meta.size ?? 0) : 0, exists: meta.exists };
     }),
   );
+  const missing = sizes.filter((s) => !s.exists && isWeightFile(s.file)).map((s) => s.file);
   const weights = sizes.filter((s) => isWeightFile(s.file));
   const largest = weights.reduce<{ file: string; size: number } | null>(
-    (best, s) => (best === null || s.size > best.size ? s : best),
+    (best, s) => (best === null || s.size > best.size ? { file: s.file, size: s.size } : best),
     null,
   );
   const totalBytes = sizes.reduce((sum, s) => sum + s.size, 0);
@@ -152,5 +153,61 @@ export async function planDownload(
       limits: deps.limits,
       freeBytes: free,
     }),
+    missing,
   };
+}
+
+/**
+ * The weight files of a variant the host does not have (from file metadata, before any download):
+ * a load of a variant with missing files is never tried.
+ */
+export async function missingWeightFiles(
+  spec: { id: string; dtype: string },
+  registry: Registry,
+): Promise<string[]> {
+  const files = await registry.get_files(spec.id, {
+    dtype: spec.dtype,
+    device: 'webgpu',
+    include_processor: false,
+  });
+  const weights = files.filter(isWeightFile);
+  const metas = await Promise.all(weights.map((f) => registry.get_file_metadata(spec.id, f)));
+  return weights.filter((_, i) => !metas[i]?.exists);
+}
+
+/** Where the app keeps the sizes of earlier plans, so a size shows offline too. */
+export const PLAN_CACHE = 'llm-studio-plans';
+
+function planKey(spec: { id: string; dtype: string; host?: string | undefined }): string {
+  const host = encodeURIComponent(spec.host ?? '');
+  return `https://plans.invalid/${host}/${encodeURIComponent(spec.id)}/${encodeURIComponent(spec.dtype)}`;
+}
+
+/** Stores a plan's figures (fit warnings are not kept: they depend on the moment). */
+export async function storePlan(
+  storage: CacheStorage,
+  spec: { host?: string | undefined },
+  plan: DownloadPlan,
+): Promise<void> {
+  const cache = await storage.open(PLAN_CACHE);
+  const { warnings: _warnings, ...figures } = plan;
+  await cache.put(
+    planKey({ ...plan, host: spec.host }),
+    new Response(JSON.stringify(figures), { headers: { 'content-type': 'application/json' } }),
+  );
+}
+
+/** A plan stored earlier for this variant, marked `stored`; null when there is none. */
+export async function storedPlan(
+  storage: CacheStorage,
+  spec: { id: string; dtype: string; host?: string | undefined },
+): Promise<DownloadPlan | null> {
+  if (!(await storage.has(PLAN_CACHE))) return null;
+  const cache = await storage.open(PLAN_CACHE);
+  const response = await cache.match(planKey(spec));
+  if (!response) return null;
+  const data = (await response.json()) as Omit<DownloadPlan, 'warnings'>;
+  if (data.id !== spec.id || data.dtype !== spec.dtype || typeof data.totalBytes !== 'number')
+    return null;
+  return { ...data, warnings: [], stored: true };
 }

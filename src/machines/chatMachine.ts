@@ -4,8 +4,10 @@ import type { GenerationStats } from '../shared/generation-stats';
 import type { ConversationMessage } from '../shared/conversations/types';
 import {
   DEFAULT_MAX_NEW_TOKENS,
+  MAX_TOKENS_LIMIT,
   defaultSettings,
   sanitizeSettings,
+  settingsFor,
   type GenerationSettings,
 } from '../shared/generation-settings';
 import type { ChatWorkerEvent, WorkerPort } from './worker-events';
@@ -48,6 +50,12 @@ export interface ChatContext {
   stats: GenerationStats | null;
   /** A generation error (spec: console only; shown here too). */
   error: string | null;
+  /** The loaded model's recommended settings (its entry's, else its generation config's). */
+  recommended: Partial<GenerationSettings> | null;
+  /** The user changed this conversation's settings: a model's recommendations no longer apply. */
+  settingsChosen: boolean;
+  /** The cap came from `?maxTokens=` (then a model's recommendation does not lift it). */
+  capExplicit: boolean;
 }
 
 export interface ChatInput {
@@ -64,7 +72,13 @@ export type ChatEvent =
   | { type: 'chat.stop' }
   | { type: 'chat.reset' }
   /** Show another conversation (from the conversations machine). */
-  | { type: 'chat.load'; messages: DisplayMessage[]; settings: GenerationSettings }
+  | {
+      type: 'chat.load';
+      messages: DisplayMessage[];
+      settings: GenerationSettings;
+      /** A new conversation: the loaded model's recommended settings go on top. */
+      fresh?: boolean;
+    }
   | { type: 'chat.settings'; patch: Partial<GenerationSettings> }
   | ChatWorkerEvent;
 
@@ -77,6 +91,23 @@ export function toWorkerMessages(messages: DisplayMessage[]): ChatMessage[] {
     role: m.role === 'assistant' ? 'assistant' : 'user',
     content: m.content,
   }));
+}
+
+/**
+ * The highest Max new tokens: the `?maxTokens=` cap, or — when none was given — the default cap
+ * lifted to what the loaded model recommends (DeepSeek R1: 2,048).
+ */
+export function capOf(
+  context: Pick<ChatContext, 'maxNewTokens' | 'recommended' | 'capExplicit'>,
+): number {
+  if (context.capExplicit) return context.maxNewTokens;
+  const wanted = context.recommended?.maxNewTokens ?? 0;
+  return Math.min(MAX_TOKENS_LIMIT, Math.max(context.maxNewTokens, wanted));
+}
+
+/** A new, untouched conversation takes the loaded model's recommended settings. */
+function freshSettings(context: ChatContext): GenerationSettings {
+  return settingsFor(context.recommended, capOf(context));
 }
 
 /** The worker's options from the conversation's settings, Max new tokens capped. */
@@ -131,7 +162,7 @@ export const chatMachine = setup({
       context.worker.send({
         type: 'generate',
         data: toWorkerMessages(context.messages),
-        options: toGenerateOptions(context.settings, context.maxNewTokens),
+        options: toGenerateOptions(context.settings, capOf(context)),
       });
     },
     postInterrupt: ({ context }) => context.worker.send({ type: 'interrupt' }),
@@ -176,15 +207,19 @@ export const chatMachine = setup({
       const messages = withLastReply(context.messages, (last) => ({
         ...last,
         figures: { numTokens, seconds, tps: tps ?? undefined },
-        ...(finish === 'length' ? { ended: { by: 'limit', limit: context.maxNewTokens } } : {}),
+        ...(finish === 'length'
+          ? { ended: { by: 'limit', limit: Math.min(context.settings.maxNewTokens, capOf(context)) } }
+          : {}),
       }));
       return { messages, numTokens, seconds, stats: stats ?? null, tps };
     }),
-    loadConversation: assign(({ event }) => {
+    loadConversation: assign(({ context, event }) => {
       assertEvent(event, 'chat.load');
       return {
         messages: event.messages,
-        settings: event.settings,
+        // A new conversation starts with the loaded model's recommended settings.
+        settings: event.fresh ? freshSettings(context) : event.settings,
+        settingsChosen: !event.fresh,
         draft: '',
         tps: null,
         numTokens: null,
@@ -197,16 +232,24 @@ export const chatMachine = setup({
       settings: ({ context, event }) => {
         assertEvent(event, 'chat.settings');
         // Values are checked in the form; re-checked here so nothing out of range reaches the model.
-        return sanitizeSettings({ ...context.settings, ...event.patch }, context.maxNewTokens);
+        return sanitizeSettings({ ...context.settings, ...event.patch }, capOf(context));
       },
+      settingsChosen: true,
     }),
-    storeModelId: assign({
-      modelId: ({ context, event }) => {
-        assertEvent(event, 'worker.ready');
-        // `message` may be absent in hand-written events (the inspector's tests send bare ones).
-        const message = event.message as typeof event.message | undefined;
-        return message?.data?.id ?? context.modelId;
-      },
+    storeModelId: assign(({ context, event }) => {
+      assertEvent(event, 'worker.ready');
+      // `message` may be absent in hand-written events (the inspector's tests send bare ones).
+      const message = event.message as typeof event.message | undefined;
+      const recommended = message?.data?.recommended ?? null;
+      const next = { ...context, recommended };
+      return {
+        modelId: message?.data?.id ?? context.modelId,
+        recommended,
+        // An empty conversation whose settings the user has not touched follows the model.
+        ...(context.messages.length === 0 && !context.settingsChosen
+          ? { settings: freshSettings(next) }
+          : {}),
+      };
     }),
     storeError: assign({
       error: ({ event }) => {
@@ -238,6 +281,9 @@ export const chatMachine = setup({
     seconds: null,
     stats: null,
     error: null,
+    recommended: null,
+    settingsChosen: false,
+    capExplicit: input.maxNewTokens !== undefined,
   }),
   initial: 'unavailable',
   on: {
@@ -320,4 +366,6 @@ export const selectChatError = (s: ChatSnapshot) => s.context.error;
 /** The conversation's generation settings. */
 export const selectSettings = (s: ChatSnapshot) => s.context.settings;
 /** The `?maxTokens=` cap (the highest Max new tokens). */
-export const selectMaxTokensCap = (s: ChatSnapshot) => s.context.maxNewTokens;
+export const selectMaxTokensCap = (s: ChatSnapshot) => capOf(s.context);
+/** What the loaded model recommends (shown beside the settings), or null. */
+export const selectRecommended = (s: ChatSnapshot) => s.context.recommended;

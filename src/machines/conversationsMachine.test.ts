@@ -187,14 +187,14 @@ describe('conversationsMachine', () => {
     expect(puts[1]).toMatchObject({ conversation: { messages: [user, { streaming: true }] } });
   });
 
-  it('conversation.new → an empty chat with default settings, nothing saved', async () => {
+  it('conversation.new → an empty chat with default settings (marked fresh: the model recommendations apply), nothing saved', async () => {
     const { actor, loads } = start(fakeStore({ initial: [saved('a', 'hello', 1)] }));
     await waitFor(actor, (s) => s.matches({ list: 'loaded' }));
     actor.send({ type: 'conversation.select', id: 'a' });
     await waitFor(actor, (s) => selectCurrentId(s) === 'a');
     actor.send({ type: 'conversation.new' });
     expect(selectCurrentId(actor.getSnapshot())).toBeNull();
-    expect(loads.at(-1)).toEqual({ type: 'chat.load', messages: [], settings });
+    expect(loads.at(-1)).toEqual({ type: 'chat.load', messages: [], settings, fresh: true });
   });
 
   it('a reset chat (no messages) detaches from the saved conversation without overwriting it', async () => {

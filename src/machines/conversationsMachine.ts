@@ -31,6 +31,8 @@ export interface ChatLoad {
   type: 'chat.load';
   messages: ConversationMessage[];
   settings: GenerationSettings;
+  /** A new conversation: the chat puts the loaded model's recommended settings on top. */
+  fresh?: boolean;
 }
 
 /** The chat as seen from here: something that accepts `chat.load`. */
@@ -209,7 +211,12 @@ export const conversationsMachine = setup({
     startNew: enqueueActions(({ context, enqueue }) => {
       const { chat, maxTokensCap } = context;
       enqueue(() =>
-        chat.send({ type: 'chat.load', messages: [], settings: defaultSettings(maxTokensCap) }),
+        chat.send({
+          type: 'chat.load',
+          messages: [],
+          settings: defaultSettings(maxTokensCap),
+          fresh: true,
+        }),
       );
       enqueue.assign({ current: null, requestedId: null });
     }),

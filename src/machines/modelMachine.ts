@@ -1,6 +1,6 @@
 import { assertEvent, assign, setup, type SnapshotFrom } from 'xstate';
 import type { ModelLoadSpec } from '../shared/worker-protocol';
-import type { ModelOption } from '../shared/models';
+import { missingVariantMessage, modelsWithoutF16, type ModelOption } from '../shared/models';
 import type { ModelWorkerEvent, WorkerPort } from './worker-events';
 import type { DownloadPlan } from '../shared/storage';
 
@@ -25,6 +25,8 @@ export interface ModelContext {
   loaded: { id: string; dtype: string } | null;
   /** Download size and fit warnings of the selected model (asked on selection). */
   plan: DownloadPlan | null;
+  /** Download size (bytes) of each model's variant that would load, from the plans seen. */
+  sizes: Record<string, number>;
 }
 
 export interface ModelInput {
@@ -68,6 +70,10 @@ export function toLoadSpec(context: ModelContext): ModelLoadSpec | null {
     externalData: option.externalData,
     host: option.host ?? context.host,
     shaderF16: context.shaderF16,
+    reuseCache: option.reuseCache,
+    recommended: option.recommended,
+    label: option.label,
+    runsWithoutF16: modelsWithoutF16(context.models),
   };
 }
 
@@ -138,12 +144,16 @@ export const modelMachine = setup({
         context.worker.send({ type: 'plan', data: { ...variant, host: context.host } });
     },
     clearPlan: assign({ plan: null }),
-    storePlan: assign({
-      plan: ({ context, event }) => {
-        assertEvent(event, 'worker.plan');
-        // An answer for an earlier selection is dropped.
-        return event.message.plan.id === variantOf(context)?.id ? event.message.plan : context.plan;
-      },
+    storePlan: assign(({ context, event }) => {
+      assertEvent(event, 'worker.plan');
+      const { plan } = event.message;
+      const variant = variantOf(context);
+      // An answer for an earlier selection is dropped.
+      if (plan.id !== variant?.id || plan.dtype !== variant.dtype) return {};
+      const sizes = plan.missing?.length
+        ? context.sizes
+        : { ...context.sizes, [context.selected]: plan.totalBytes };
+      return { plan, sizes };
     }),
     postLoad: ({ context }) => {
       const spec = toLoadSpec(context);
@@ -217,6 +227,7 @@ export const modelMachine = setup({
     error: null,
     loaded: null,
     plan: null,
+    sizes: {},
   }),
   initial: 'none',
   on: {
@@ -317,5 +328,26 @@ export const selectLoadError = (s: ModelSnapshot) => s.context.error;
 export const selectStatusText = (s: ModelSnapshot) => s.context.statusText;
 /** Load is enabled only with a selection, never after an error (spec), and not for the loaded model. */
 export const selectCanLoad = (s: ModelSnapshot) =>
-  (s.matches('none') || s.matches('ready')) && s.can({ type: 'model.load' });
+  (s.matches('none') || s.matches('ready')) &&
+  s.can({ type: 'model.load' }) &&
+  !s.context.plan?.missing?.length;
 export const selectDownloadPlan = (s: ModelSnapshot) => s.context.plan;
+/** Download sizes known so far, by model (dropdown hints). */
+export const selectSizes = (s: ModelSnapshot) => s.context.sizes;
+/**
+ * Why the selected model cannot load here, in one sentence (its variant's files are missing), or
+ * null. Load stays disabled while this is shown.
+ */
+export const selectMissingVariant = (s: ModelSnapshot): string | null => {
+  const { plan, models, selected, shaderF16 } = s.context;
+  const option = models.find((m) => m.value === selected);
+  if (!plan?.missing?.length || !option) return null;
+  return missingVariantMessage({
+    label: option.label,
+    id: plan.id,
+    dtype: plan.dtype,
+    missing: plan.missing,
+    isFallback: !shaderF16 && plan.dtype !== option.dtype,
+    runsWithoutF16: modelsWithoutF16(models),
+  });
+};

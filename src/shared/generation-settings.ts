@@ -116,3 +116,54 @@ export function sanitizeSettings(value: unknown, maxTokensCap: number): Generati
 export function isSampling(settings: Pick<GenerationSettings, 'temperature'>): boolean {
   return settings.temperature > 0;
 }
+
+/**
+ * A model's recommended settings from its generation_config.json: its sampling when it samples by
+ * default (DeepSeek R1 Distill: temperature 0.6, top p 0.95), its repetition penalty. Values out of
+ * the allowed ranges are left out.
+ */
+export function recommendedFromGenerationConfig(config: unknown): Partial<GenerationSettings> {
+  if (typeof config !== 'object' || config === null) return {};
+  const c = config as Record<string, unknown>;
+  const out: Partial<GenerationSettings> = {};
+  const take = (field: NumericSetting, value: unknown) => {
+    if (typeof value !== 'number') return;
+    const check = checkSetting(field, String(value), MAX_TOKENS_LIMIT);
+    if (check.ok) out[field] = check.value;
+  };
+  if (c.do_sample === true) {
+    take('temperature', c.temperature);
+    take('topP', c.top_p);
+  }
+  if (typeof c.repetition_penalty === 'number' && c.repetition_penalty > 1)
+    take('repetitionPenalty', c.repetition_penalty);
+  return out;
+}
+
+/**
+ * A new conversation's settings for a model: the defaults with the model's recommendations on top,
+ * Max new tokens within the cap.
+ */
+export function settingsFor(
+  recommended: Partial<GenerationSettings> | null | undefined,
+  maxTokensCap: number,
+): GenerationSettings {
+  return sanitizeSettings({ ...defaultSettings(maxTokensCap), ...recommended }, maxTokensCap);
+}
+
+/** "temperature 0.6, top p 0.95, 2,048 new tokens, no system prompt": what a model recommends. */
+export function describeRecommended(recommended: Partial<GenerationSettings>): string {
+  const parts: string[] = [];
+  if (recommended.temperature !== undefined)
+    parts.push(
+      recommended.temperature === 0 ? 'greedy decoding' : `temperature ${recommended.temperature}`,
+    );
+  if (recommended.topP !== undefined) parts.push(`top p ${recommended.topP}`);
+  if (recommended.maxNewTokens !== undefined)
+    parts.push(`${recommended.maxNewTokens.toLocaleString('en-US')} new tokens`);
+  if (recommended.repetitionPenalty !== undefined)
+    parts.push(`repetition penalty ${recommended.repetitionPenalty}`);
+  if (recommended.systemPrompt !== undefined)
+    parts.push(recommended.systemPrompt ? 'its own system prompt' : 'no system prompt');
+  return parts.join(', ');
+}

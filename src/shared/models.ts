@@ -1,4 +1,6 @@
 import type { TrainedModel } from './training-api';
+import type { GenerationSettings } from './generation-settings';
+import { needsShaderF16 } from './storage';
 
 /**
  * The in-browser models ): four ONNX community models, with their real hub ids
@@ -14,8 +16,18 @@ export interface ModelOption {
   thinkTokens?: { open: string; close: string };
   /** Weights stored as external data next to the .onnx file (large models). */
   externalData?: boolean;
-  /** Approximate download size, shown next to the label. */
-  size?: string;
+  /**
+   * Recommended generation settings, applied to a new conversation with this model (a user's own
+   * choice wins). Settings the model's generation_config.json recommends are added at load.
+   */
+  recommended?: Partial<GenerationSettings>;
+  /**
+   * false: never reuse the previous turn's KV cache (an export known to mis-handle it). Default on:
+   * reuse is only taken when the new prompt provably starts with the cached tokens (kv-cache.ts).
+   */
+  reuseCache?: boolean;
+  /** What was checked against the repo's public files (documentation, shown nowhere). */
+  checked?: string;
   /** Where its files are (Hub layout), when not the app's model host: a training service. */
   host?: string;
   /** The Hub id of the original model, to fine-tune from (the training panel suggests it). */
@@ -29,8 +41,9 @@ export const MODELS: readonly ModelOption[] = [
     id: 'onnx-community/Llama-3.2-1B-Instruct-q4f16',
     dtype: 'q4f16',
     fallback: { id: 'onnx-community/Llama-3.2-1B-Instruct', dtype: 'q4' },
-    size: '1.0 GB',
     source: 'meta-llama/Llama-3.2-1B-Instruct',
+    checked:
+      'Template takes a system message; an assistant turn ends with <|eot_id|>, which the generation config names too. q4f16 ~1.25 GB; the q4 fallback (another repo) ~1.66 GB. Cache reuse on: Llama exports have plain per-layer past_key_values and the prefix check guards re-encoding.',
   },
   {
     value: 'phi-3.5-mini',
@@ -38,8 +51,9 @@ export const MODELS: readonly ModelOption[] = [
     id: 'onnx-community/Phi-3.5-mini-instruct-onnx-web',
     dtype: 'q4f16',
     externalData: true,
-    size: '2.1 GB',
     source: 'microsoft/Phi-3.5-mini-instruct',
+    checked:
+      'Template takes a system message; an assistant turn ends with <|end|> (found from the template, added to the stop ids). q4f16 only (~2.32 GB with its external data): needs shader-f16, no fallback. Cache reuse on, guarded by the prefix check.',
   },
   {
     value: 'deepseek-r1-1.5b',
@@ -48,19 +62,52 @@ export const MODELS: readonly ModelOption[] = [
     dtype: 'q4f16',
     fallback: { id: 'onnx-community/DeepSeek-R1-Distill-Qwen-1.5B-ONNX', dtype: 'q4' },
     thinkTokens: { open: '<think>', close: '</think>' },
-    size: '1.3 GB',
     source: 'deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B',
+    // The model card: temperature 0.5-0.7 (0.6) to avoid endless repetition, no system prompt; the
+    // reasoning needs room, so 2,048 new tokens.
+    recommended: { temperature: 0.6, topP: 0.95, maxNewTokens: 2048, systemPrompt: '' },
+    checked:
+      'Template puts a system message before the first turn, ends an assistant turn with <｜end▁of▁sentence｜> (the generation config eos) and opens <think> itself. q4f16 ~1.38 GB, q4 ~1.97 GB (same repo). Recommended settings from the model card. Cache reuse on, guarded by the prefix check (the template drops the reasoning of earlier turns, so the prompt differs from the cache and reuse is skipped then).',
   },
   {
     value: 'gemma-2-2b-jpn',
     label: 'gemma 2 2b jpn',
     id: 'onnx-community/gemma-2-2b-jpn-it',
     dtype: 'q4f16',
+    // Offered only where the host has its files (the plan checks before a load).
     fallback: { id: 'onnx-community/gemma-2-2b-jpn-it', dtype: 'q4' },
-    size: '1.5 GB',
     source: 'google/gemma-2-2b-jpn-it',
+    checked:
+      "Template raises 'System role not supported': the system prompt goes at the start of the first user message. Its generation config names only <eos> (1); the template's end of turn <end_of_turn> (107) is added to the stop ids. The q4 fallback is checked for before it is offered.",
   },
 ];
+
+/** Labels of the models that can run without shader-f16 (their own dtype or their fallback). */
+export function modelsWithoutF16(models: readonly ModelOption[] = MODELS): string[] {
+  return models
+    .filter((m) => !needsShaderF16(m.dtype) || (m.fallback && !needsShaderF16(m.fallback.dtype)))
+    .map((m) => m.label);
+}
+
+/**
+ * One sentence for a variant whose files the host lacks: what is missing and, when it was the
+ * fallback for a GPU without shader-f16, what the GPU lacks and which models run here.
+ */
+export function missingVariantMessage(input: {
+  label: string;
+  id: string;
+  dtype: string;
+  missing: readonly string[];
+  /** The variant is the f16-free fallback (the GPU lacks shader-f16). */
+  isFallback: boolean;
+  runsWithoutF16: readonly string[];
+}): string {
+  const files = input.missing.join(', ');
+  const others = input.runsWithoutF16.filter((l) => l !== input.label);
+  if (input.isFallback)
+    return `This GPU lacks the shader-f16 feature ${input.label} needs, and ${input.id} has no ${input.dtype} variant (${files} not found)${others.length ? `; models that run here: ${others.join(', ')}.` : '.'}`;
+  return `${input.id} has no ${input.dtype} variant: ${files} not found.`;
+}
 
 /** Default model host: the Hugging Face Hub. */
 export const DEFAULT_MODEL_HOST = 'https://huggingface.co/';

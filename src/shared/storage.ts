@@ -31,6 +31,10 @@ export interface DownloadPlan {
   totalBytes: number;
   largestFile: { file: string; size: number } | null;
   warnings: FitWarning[];
+  /** Files of this variant the host does not have (then it cannot load). */
+  missing?: string[] | undefined;
+  /** Answered from the sizes stored by an earlier plan (offline). */
+  stored?: boolean | undefined;
 }
 
 /** Weight files: ONNX graphs and their external data. */

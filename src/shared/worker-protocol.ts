@@ -7,6 +7,7 @@ import type { StorageRequest, StorageResponse } from './storage-protocol';
  * a fault to everyone — so routing (src/machines/worker-events.ts) is checked by the compiler.
  */
 import type { GenerationStats } from './generation-stats';
+import type { GenerationSettings } from './generation-settings';
 
 /** A chat message. Any role other than 'assistant' is treated as 'user'. */
 export interface ChatMessage {
@@ -30,6 +31,14 @@ export interface ModelLoadSpec {
   host?: string | undefined;
   /** Whether the adapter reports `shader-f16`. */
   shaderF16: boolean;
+  /** false: never reuse the previous turn's KV cache (an export known to mis-handle it). */
+  reuseCache?: boolean | undefined;
+  /** The model entry's recommended generation settings (they win over its generation config's). */
+  recommended?: Partial<GenerationSettings> | undefined;
+  /** The entry's label, for messages. */
+  label?: string | undefined;
+  /** Labels of the models that need no shader-f16 (named when this one cannot run here). */
+  runsWithoutF16?: string[] | undefined;
 }
 
 /** Generation knobs posted with `generate` (see src/shared/generation-settings.ts). */
@@ -77,7 +86,17 @@ export type LoadResponse =
   | { status: 'initiate'; file: string; progress?: number; total?: number }
   | { status: 'progress'; file: string; progress: number; total?: number; loaded?: number }
   | { status: 'done'; file: string }
-  | { status: 'ready'; data?: { dtype: string; id: string } }
+  | {
+      status: 'ready';
+      data?: {
+        dtype: string;
+        id: string;
+        /** Recommended settings: the entry's, else its generation config's sampling (R1: 0.6, 0.95). */
+        recommended?: Partial<GenerationSettings> | undefined;
+        /** The template takes a system message (else the prompt starts the first user message). */
+        systemRole?: boolean | undefined;
+      };
+    }
   | { status: 'error'; data: string; phase: 'load' };
 
 /** Why a generation ended: Stop, the token limit, or the model's end-of-sequence token. */

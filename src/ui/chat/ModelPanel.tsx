@@ -5,9 +5,11 @@ import {
   selectCanLoad,
   selectDownloadPlan,
   selectLoadError,
+  selectMissingVariant,
   selectModelStatus,
   selectProgressItems,
   selectSelectedModel,
+  selectSizes,
   selectStatusText,
   type modelMachine,
 } from '../../machines/modelMachine';
@@ -36,6 +38,8 @@ export function ModelPanel({
   extra?: ReactNode;
 }) {
   const plan = useSelector(model, selectDownloadPlan);
+  const sizes = useSelector(model, selectSizes);
+  const missingVariant = useSelector(model, selectMissingVariant);
   // The inline question before stopping a reply is ephemeral UI state.
   const [confirming, setConfirming] = useState(false);
   const state = useSelector(model, selectModelStatus);
@@ -97,7 +101,11 @@ export function ModelPanel({
         <ModelDropdown
           label="Model"
           placeholder="Choose LLM model"
-          options={options.map((o) => ({ value: o.value, label: o.label, hint: o.size }))}
+          options={options.map((o) => {
+            // Sizes come from the files' metadata (no hand-written figures).
+            const bytes = sizes[o.value];
+            return { value: o.value, label: o.label, hint: bytes ? formatBytes(bytes) : undefined };
+          })}
           value={selected}
           disabled={loading}
           onChange={(value) => model.send({ type: 'model.select', value })}
@@ -129,6 +137,11 @@ export function ModelPanel({
           </button>
         </div>
       )}
+      {missingVariant && (state === 'none' || state === 'ready') && (
+        <p className="fit-warning" role="alert">
+          {missingVariant}
+        </p>
+      )}
       {plan && canLoad && (
         <div className="download-plan">
           <p>
@@ -136,7 +149,7 @@ export function ModelPanel({
             {plan.largestFile
               ? `; largest file ${plan.largestFile.file}, ${formatBytes(plan.largestFile.size)}`
               : ''}
-            )
+            ){plan.stored ? ' — as stored at an earlier check' : ''}
           </p>
           {plan.warnings.map((w) => (
             <p key={w.kind} className="fit-warning" role="alert">
