@@ -1,21 +1,27 @@
 #!/usr/bin/env python3
-"""Reference fine-tuning script for the local training service.
+"""Fine-tuning script for the local training service.
 
-LoRA fine-tuning of a causal language model (transformers + peft) on the app's dataset: a JSON
-array of {"prompt", "completion"} entries. Each entry becomes the model's chat
-template applied to a user prompt and an assistant completion; the loss covers the completion
-only. Progress is printed as `step current/total` (the app reads the last `current/total`) and
-each step's metrics as a JSON line `{"loss": …, "learning_rate": …, "epoch": …, "step": …}` (the
-service draws the loss curve from them).
+LoRA (every linear layer, peft) or full fine-tuning of a causal language model (transformers) on
+the app's dataset: a JSON array of {"prompt", "completion"} entries. Each entry becomes the model's
+chat template applied to a user prompt and an assistant completion; the loss covers the completion
+only. A held-out share of the entries (--eval_fraction, chosen with --seed, listed in
+<output_dir>/split.json) is never trained on; its mean completion loss is printed every
+--eval_every steps and at the end.
 
-After training the adapter is saved to --output_dir, merged into the base model, and a
-browser-ready copy is exported to <output_dir>/web/ in the layout transformers.js loads
-(config.json, generation_config.json, tokenizer files, onnx/model.onnx, model_fp16.onnx,
-model_q4.onnx, model_q4f16.onnx): Optimum's ONNX export, then ONNX Runtime's quantisation.
---no-web-export skips that step.
+Output lines (rank 0 only; the service reads them):
+    step 3/120
+    {"loss": 2.345678, "learning_rate": 0.0002, "epoch": 0.0333, "step": 3}
+    {"eval_loss": 2.456789, "step": 12}
+    browser export skipped: <reason>
+
+After training: LoRA saves the adapter to --output_dir, full fine-tuning the whole model; the
+merged model (fp32, Hugging Face layout, with tokenizer and generation config) goes to
+<output_dir>/merged/, and training/web_export.py exports a browser-ready copy to <output_dir>/web/
+(--no-web-export skips that; an unsupported architecture writes <output_dir>/web.skipped.json with
+the reason instead). --export_base also exports the untouched base model to <output_dir>/base-web/.
 
 Safe under torchrun / accelerate (DDP): every rank trains on its LOCAL_RANK device on its shard of
-the data; only rank 0 prints progress and metrics, and only rank 0 saves and exports.
+the data; the printed loss is the mean over the ranks; only rank 0 prints and writes files.
 
     python3 training/finetune.py --base_model meta-llama/Llama-3.2-3B-Instruct \
         --data_file service-data/datasets/input_data.json --output_dir service-data/lora \
@@ -32,23 +38,16 @@ import importlib.util
 import json
 import os
 import random
+import shutil
 import sys
 from typing import NoReturn
 
 REQUIRED = ("torch", "transformers", "peft")
-# Import names of the packages the browser export needs (pip names: optimum, onnx, onnxruntime).
-EXPORT_REQUIRED = ("optimum", "onnx", "onnxruntime")
-
-# transformers.js dtype → file name under onnx/ (the names transformers.js looks for).
-VARIANT_FILES = {
-    "fp32": "model.onnx",
-    "fp16": "model_fp16.onnx",
-    "q4": "model_q4.onnx",
-    "q4f16": "model_q4f16.onnx",
-}
-EXPORT_VARIANTS = ("fp32", "fp16", "q4", "q4f16")
-# What <output_dir>/web/ must hold besides onnx/ for the service to list it (GET /models).
-WEB_REQUIRED = ("config.json", "tokenizer.json", "tokenizer_config.json")
+# Import names of the packages the browser export needs (pip names are the same).
+EXPORT_REQUIRED = ("onnx", "onnxruntime")
+# Set to 1 to make every rank also print its own loss to stderr (`rank R step N loss X`): the test
+# that the printed loss is the mean over the ranks reads it.
+RANK_LOSS_ENV = "FINETUNE_PRINT_RANK_LOSS"
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -57,23 +56,39 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="Hub id or local folder of the model to adapt")
     parser.add_argument("--data_file", required=True,
                         help="JSON array of {prompt, completion} entries")
-    parser.add_argument("--output_dir", required=True, help="where the LoRA adapter is saved")
+    parser.add_argument("--output_dir", required=True,
+                        help="where the adapter (LoRA) or the model (full) is saved")
+    parser.add_argument("--method", choices=("lora", "full"), default="lora",
+                        help="lora: adapters on every linear layer; full: train all weights")
     parser.add_argument("--max_len", type=int, default=256, help="tokens per example (truncated)")
     parser.add_argument("--repeat", type=int, default=30,
                         help="how many times the dataset is repeated (small datasets)")
     parser.add_argument("--max_steps", type=int, default=120, help="optimizer steps")
     parser.add_argument("--lr", type=float, default=2e-4, help="learning rate")
-    parser.add_argument("--batch_size", type=int, default=1)
+    parser.add_argument("--batch_size", type=int, default=1, help="examples per step per process")
     parser.add_argument("--lora_r", type=int, default=16)
-    parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--seed", type=int, default=42,
+                        help="seeds the held-out choice, the shuffling and the weights' init")
+    parser.add_argument("--eval_fraction", type=float, default=0.1,
+                        help="share of the entries held out for evaluation (0 turns it off)")
+    parser.add_argument("--eval_every", type=int, default=None,
+                        help="steps between held-out evaluations (default max(1, max_steps // 10))")
     parser.add_argument("--no-web-export", dest="web_export", action="store_false",
-                        help="skip merging and exporting the browser-ready copy to OUTPUT_DIR/web")
+                        help="skip the browser-ready export to OUTPUT_DIR/web")
+    parser.add_argument("--export_base", action="store_true",
+                        help="also export the untouched base model to OUTPUT_DIR/base-web")
     args = parser.parse_args(argv)
     for name in ("max_len", "repeat", "max_steps", "batch_size", "lora_r"):
         if getattr(args, name) <= 0:
             parser.error(f"--{name} must be greater than 0")
     if not args.lr > 0:
         parser.error("--lr must be greater than 0")
+    if not 0 <= args.eval_fraction < 1:
+        parser.error("--eval_fraction must be at least 0 and less than 1")
+    if args.eval_every is None:
+        args.eval_every = max(1, args.max_steps // 10)
+    elif args.eval_every <= 0:
+        parser.error("--eval_every must be greater than 0")
     return args
 
 
@@ -115,6 +130,51 @@ def load_dataset(path: str) -> list[dict[str, str]]:
             fail(f"entry {index} must be an object with string 'prompt' and 'completion'")
         entries.append({"prompt": entry["prompt"], "completion": entry["completion"]})
     return entries
+
+
+def looks_like_path(value: str) -> bool:
+    return value.startswith(("/", "./", "../", "~")) or os.path.exists(value)
+
+
+def check_base_model_path(base_model: str) -> None:
+    """A local base model must be a folder with a config.json (checked before any heavy import);
+    anything else is taken for a Hub id."""
+    if not looks_like_path(base_model):
+        return
+    folder = os.path.expanduser(base_model)
+    if not os.path.isdir(folder):
+        fail(f"base model folder not found: {base_model}")
+    if not os.path.isfile(os.path.join(folder, "config.json")):
+        fail(f"{base_model} is not a causal language model (no config.json in the folder)")
+
+
+def causal_lm_problem(config) -> str | None:
+    """Why a model config is not a decoder-only causal LM this script can train, or None."""
+    from transformers.models.auto.modeling_auto import (
+        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES, MODEL_FOR_MASKED_LM_MAPPING_NAMES)
+
+    kind = getattr(config, "model_type", None)
+    # Encoders such as BERT have a "causal" class too, usable only when configured as a decoder.
+    encoder = kind in MODEL_FOR_MASKED_LM_MAPPING_NAMES and not getattr(config, "is_decoder", False)
+    if (kind not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES or encoder
+            or getattr(config, "is_encoder_decoder", False)):
+        return f"model_type {kind}"
+    return None
+
+
+def make_split(count: int, fraction: float, seed: int) -> tuple[list[int], list[int]]:
+    """(train, held_out) positions among `count` entries: round(count × fraction) held out, at least
+    one once there are 5 or more entries (none when fraction is 0), and always one left to train."""
+    if fraction <= 0 or count < 2:
+        held = 0
+    else:
+        held = round(count * fraction)
+        if count >= 5:
+            held = max(1, held)
+        held = min(held, count - 1)
+    held_out = sorted(random.Random(seed).sample(range(count), held))
+    chosen = set(held_out)
+    return [i for i in range(count) if i not in chosen], held_out
 
 
 class DistInfo:
@@ -170,63 +230,179 @@ class Reporter:
                        "epoch": None if epoch is None else round(epoch, 4), "step": step}
             self.say(json.dumps({k: v for k, v in metrics.items() if v is not None}))
 
-
-def variant_files(variants=EXPORT_VARIANTS) -> list[str]:
-    """onnx/ file names, as transformers.js names its variants."""
-    return [VARIANT_FILES[v] for v in variants]
+    def eval(self, step: int, loss: float) -> None:
+        self.say(json.dumps({"eval_loss": round(loss, 6), "step": step}))
 
 
-def web_folder_problem(web_dir: str) -> str | None:
-    """Why web_dir is not a complete browser-ready model (the service's rule), or None."""
-    for name in WEB_REQUIRED:
-        path = os.path.join(web_dir, name)
-        if not (os.path.isfile(path) and os.path.getsize(path) > 0):
-            return f"web/ lacks the tokenizer ({name})" if name.startswith("tokenizer") \
-                else f"web/ lacks {name}"
-    onnx_dir = os.path.join(web_dir, "onnx")
-    if not any(os.path.isfile(os.path.join(onnx_dir, f)) for f in VARIANT_FILES.values()):
-        return "web/ lacks the weights (no onnx/model*.onnx)"
+def encode(tokenizer, entry: dict[str, str], max_len: int) -> tuple[list[int], list[int]] | None:
+    """Token ids and labels (prompt tokens masked with -100, so only the answer is learnt),
+    truncated to max_len; None when the prompt alone fills max_len (no answer token left)."""
+    user = [{"role": "user", "content": entry["prompt"]}]
+    if tokenizer.chat_template:
+        prompt_text = tokenizer.apply_chat_template(user, tokenize=False,
+                                                    add_generation_prompt=True)
+        full_text = tokenizer.apply_chat_template(
+            user + [{"role": "assistant", "content": entry["completion"]}], tokenize=False)
+    else:
+        prompt_text = f"Question: {entry['prompt']}\nAnswer: "
+        full_text = prompt_text + entry["completion"] + (tokenizer.eos_token or "")
+    prompt_len = len(tokenizer(prompt_text, add_special_tokens=False)["input_ids"])
+    ids = tokenizer(full_text, add_special_tokens=False)["input_ids"][:max_len]
+    if prompt_len >= len(ids):
+        return None
+    return ids, [-100] * prompt_len + ids[prompt_len:]
+
+
+def encode_all(tokenizer, entries, max_len: int, say) -> dict[int, tuple[list[int], list[int]]]:
+    """Encoded entries by their index in the data file; entries with no room for an answer token
+    are skipped with a warning, and none left is bad input."""
+    encoded = {}
+    for index, entry in enumerate(entries):
+        example = encode(tokenizer, entry, max_len)
+        if example is None:
+            say(f"warning: entry {index} is longer than max_len ({max_len} tokens) once templated "
+                "(the prompt alone fills it): skipped")
+        else:
+            encoded[index] = example
+    if not encoded:
+        fail(f"every entry is longer than max_len ({max_len} tokens) once templated (the prompt "
+             "alone fills it, leaving no answer token): raise --max_len or shorten the entries")
+    return encoded
+
+
+def write_split(path: str, args, entries, train: list[int], held_out: list[int],
+                skipped: list[int]) -> None:
+    split = {"seed": args.seed, "eval_fraction": args.eval_fraction,
+             "held_out_indices": held_out, "held_out": [entries[i] for i in held_out],
+             "train_indices": train, "skipped_indices": skipped}
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(split, handle, ensure_ascii=False, indent=1)
+        handle.write("\n")
+
+
+def load_base(args, dtype, say):
+    """Tokenizer and model of --base_model; unloadable or non-causal models are bad input."""
+    from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
+
+    try:
+        config = AutoConfig.from_pretrained(args.base_model)
+    except (OSError, ValueError) as error:
+        fail(f"could not load base model {args.base_model}: {one_line(error)}")
+    problem = causal_lm_problem(config)
+    if problem:
+        fail(f"{args.base_model} is not a causal language model ({problem}): choose a "
+             "decoder-only model such as Llama, Qwen2, Gemma or Phi")
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(args.base_model)
+        model = AutoModelForCausalLM.from_pretrained(args.base_model, dtype=dtype)
+    except OSError as error:
+        fail(f"could not load base model {args.base_model}: {one_line(error)}")
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    return tokenizer, model
+
+
+def one_line(error: BaseException) -> str:
+    return " ".join(str(error).split()) or type(error).__name__
+
+
+def completion_loss(net, examples, device) -> float:
+    """Mean over the examples of each one's completion loss (dropout off, no gradients)."""
+    import torch
+
+    was_training = net.training
+    net.eval()
+    total = 0.0
+    with torch.no_grad():
+        for ids, labels in examples:
+            total += net(input_ids=torch.tensor([ids], device=device),
+                         labels=torch.tensor([labels], device=device), use_cache=False).loss.item()
+    net.train(was_training)
+    return total / len(examples)
+
+
+def link_or_copy(src: str, dest: str) -> None:
+    try:
+        os.link(src, dest)
+    except OSError:
+        shutil.copy2(src, dest)
+
+
+def save_outputs(args, net, tokenizer, say) -> str:
+    """Adapter (LoRA) or model (full) into output_dir, and the fp32 merged model into merged/."""
+    import torch
+
+    merged_dir = os.path.join(args.output_dir, "merged")
+    if args.method == "lora":
+        net.save_pretrained(args.output_dir)
+        tokenizer.save_pretrained(args.output_dir)
+        say(f"saved LoRA adapter to {args.output_dir}")
+        say("merging the adapter into the base model")
+        merged = net.merge_and_unload().to(torch.float32)
+        merged.save_pretrained(merged_dir)
+        tokenizer.save_pretrained(merged_dir)
+    else:
+        net.to(torch.float32).save_pretrained(args.output_dir)
+        tokenizer.save_pretrained(args.output_dir)
+        say(f"saved the fine-tuned model to {args.output_dir}")
+        # merged/ is the same model: hard links, not a second copy on disk.
+        os.makedirs(merged_dir, exist_ok=True)
+        for name in os.listdir(args.output_dir):
+            path = os.path.join(args.output_dir, name)
+            if os.path.isfile(path) and name != "split.json":
+                link_or_copy(path, os.path.join(merged_dir, name))
+    say(f"merged model in {merged_dir}")
+    return merged_dir
+
+
+def browser_export(merged_dir: str, web_dir: str, say) -> str | None:
+    """export_web(merged_dir → web_dir); the reason when it was skipped, else None."""
+    try:
+        import web_export
+    except ImportError as error:
+        return f"the browser export module is not available ({one_line(error)})"
+    try:
+        web_export.export_web(merged_dir, web_dir, say)
+    except web_export.ExportSkipped as skipped:
+        return str(getattr(skipped, "reason", None) or skipped)
     return None
 
 
-def export_web(merged_dir: str, output_dir: str, say) -> str:
-    """Merged model → <output_dir>/web/ (built in web.partial, renamed when complete)."""
-    import shutil
+def export_outputs(args, merged_dir: str, say) -> None:
+    reason = browser_export(merged_dir, os.path.join(args.output_dir, "web"), say)
+    if reason is None:
+        say(f"browser-ready model in {os.path.join(args.output_dir, 'web')}")
+    else:
+        say(f"browser export skipped: {reason}")
+        with open(os.path.join(args.output_dir, "web.skipped.json"), "w",
+                  encoding="utf-8") as handle:
+            json.dump({"reason": reason}, handle, ensure_ascii=False)
+            handle.write("\n")
+    if args.export_base:
+        export_base(args, say)
 
-    from onnxruntime.quantization.matmul_4bits_quantizer import MatMul4BitsQuantizer
-    from onnxruntime.transformers.float16 import convert_float_to_float16
-    from optimum.exporters.onnx import main_export
-    import onnx
 
-    web_dir = os.path.join(output_dir, "web")
-    partial = web_dir + ".partial"
-    shutil.rmtree(partial, ignore_errors=True)
-    say("exporting to ONNX (Optimum)")
-    main_export(merged_dir, output=partial, task="text-generation-with-past", opset=17)
-    onnx_dir = os.path.join(partial, "onnx")
-    os.makedirs(onnx_dir, exist_ok=True)
-    for name in os.listdir(partial):  # Optimum writes model.onnx (+ model.onnx_data) at the top
-        if name.startswith("model.onnx"):
-            os.replace(os.path.join(partial, name), os.path.join(onnx_dir, name))
-    fp32 = os.path.join(onnx_dir, VARIANT_FILES["fp32"])
-    say("quantising: fp16, q4, q4f16 (ONNX Runtime)")
-    fp16_model = convert_float_to_float16(onnx.load(fp32), keep_io_types=True,
-                                          disable_shape_infer=True)
-    onnx.save(fp16_model, os.path.join(onnx_dir, VARIANT_FILES["fp16"]))
-    for variant, source in (("q4", onnx.load(fp32)), ("q4f16", fp16_model)):
-        quantizer = MatMul4BitsQuantizer(source, block_size=32, is_symmetric=True)
-        quantizer.process()
-        onnx.save(quantizer.model.model, os.path.join(onnx_dir, VARIANT_FILES[variant]))
-    for name in os.listdir(merged_dir):
-        if name.startswith("tokenizer") or name in ("special_tokens_map.json",
-                                                    "generation_config.json", "config.json"):
-            shutil.copy2(os.path.join(merged_dir, name), os.path.join(partial, name))
-    problem = web_folder_problem(partial)
-    if problem:
-        raise RuntimeError(f"browser export incomplete: {problem}")
-    shutil.rmtree(web_dir, ignore_errors=True)
-    os.replace(partial, web_dir)
-    return web_dir
+def export_base(args, say) -> None:
+    """The untouched base model (fp32) to <output_dir>/base-web; failures only print a line."""
+    import tempfile
+
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    base_web = os.path.join(args.output_dir, "base-web")
+    staging = tempfile.mkdtemp(prefix="base-model.", dir=args.output_dir)
+    try:
+        say(f"exporting the base model {args.base_model} for comparison")
+        AutoModelForCausalLM.from_pretrained(args.base_model, dtype=torch.float32) \
+            .save_pretrained(staging)
+        AutoTokenizer.from_pretrained(args.base_model).save_pretrained(staging)
+        reason = browser_export(staging, base_web, say)
+        say(f"base model browser export skipped: {reason}" if reason
+            else f"browser-ready base model in {base_web}")
+    except Exception as error:  # noqa: BLE001 - the trained model is saved; this is a bonus
+        say(f"base model browser export failed: {type(error).__name__}: {one_line(error)}")
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -237,11 +413,10 @@ def main(argv: list[str] | None = None) -> int:
         fail(str(error))
     check_packages(args.web_export)
     entries = load_dataset(args.data_file)
+    check_base_model_path(args.base_model)
     report = Reporter(dist)
 
     import torch
-    from peft import LoraConfig, get_peft_model
-    from transformers import AutoModelForCausalLM, AutoTokenizer
 
     random.seed(args.seed)
     torch.manual_seed(args.seed)
@@ -250,97 +425,104 @@ def main(argv: list[str] | None = None) -> int:
     device = device_for(dist, cuda, mps)
     if cuda:
         torch.cuda.set_device(dist.local_rank)
+    # Full fine-tuning keeps fp32 weights (AdamW on half-precision weights loses the small
+    # updates; CUDA computes in bf16 under autocast). LoRA keeps the frozen base in half precision.
+    half = torch.bfloat16 if cuda and torch.cuda.is_bf16_supported() else torch.float16
+    dtype = torch.float32 if args.method == "full" or device == "cpu" else half
+    autocast = cuda and args.method == "full" and torch.cuda.is_bf16_supported()
+    report.say(f"loading {args.base_model} on {device} ({dtype}), {args.method} fine-tuning, "
+               f"{dist.world_size} process{'es' if dist.distributed else ''}")
+    tokenizer, model = load_base(args, dtype, report.say)
+    encoded = encode_all(tokenizer, entries, args.max_len, report.say)
+    usable = sorted(encoded)
+    train_pos, held_pos = make_split(len(usable), args.eval_fraction, args.seed)
+    train_idx = [usable[i] for i in train_pos]
+    held_idx = [usable[i] for i in held_pos]
+    skipped = [i for i in range(len(entries)) if i not in encoded]
+    if dist.main:
+        os.makedirs(args.output_dir, exist_ok=True)
+        write_split(os.path.join(args.output_dir, "split.json"), args, entries, train_idx,
+                    held_idx, skipped)
+    report.say(f"{len(train_idx)} entries to train on, {len(held_idx)} held out for evaluation"
+               + (f", {len(skipped)} skipped" if skipped else ""))
+
     if dist.distributed:
         torch.distributed.init_process_group(backend="nccl" if cuda else "gloo")
-    dtype = torch.bfloat16 if cuda and torch.cuda.is_bf16_supported() else (
-        torch.float16 if device != "cpu" else torch.float32)
-    report.say(f"loading {args.base_model} on {device} ({dtype}), "
-               f"{dist.world_size} process{'es' if dist.distributed else ''}")
+    model.to(device)
+    model.config.use_cache = False
+    if args.method == "lora":
+        from peft import LoraConfig, get_peft_model
 
-    tokenizer = AutoTokenizer.from_pretrained(args.base_model)
-    if tokenizer.pad_token is None:
-        tokenizer.pad_token = tokenizer.eos_token
-    model = AutoModelForCausalLM.from_pretrained(args.base_model, torch_dtype=dtype).to(device)
-    model = get_peft_model(model, LoraConfig(
-        r=args.lora_r, lora_alpha=2 * args.lora_r, lora_dropout=0.05, bias="none",
-        task_type="CAUSAL_LM",
-        target_modules=["q_proj", "k_proj", "v_proj", "o_proj"],
-    ))
-    if dist.main:
-        model.print_trainable_parameters()
-    peft_model = model
+        model = get_peft_model(model, LoraConfig(
+            r=args.lora_r, lora_alpha=2 * args.lora_r, lora_dropout=0.05, bias="none",
+            task_type="CAUSAL_LM", target_modules="all-linear"))
+        if dist.main:
+            model.print_trainable_parameters()
+    net = model  # the unwrapped model: evaluation and saving
     if dist.distributed:
         model = torch.nn.parallel.DistributedDataParallel(
             model, device_ids=[dist.local_rank] if cuda else None)
 
-    def encode(entry: dict[str, str]) -> tuple[list[int], list[int]]:
-        """Token ids and labels; prompt tokens are masked (-100) so only the answer is learnt."""
-        user = [{"role": "user", "content": entry["prompt"]}]
-        if tokenizer.chat_template:
-            prompt_text = tokenizer.apply_chat_template(user, tokenize=False,
-                                                        add_generation_prompt=True)
-            full_text = tokenizer.apply_chat_template(
-                user + [{"role": "assistant", "content": entry["completion"]}], tokenize=False)
-        else:
-            prompt_text = f"Question: {entry['prompt']}\nAnswer: "
-            full_text = prompt_text + entry["completion"] + (tokenizer.eos_token or "")
-        prompt_ids = tokenizer(prompt_text, add_special_tokens=False)["input_ids"]
-        ids = tokenizer(full_text, add_special_tokens=False)["input_ids"][: args.max_len]
-        labels = [-100] * min(len(prompt_ids), len(ids)) + ids[len(prompt_ids):]
-        return ids, labels[: len(ids)]
-
-    examples = shard([encode(entry) for entry in entries] * args.repeat, dist)
-    random.shuffle(examples)
+    # Every rank shuffles the same way (same seed), then takes its own shard.
+    examples = [encoded[i] for i in train_idx] * args.repeat
+    random.Random(args.seed).shuffle(examples)
+    examples = shard(examples, dist)
+    held_examples = [encoded[i] for i in held_idx]
     optimizer = torch.optim.AdamW((p for p in model.parameters() if p.requires_grad), lr=args.lr)
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda step: max(0.0, 1.0 - step / args.max_steps))
+    print_rank_loss = os.environ.get(RANK_LOSS_ENV) == "1"
 
     model.train()
     step = 0
     cursor = 0
     total = args.max_steps
+    pad = tokenizer.pad_token_id
     report.step(0, total)
     while step < total:
         batch = [examples[(cursor + i) % len(examples)] for i in range(args.batch_size)]
         cursor += args.batch_size
         width = max(len(ids) for ids, _ in batch)
-        pad = tokenizer.pad_token_id
-        input_ids = torch.tensor([ids + [pad] * (width - len(ids)) for ids, _ in batch], device=device)
-        labels = torch.tensor([lab + [-100] * (width - len(lab)) for _, lab in batch], device=device)
+        input_ids = torch.tensor([ids + [pad] * (width - len(ids)) for ids, _ in batch],
+                                 device=device)
+        labels = torch.tensor([lab + [-100] * (width - len(lab)) for _, lab in batch],
+                              device=device)
         attention = torch.tensor([[1] * len(ids) + [0] * (width - len(ids)) for ids, _ in batch],
                                  device=device)
-        loss = model(input_ids=input_ids, attention_mask=attention, labels=labels).loss
+        with torch.autocast(device_type="cuda", dtype=torch.bfloat16, enabled=autocast):
+            loss = model(input_ids=input_ids, attention_mask=attention, labels=labels,
+                         use_cache=False).loss
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
         scheduler.step()
         optimizer.zero_grad(set_to_none=True)
         step += 1
-        report.step(step, total, loss.item(), scheduler.get_last_lr()[0],
-                    epoch=step * args.batch_size * dist.world_size / len(entries) / args.repeat)
+        logged = loss.detach().float()
+        if print_rank_loss:
+            print(f"rank {dist.rank} step {step} loss {logged.item():.9f}", file=sys.stderr,
+                  flush=True)
+        if dist.distributed:
+            torch.distributed.all_reduce(logged, op=torch.distributed.ReduceOp.SUM)
+            logged /= dist.world_size
+        report.step(step, total, logged.item(), scheduler.get_last_lr()[0],
+                    epoch=step * args.batch_size * dist.world_size / len(train_idx) / args.repeat)
+        if held_examples and dist.main and (step % args.eval_every == 0 or step == total):
+            report.eval(step, completion_loss(net, held_examples, device))
 
     if dist.distributed:
-        torch.distributed.barrier()
-    if dist.main:
-        os.makedirs(args.output_dir, exist_ok=True)
-        peft_model.save_pretrained(args.output_dir)
-        tokenizer.save_pretrained(args.output_dir)
-        report.say(f"saved LoRA adapter to {args.output_dir}")
-        if args.web_export:
-            merged_dir = os.path.join(args.output_dir, "merged")
-            report.say("merging the adapter into the base model")
-            merged = peft_model.merge_and_unload()
-            merged.to(torch.float32).save_pretrained(merged_dir)
-            tokenizer.save_pretrained(merged_dir)
-            web_dir = export_web(merged_dir, args.output_dir, report.say)
-            report.say(f"browser-ready model in {web_dir}")
-    if dist.distributed:
+        # The other ranks are done: rank 0 saves and exports alone (no collective timeout).
         torch.distributed.barrier()
         torch.distributed.destroy_process_group()
+    if dist.main:
+        merged_dir = save_outputs(args, net, tokenizer, report.say)
+        if args.web_export:
+            export_outputs(args, merged_dir, report.say)
     return 0
 
 
 if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     try:
         sys.exit(main())
     except KeyboardInterrupt:

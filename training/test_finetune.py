@@ -1,5 +1,5 @@
-"""Unit tests for training/finetune.py's own logic, needing no ML package:
-python3 -m unittest discover -s training -p 'test_*.py' (run by npm test via test:python)."""
+"""Unit tests for training/finetune.py's own logic, needing no ML package (the runs with real torch
+are in test_finetune_torch.py and test_finetune_ddp.py): npm run test:python."""
 from __future__ import annotations
 
 import contextlib
@@ -30,6 +30,26 @@ class ArgumentsTest(unittest.TestCase):
         self.assertEqual((args.max_len, args.repeat, args.max_steps, args.lr),
                          (256, 30, 120, 2e-4))
         self.assertTrue(args.web_export)
+        self.assertEqual((args.method, args.eval_fraction, args.eval_every, args.export_base),
+                         ("lora", 0.1, 12, False))
+
+    def test_method_and_evaluation(self):
+        args = finetune.parse_args(["--data_file", "d", "--output_dir", "o", "--method", "full",
+                                    "--max_steps", "5", "--eval_fraction", "0", "--export_base"])
+        self.assertEqual((args.method, args.eval_fraction, args.eval_every, args.export_base),
+                         ("full", 0.0, 1, True))
+        args = finetune.parse_args(["--data_file", "d", "--output_dir", "o", "--eval_every", "7"])
+        self.assertEqual(args.eval_every, 7)
+        err = exits_with(self, lambda: finetune.parse_args(
+            ["--data_file", "d", "--output_dir", "o", "--method", "qlora"]))
+        self.assertIn("invalid choice: 'qlora'", err)
+        for value in ("1", "-0.1"):
+            err = exits_with(self, lambda: finetune.parse_args(
+                ["--data_file", "d", "--output_dir", "o", "--eval_fraction", value]))
+            self.assertIn("--eval_fraction must be at least 0 and less than 1", err)
+        err = exits_with(self, lambda: finetune.parse_args(
+            ["--data_file", "d", "--output_dir", "o", "--eval_every", "0"]))
+        self.assertIn("--eval_every must be greater than 0", err)
 
     def test_no_web_export(self):
         args = finetune.parse_args(["--data_file", "d", "--output_dir", "o", "--no-web-export"])
@@ -47,7 +67,7 @@ class ArgumentsTest(unittest.TestCase):
 
     def test_export_packages_only_when_exporting(self):
         self.assertEqual(finetune.required_packages(False), ("torch", "transformers", "peft"))
-        self.assertEqual(finetune.required_packages(True)[3:], ("optimum", "onnx", "onnxruntime"))
+        self.assertEqual(finetune.required_packages(True)[3:], ("onnx", "onnxruntime"))
 
 
 class DatasetTest(unittest.TestCase):
@@ -75,6 +95,42 @@ class DatasetTest(unittest.TestCase):
             path = "/nonexistent/data.json" if content is None else self.write(content)
             err = exits_with(self, lambda: finetune.load_dataset(path))
             self.assertIn(message, err, content)
+
+
+class SplitTest(unittest.TestCase):
+    def test_sizes(self):
+        # (entries, fraction) -> held out: round(n*f), at least 1 from 5 entries, one left to train.
+        for (count, fraction), held in {(10, 0.1): 1, (20, 0.1): 2, (5, 0.1): 1, (4, 0.1): 0,
+                                         (4, 0.2): 1, (3, 0.5): 2, (2, 0.9): 1, (1, 0.5): 0,
+                                         (100, 0.0): 0, (6, 0.99): 5}.items():
+            train, held_out = finetune.make_split(count, fraction, seed=1)
+            self.assertEqual(len(held_out), held, (count, fraction))
+            self.assertEqual(sorted(train + held_out), list(range(count)))
+
+    def test_seeded(self):
+        self.assertEqual(finetune.make_split(50, 0.2, 7), finetune.make_split(50, 0.2, 7))
+        self.assertNotEqual(finetune.make_split(50, 0.2, 7)[1], finetune.make_split(50, 0.2, 8)[1])
+
+
+class BaseModelPathTest(unittest.TestCase):
+    def test_hub_ids_are_not_checked_here(self):
+        finetune.check_base_model_path("meta-llama/Llama-3.2-3B-Instruct")
+
+    def test_missing_folder(self):
+        for value in ("/nonexistent/model", "./no-such-model", "../no-such-model"):
+            err = exits_with(self, lambda: finetune.check_base_model_path(value))
+            self.assertEqual(err, f"error: base model folder not found: {value}\n")
+
+    def test_a_file_is_not_a_folder(self):
+        with tempfile.NamedTemporaryFile() as handle:
+            err = exits_with(self, lambda: finetune.check_base_model_path(handle.name))
+        self.assertIn("base model folder not found", err)
+
+    def test_folder_without_config(self):
+        with tempfile.TemporaryDirectory() as folder:
+            err = exits_with(self, lambda: finetune.check_base_model_path(folder))
+        self.assertEqual(err, f"error: {folder} is not a causal language model "
+                              "(no config.json in the folder)\n")
 
 
 class DistributedTest(unittest.TestCase):
@@ -119,27 +175,10 @@ class DistributedTest(unittest.TestCase):
                          {"loss": 1.234568, "learning_rate": 1e-4, "epoch": 0.3, "step": 3})
         self.assertEqual(lines[2], "saved")
 
-
-class ExportLayoutTest(unittest.TestCase):
-    def test_file_names_are_transformers_js_names(self):
-        self.assertEqual(finetune.variant_files(),
-                         ["model.onnx", "model_fp16.onnx", "model_q4.onnx", "model_q4f16.onnx"])
-
-    def test_web_folder_rule_matches_the_service(self):
-        with tempfile.TemporaryDirectory() as web:
-            self.assertEqual(finetune.web_folder_problem(web), "web/ lacks config.json")
-            for name in ("config.json", "tokenizer.json", "tokenizer_config.json"):
-                with open(os.path.join(web, name), "w") as handle:
-                    handle.write("{}")
-            self.assertEqual(finetune.web_folder_problem(web),
-                             "web/ lacks the weights (no onnx/model*.onnx)")
-            os.makedirs(os.path.join(web, "onnx"))
-            with open(os.path.join(web, "onnx", "model_q4f16.onnx"), "wb") as handle:
-                handle.write(b"x")
-            self.assertIsNone(finetune.web_folder_problem(web))
-            os.unlink(os.path.join(web, "tokenizer.json"))
-            self.assertEqual(finetune.web_folder_problem(web),
-                             "web/ lacks the tokenizer (tokenizer.json)")
+    def test_eval_line(self):
+        out = io.StringIO()
+        finetune.Reporter(finetune.DistInfo({}), out).eval(40, 1.23456789)
+        self.assertEqual(out.getvalue(), '{"eval_loss": 1.234568, "step": 40}\n')
 
 
 if __name__ == "__main__":
