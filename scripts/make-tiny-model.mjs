@@ -286,11 +286,12 @@ function valueInfo(name, elemType, dims) {
 }
 
 /**
- * `stop`: after any of `stop.after` (token ids) the model writes `stop.token` (a boost on that
+ * `rules`: after any of `rule.after` (token ids) the model writes `rule.token` (a boost on that
  * logit), as a real model ends its turn after a sentence: the family variants use it to end a
- * reply with their end-of-turn token (or close a reasoning block) after a few words.
+ * reply with their end-of-turn token (or close a reasoning block) after a few words, and to start
+ * a reply with a bare word (as real models do), so the template re-renders it token for token.
  */
-function buildModel(vocabSize, logitBias, stop) {
+function buildModel(vocabSize, logitBias, rules = []) {
   resetGraph();
   // Shared constants
   const axesLast = int64Init('axes_last', [1], [-1]);
@@ -440,18 +441,20 @@ function buildModel(vocabSize, logitBias, stop) {
     'Add',
     [op('MatMul', [finalH, 'lm_head.weight']), 'lm_head.bias'],
     {},
-    stop ? undefined : 'logits',
+    rules.length ? undefined : 'logits',
   );
-  if (stop) {
+  let logits = raw;
+  rules.forEach((rule, i) => {
     const trigger = new Float32Array(vocabSize);
-    for (const id of stop.after) trigger[id] = 1;
+    for (const id of rule.after) trigger[id] = 1;
     const boost = new Float32Array(vocabSize);
-    boost[stop.token] = 200;
-    floatInit('stop_trigger', [vocabSize], trigger);
-    floatInit('stop_boost', [vocabSize], boost);
-    const fired = op('Unsqueeze', [op('Gather', ['stop_trigger', 'input_ids']), axes2]);
-    op('Add', [raw, op('Mul', [fired, 'stop_boost'])], {}, 'logits');
-  }
+    boost[rule.token] = 200;
+    floatInit(`rule${i}_trigger`, [vocabSize], trigger);
+    floatInit(`rule${i}_boost`, [vocabSize], boost);
+    const fired = op('Unsqueeze', [op('Gather', [`rule${i}_trigger`, 'input_ids']), axes2]);
+    const last = i === rules.length - 1;
+    logits = op('Add', [logits, op('Mul', [fired, `rule${i}_boost`])], {}, last ? 'logits' : undefined);
+  });
 
   const inputs = [
     valueInfo('input_ids', T.INT64, ['batch_size', 'sequence_length']),
@@ -537,7 +540,8 @@ const VARIANTS = {
     eos: '<eos>',
     template: GEMMA_TEMPLATE,
     stopToken: '<end_of_turn>',
-    stopAfter: ['river', 'city', 'music', 'story'],
+    stopAfter: ['water', 'world', 'people'],
+    firstWord: 'The',
   },
   // DeepSeek R1 Distill (Qwen): the generation prompt opens <think>; the model closes it after a
   // few words and answers; its generation config recommends sampling (temperature 0.6, top p 0.95).
@@ -547,8 +551,18 @@ const VARIANTS = {
     eos: '<｜end▁of▁sentence｜>',
     template: R1_TEMPLATE,
     stopToken: '</think>',
-    stopAfter: ['river', 'city', 'music', 'story'],
+    stopAfter: ['water', 'world', 'people'],
+    firstWord: 'The',
     generation: { do_sample: true, temperature: 0.6, top_p: 0.95 },
+  },
+  // The tiny Llama whose replies start with a bare word (as real ones do after "\n\n"): the
+  // template's `| trim` then re-renders a reply token for token, so the cache-reuse test sees reuse.
+  'tiny-llama-bare': {
+    specials: LLAMA_SPECIAL_TOKENS,
+    bos: '<|begin_of_text|>',
+    eos: '<|eot_id|>',
+    template: LLAMA_TEMPLATE,
+    firstWord: 'The',
   },
   'tiny-no-template': {
     specials: LLAMA_SPECIAL_TOKENS,
@@ -584,14 +598,20 @@ function writeVariant(outDir, variant) {
     else if (byteTokens.has(tok)) bias[id] = /^[.,!?]$/.test(tok) ? 0 : -4;
     else bias[id] = -2;
   }
-  const stop = variant.stopToken
-    ? {
-        token: vocab.get(variant.stopToken),
-        after: variant.stopAfter.map((w) => vocab.get(`Ġ${w}`)),
-      }
-    : undefined;
+  const rules = [];
+  if (variant.stopToken)
+    rules.push({
+      token: vocab.get(variant.stopToken),
+      after: variant.stopAfter.map((w) => vocab.get(`Ġ${w}`)),
+    });
+  // The reply starts with a bare word right after the generation prompt's last token (a newline).
+  if (variant.firstWord)
+    rules.push({
+      token: vocab.get(variant.firstWord),
+      after: [...vocab].filter(([tok]) => /^Ċ+$/.test(tok)).map(([, id]) => id),
+    });
 
-  const modelBytes = buildModel(vocabSize, bias, stop);
+  const modelBytes = buildModel(vocabSize, bias, rules);
   const config = {
     architectures: ['LlamaForCausalLM'],
     model_type: 'llama',
@@ -653,7 +673,7 @@ function writeVariant(outDir, variant) {
 
   const ms = Math.round(performance.now() - started);
   console.log(
-    `tiny model (${variant.stopToken ? `ends with ${variant.stopToken}` : 'never ends'}) -> ${relative(process.cwd(), outDir) || '.'} (${(dirSize(outDir) / 1024).toFixed(0)} KiB, ` +
+    `tiny model (${variant.stopToken ? `ends with ${variant.stopToken}` : 'never ends'}${variant.firstWord ? `, starts with ${variant.firstWord}` : ''}) -> ${relative(process.cwd(), outDir) || '.'} (${(dirSize(outDir) / 1024).toFixed(0)} KiB, ` +
       `onnx ${(modelBytes.length / 1024).toFixed(0)} KiB, vocab ${vocabSize}, ${nodes.length} nodes, ` +
       `ops: ${[...opsUsed].sort().join(' ')}; ${ms} ms)`,
   );

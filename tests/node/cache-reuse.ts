@@ -1,0 +1,85 @@
+/**
+ * Drives a multi-turn chat the way the worker does (src/actors/llm.worker.ts): the template's
+ * format found by probeChatFormat, the system prompt placed by withSystemPrompt, the stop ids, and
+ * the previous turn's KV cache through the same TurnCache, greedy. Used to prove that reuse changes
+ * no token, for the tiny family models and for any exported model folder.
+ */
+import { Tensor, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
+import { probeChatFormat, stopIds, withSystemPrompt } from '../../src/actors/chat-format';
+import { TurnCache, type PastKeyValues } from '../../src/actors/kv-cache';
+
+export interface Conversation {
+  /** New token ids of every turn, in order. */
+  replies: number[][];
+  /** The reply texts as the chat keeps them (the answer only, reasoning left out). */
+  texts: string[];
+  /** How many turns were given the previous turn's cache. */
+  reused: number;
+}
+
+export async function runConversation(
+  model: PreTrainedModel,
+  tokenizer: PreTrainedTokenizer,
+  options: {
+    modelId: string;
+    turns: readonly string[];
+    reuse: boolean;
+    maxNewTokens?: number;
+    systemPrompt?: string;
+    thinkClose?: string;
+  },
+): Promise<Conversation> {
+  const format = probeChatFormat(tokenizer, options.modelId);
+  const generationConfig = (model as unknown as { generation_config?: { eos_token_id?: unknown } })
+    .generation_config;
+  const stop = stopIds(generationConfig?.eos_token_id, format);
+  const closeIds = options.thinkClose
+    ? tokenizer.encode(options.thinkClose, { add_special_tokens: false })
+    : [];
+  const closeId = closeIds.length === 1 ? closeIds[0] : undefined;
+  const cache = new TurnCache(options.reuse);
+  const messages: { role: 'user' | 'assistant'; content: string }[] = [];
+  const replies: number[][] = [];
+  const texts: string[] = [];
+  for (const turn of options.turns) {
+    messages.push({ role: 'user', content: turn });
+    const inputs = tokenizer.apply_chat_template(
+      withSystemPrompt(messages, options.systemPrompt, format),
+      { add_generation_prompt: true, return_dict: true },
+    ) as unknown as { input_ids: Tensor; attention_mask: Tensor };
+    const promptIds = (inputs.input_ids.tolist() as bigint[][])[0] ?? [];
+    const result = (await model.generate({
+      ...inputs,
+      past_key_values: cache.take(promptIds),
+      do_sample: false,
+      max_new_tokens: options.maxNewTokens ?? 12,
+      eos_token_id: stop,
+      return_dict_in_generate: true,
+    } as unknown as Parameters<PreTrainedModel['generate']>[0])) as {
+      sequences: Tensor;
+      past_key_values: PastKeyValues;
+    };
+    cache.keep(result);
+    const all = ((result.sequences.tolist() as bigint[][])[0] ?? []).map(Number);
+    const reply = all.slice(promptIds.length);
+    replies.push(reply);
+    const at = closeId === undefined ? -1 : reply.lastIndexOf(closeId);
+    const answer = at >= 0 ? reply.slice(at + 1) : reply;
+    const text = tokenizer.decode(answer, { skip_special_tokens: true });
+    texts.push(text);
+    messages.push({ role: 'assistant', content: text });
+  }
+  cache.clear();
+  return { replies, texts, reused: cache.reused };
+}
+
+/** The same conversation with and without cache reuse: both runs' tokens, and the reuse count. */
+export async function compareCacheReuse(
+  model: PreTrainedModel,
+  tokenizer: PreTrainedTokenizer,
+  options: Omit<Parameters<typeof runConversation>[2], 'reuse'>,
+) {
+  const withReuse = await runConversation(model, tokenizer, { ...options, reuse: true });
+  const without = await runConversation(model, tokenizer, { ...options, reuse: false });
+  return { withReuse, without };
+}
