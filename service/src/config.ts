@@ -23,8 +23,17 @@ export interface ServiceConfig {
   outputRoots: string[];
   /** Origins allowed to call the service from a browser (never 'null'). */
   allowedOrigins: string[];
-  /** Interpreter for .py scripts. */
-  python: string;
+  /**
+   * Interpreter for .py scripts (TRAINING_PYTHON), or null: the project's environment
+   * (`venvDir`/bin/python) when it exists, else `python3` (see trainer-env.ts).
+   */
+  python: string | null;
+  /** The trainer's virtual environment, made by `npm run trainer:setup` (TRAINER_VENV_DIR). */
+  venvDir: string;
+  /** The set-up POST /trainer/setup runs: fixed argv, never from a request. */
+  setupCommand: string[];
+  /** Prints the interpreter's packages and device as JSON (GET /trainer). */
+  infoScript: string;
   /** TRAINING_LAUNCHER: argv placed before the script (torchrun, accelerate launch), or null. */
   launcher: string[] | null;
   /** Between SIGTERM and SIGKILL when a run is cancelled, in ms. */
@@ -124,7 +133,10 @@ export function loadConfig(
     dataRoots,
     outputRoots,
     allowedOrigins,
-    python: env.TRAINING_PYTHON ?? 'python3',
+    python: env.TRAINING_PYTHON ?? null,
+    venvDir: resolve(env.TRAINER_VENV_DIR ?? resolve(REPO_ROOT, '.venv')),
+    setupCommand: [process.execPath, resolve(REPO_ROOT, 'scripts', 'trainer-setup.mjs')],
+    infoScript: resolve(REPO_ROOT, 'training', 'trainer_info.py'),
     launcher: parseLauncher(env.TRAINING_LAUNCHER),
     killGraceMs: int('TRAINING_KILL_GRACE_MS', env.TRAINING_KILL_GRACE_MS, 5000, 0, 600_000),
     bodyLimit: int('TRAINING_BODY_LIMIT', env.TRAINING_BODY_LIMIT, 16 * 1024, 256, 1 << 20),

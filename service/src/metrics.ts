@@ -4,7 +4,8 @@
  *    `{'loss': 1.2345, 'grad_norm': 0.81, 'learning_rate': 0.0002, 'epoch': 0.25}`
  *  - JSON lines with the same keys: `{"loss": 1.2345, "learning_rate": 0.0002, "step": 10}`.
  * A line counts only when it is one such object and has a finite numeric `loss`; anything else
- * (eval dicts, the final `train_runtime` summary, malformed text) is ignored.
+ * (the final `train_runtime` summary, malformed text) is ignored. Held-out loss lines,
+ * `{"eval_loss": 1.2, "step": 40}` (and the Trainer's eval dict), are eval points of their own.
  * A run keeps at most MAX_METRIC_POINTS points in memory: past that, every other point is dropped
  * and only every `stride`-th new one is kept, so a 10⁶-step run still draws its whole curve.
  */
@@ -13,6 +14,7 @@ import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import {
   MAX_METRIC_POINTS,
+  type EvalPoint,
   type MetricPoint,
   type MetricsResponse,
 } from '../../src/shared/training-api';
@@ -51,11 +53,27 @@ function jsonObject(text: string): Record<string, unknown> | null {
 const finite = (value: unknown): number | null =>
   typeof value === 'number' && Number.isFinite(value) ? value : null;
 
-/** The metrics in one output line, or null when it is not a metric line. */
-export function parseMetricLine(line: string): ParsedMetrics | null {
+function metricDict(line: string): Record<string, unknown> | null {
   const text = line.trim();
   if (text.length < 10 || text.length > 4096 || text[0] !== '{' || !text.endsWith('}')) return null;
-  const dict = text.includes('"') ? jsonObject(text) : pythonDict(text);
+  return text.includes('"') ? jsonObject(text) : pythonDict(text);
+}
+
+/** A held-out loss line: `eval_loss` and optionally `step`; null when it is not one. */
+export function parseEvalLine(line: string): { loss: number; step: number | null } | null {
+  const dict = metricDict(line);
+  const loss = dict ? finite(dict.eval_loss) : null;
+  if (!dict || loss === null) return null;
+  const step = finite(dict.step);
+  return { loss, step: step !== null && step >= 0 ? Math.round(step) : null };
+}
+
+/** Held-out loss points kept per run (a trainer prints one every few steps). */
+const MAX_EVAL_POINTS = 10_000;
+
+/** The metrics in one output line, or null when it is not a metric line. */
+export function parseMetricLine(line: string): ParsedMetrics | null {
+  const dict = metricDict(line);
   if (!dict) return null;
   const loss = finite(dict.loss);
   if (loss === null) return null;
@@ -76,6 +94,8 @@ export class MetricsStore {
   seen = 0;
   stride = 1;
   last: MetricPoint | null = null;
+  /** Held-out loss points, oldest first. */
+  readonly evals: EvalPoint[] = [];
   private out: WriteStream | null = null;
 
   constructor(
@@ -97,9 +117,17 @@ export class MetricsStore {
     if (!exists) return store;
     const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
     for await (const line of lines) {
-      const point = jsonObject(line) as MetricPoint | null;
-      if (point && typeof point.seq === 'number' && typeof point.loss === 'number')
-        store.keep(point);
+      const value = jsonObject(line);
+      if (!value) continue;
+      const evalLoss = finite(value.eval_loss);
+      if (evalLoss !== null)
+        store.keepEval({
+          step: finite(value.step) ?? 0,
+          loss: evalLoss,
+          time: finite(value.time) ?? 0,
+        });
+      else if (typeof value.seq === 'number' && typeof value.loss === 'number')
+        store.keep(value as unknown as MetricPoint);
     }
     return store;
   }
@@ -118,6 +146,29 @@ export class MetricsStore {
     this.keep(point);
     this.out?.write(`${JSON.stringify(point)}\n`);
     return point;
+  }
+
+  /** Adds a held-out loss point; `step` falls back to the run's last `current`. */
+  addEval(
+    parsed: { loss: number; step: number | null },
+    fallbackStep: number | null,
+    seconds: number,
+  ): EvalPoint {
+    const point: EvalPoint = {
+      step: parsed.step ?? fallbackStep ?? 0,
+      loss: parsed.loss,
+      time: Math.round(seconds * 1000) / 1000,
+    };
+    this.keepEval(point);
+    this.out?.write(
+      `${JSON.stringify({ eval_loss: point.loss, step: point.step, time: point.time })}\n`,
+    );
+    return point;
+  }
+
+  private keepEval(point: EvalPoint): void {
+    if (this.evals.length >= MAX_EVAL_POINTS) this.evals.shift();
+    this.evals.push(point);
   }
 
   private keep(point: MetricPoint): void {
@@ -150,7 +201,13 @@ export class MetricsStore {
     // The latest point is always returned, even when thinning would have skipped it.
     const last = this.last;
     if (last && last.seq > after && points.at(-1)?.seq !== last.seq) points.push(last);
-    return { points, next: points.at(-1)?.seq ?? after, seen: this.seen, stride: this.stride };
+    return {
+      points,
+      next: points.at(-1)?.seq ?? after,
+      seen: this.seen,
+      stride: this.stride,
+      eval: [...this.evals],
+    };
   }
 
   async close(): Promise<void> {

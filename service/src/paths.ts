@@ -4,18 +4,8 @@
  */
 import { constants } from 'node:fs';
 import { access, realpath, stat } from 'node:fs/promises';
+import { badInput } from './errors';
 import { dirname, extname, isAbsolute, relative, resolve, sep, basename, join } from 'node:path';
-
-/** A request the service refuses, with the HTTP status and a sentence for the user. */
-export class RequestError extends Error {
-  constructor(
-    readonly statusCode: number,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'RequestError';
-  }
-}
 
 export function isInside(root: string, path: string): boolean {
   const rel = relative(root, path);
@@ -47,10 +37,7 @@ function resolveInside(
 ): string {
   const lexical = resolve(baseDir, input);
   if (!inAny(roots, lexical))
-    throw new RequestError(
-      400,
-      `${field} "${input}" is outside the allowed folders (${describeRoots(roots)})`,
-    );
+    throw badInput(`${field} "${input}" is outside the allowed folders (${describeRoots(roots)})`);
   return lexical;
 }
 
@@ -66,14 +53,13 @@ export async function confineExistingFile(
 ): Promise<string> {
   const lexical = resolveInside(field, input, roots, baseDir);
   const real = await realpathOrNull(lexical);
-  if (real === null) throw new RequestError(400, `${field} "${input}" does not exist`);
+  if (real === null) throw badInput(`${field} "${input}" does not exist`);
   if (!inAny(roots, real))
-    throw new RequestError(
-      400,
+    throw badInput(
       `${field} "${input}" resolves (through a symbolic link) to ${real}, outside the allowed folders (${describeRoots(roots)})`,
     );
   const info = await stat(real);
-  if (!info.isFile()) throw new RequestError(400, `${field} "${input}" is not a file`);
+  if (!info.isFile()) throw badInput(`${field} "${input}" is not a file`);
   return real;
 }
 
@@ -99,12 +85,11 @@ export async function confineDirectory(
     real = await realpathOrNull(existing);
   }
   if (real === null || !inAny(roots, real))
-    throw new RequestError(
-      400,
+    throw badInput(
       `${field} "${input}" resolves (through a symbolic link) outside the allowed folders (${describeRoots(roots)})`,
     );
   if (rest.length === 0 && !(await stat(real)).isDirectory())
-    throw new RequestError(400, `${field} "${input}" exists and is not a folder`);
+    throw badInput(`${field} "${input}" exists and is not a folder`);
   return join(real, ...rest);
 }
 
@@ -132,8 +117,7 @@ export async function launchFor(
   try {
     await access(script, constants.X_OK);
   } catch {
-    throw new RequestError(
-      400,
+    throw badInput(
       `script_path "${script}" is neither a .py/.js/.mjs script nor an executable file`,
     );
   }

@@ -8,8 +8,8 @@ import { dirname } from 'node:path';
 import { lastStepCount, toPercent } from '../../src/shared/training-progress';
 import type { ServiceConfig } from './config';
 import { LineAssembler, type LogStore } from './log-store';
-import { parseMetricLine, type MetricsStore } from './metrics';
-import { RequestError } from './paths';
+import { parseEvalLine, parseMetricLine, type MetricsStore } from './metrics';
+import { launchFailed } from './errors';
 import { RUN_MARKER, delay, type ProcessTree } from './proc-tree';
 import type { RunRecord } from './run-records';
 
@@ -23,6 +23,8 @@ export interface ActiveRun {
   tree: ProcessTree;
   startedMs: number;
   cancelRequested: boolean;
+  /** The interpreter chosen for a `.py` trainer (for the error when it cannot start). */
+  python: string;
   /** Resolves when every process of the run has ended and the record is final. */
   ended: Promise<void>;
 }
@@ -33,7 +35,7 @@ const SCAN_MS = 250;
 export interface RunContext {
   config: ServiceConfig;
   spawnFn: SpawnFn;
-  save(record: RunRecord): void;
+  save(record: RunRecord): Promise<void>;
   /** The run could not start: the service is idle again. */
   clearActive(): void;
   /** Step 5: every process has ended. */
@@ -59,8 +61,10 @@ export async function spawnChild(ctx: RunContext, active: ActiveRun) {
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     const hint =
-      record.command === ctx.config.python
-        ? ' (set TRAINING_PYTHON)'
+      record.command === active.python
+        ? ctx.config.python
+          ? ' (set TRAINING_PYTHON)'
+          : ' (run npm run trainer:setup, or set TRAINING_PYTHON)'
         : ctx.config.launcher
           ? ' (check TRAINING_LAUNCHER)'
           : '';
@@ -70,15 +74,15 @@ export async function spawnChild(ctx: RunContext, active: ActiveRun) {
     record.error = `Could not start ${record.command}${hint}: ${reason}`;
     active.store.append(record.error);
     await Promise.all([active.store.close(), active.metrics.close()]);
-    ctx.save(record);
+    await ctx.save(record);
     ctx.clearActive();
-    throw new RequestError(500, record.error);
+    throw launchFailed(record.error);
   }
   active.child = child;
   record.pid = child.pid ?? null;
   if (child.pid !== undefined) active.tree.setRoot(child.pid);
   record.processes = active.tree.entries();
-  ctx.save(record);
+  void ctx.save(record);
 }
 
 /** Step 4: output lines → log, progress and metrics; the process's end → step 5. */
@@ -129,7 +133,7 @@ async function watch(
     await (seen.exit ? delay(SCAN_MS) : Promise.race([exited, delay(SCAN_MS)]));
     if (tree.scan()) {
       record.processes = tree.entries();
-      ctx.save(record);
+      void ctx.save(record);
     }
     const exit = seen.exit;
     if (!exit) continue;
@@ -157,9 +161,15 @@ export function noteProgress(record: RunRecord, step: { current: number; total: 
 }
 
 function noteMetrics(active: ActiveRun, line: string) {
+  const { record } = active;
+  const evaluated = parseEvalLine(line);
+  if (evaluated) {
+    active.metrics.addEval(evaluated, record.current, (Date.now() - active.startedMs) / 1000);
+    record.last_eval_loss = evaluated.loss;
+    return;
+  }
   const parsed = parseMetricLine(line);
   if (!parsed) return;
-  const { record } = active;
   active.metrics.add(parsed, record.current, (Date.now() - active.startedMs) / 1000);
   record.last_loss = parsed.loss;
   record.metrics_count = active.metrics.seen;

@@ -3,15 +3,8 @@
  * one. A record keeps how the run was started and every process of it (pid + start time), so a
  * restarted service can end what a crashed one left running.
  */
-import {
-  closeSync,
-  fstatSync,
-  openSync,
-  readFileSync,
-  readSync,
-  renameSync,
-  writeFileSync,
-} from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod/mini';
 import { RunInfoSchema, type RunInfo } from '../../src/shared/training-api';
@@ -34,6 +27,9 @@ const DEFAULTS = {
   model_id: null,
   model_error: null,
   processes: [],
+  method: 'lora',
+  base_model_id: null,
+  last_eval_loss: null,
 };
 
 export function readRecord(file: string): RunRecord | null {
@@ -46,14 +42,30 @@ export function readRecord(file: string): RunRecord | null {
   }
 }
 
-export function writeRecord(dir: string, record: RunRecord): void {
-  const file = join(dir, 'run.json');
-  try {
-    writeFileSync(`${file}.tmp`, JSON.stringify(record, null, 2));
-    renameSync(`${file}.tmp`, file);
-  } catch (error) {
-    // The run goes on in memory; only its record after a restart is affected.
-    console.error(`Could not save ${file}:`, error instanceof Error ? error.message : error);
+/**
+ * Writes run.json atomically, off the request's path: writes of one record are queued, so the
+ * file always ends as the last state saved; `flush` resolves once every queued write is done.
+ */
+export class RecordWriter {
+  private tail: Promise<void> = Promise.resolve();
+
+  save(dir: string, record: RunRecord): Promise<void> {
+    const file = join(dir, 'run.json');
+    const text = JSON.stringify(record, null, 2);
+    this.tail = this.tail.then(async () => {
+      try {
+        await writeFile(`${file}.tmp`, text);
+        await rename(`${file}.tmp`, file);
+      } catch (error) {
+        // The run goes on in memory; only its record after a restart is affected.
+        console.error(`Could not save ${file}:`, error instanceof Error ? error.message : error);
+      }
+    });
+    return this.tail;
+  }
+
+  flush(): Promise<void> {
+    return this.tail;
   }
 }
 

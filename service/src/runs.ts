@@ -7,10 +7,15 @@
 import { spawn as nodeSpawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import * as z from 'zod/mini';
 import {
   LOG_TAIL,
+  RunSplitSchema,
+  formatIssues,
+  type DatasetEntry,
+  type RunSplit,
   type LogsQuery,
   type LogsResponse,
   type MetricsResponse,
@@ -21,8 +26,10 @@ import { lastStepCountInLines } from '../../src/shared/training-progress';
 import type { ServiceConfig } from './config';
 import { LogStore } from './log-store';
 import { MetricsStore } from './metrics';
-import { inspectWebFolder, modelId, modelName } from './models';
-import { RequestError, confineDirectory, confineExistingFile, launchFor } from './paths';
+import { inspectWebFolder, modelId, modelName, readSkippedExport } from './models';
+import { readDatasetFile } from './datasets';
+import { badInput, busy, folderInUse, notFound, unreadable, wrongState } from './errors';
+import { confineDirectory, confineExistingFile, launchFor } from './paths';
 import { ProcessTree, endTree } from './proc-tree';
 import {
   noteProgress,
@@ -32,7 +39,8 @@ import {
   type RunContext,
   type SpawnFn,
 } from './run-process';
-import { publicView, readLastLines, readRecord, writeRecord, type RunRecord } from './run-records';
+import { choosePython } from './trainer-env';
+import { RecordWriter, publicView, readLastLines, readRecord, type RunRecord } from './run-records';
 
 export type { SpawnFn } from './run-process';
 
@@ -45,6 +53,9 @@ export class RunManager {
   private active: ActiveRun | null = null;
   private readonly runsDir: string;
   private readonly context: RunContext;
+  private readonly writer = new RecordWriter();
+  /** Set by the trainer environment: a set-up in progress blocks new runs. */
+  settingUp: () => boolean = () => false;
 
   constructor(
     private readonly config: ServiceConfig,
@@ -94,7 +105,7 @@ export class RunManager {
         'The training service stopped while this run was going; its output up to then is kept' +
         (left > 0 ? ` (${left} leftover processes were ended at the next start).` : '.');
       noteProgress(record, lastStepCountInLines(readLastLines(this.logOf(record.id))));
-      this.save(record);
+      await this.save(record);
     }
   }
 
@@ -110,8 +121,8 @@ export class RunManager {
     return join(this.dirOf(id), 'metrics.jsonl');
   }
 
-  private save(record: RunRecord): void {
-    writeRecord(this.dirOf(record.id), record);
+  private save(record: RunRecord): Promise<void> {
+    return this.writer.save(this.dirOf(record.id), record);
   }
 
   list(): RunInfo[] {
@@ -131,7 +142,7 @@ export class RunManager {
 
   private recordOf(id: string): RunRecord {
     const record = this.runs.get(id);
-    if (!record) throw new RequestError(404, `No run with id "${id}"`);
+    if (!record) throw notFound(`No run with id "${id}"`);
     return record;
   }
 
@@ -143,9 +154,17 @@ export class RunManager {
   async start(request: TrainRequest): Promise<RunInfo> {
     const plan = await this.validate(request);
     await this.checkOutputFree(plan.outputDir);
-    // From the busy check to `this.active = …` nothing awaits, so two starts cannot both pass.
     this.checkIdle();
-    const active = this.prepare(request, plan);
+    const id = randomUUID();
+    await mkdir(this.dirOf(id), { recursive: true });
+    // From this busy check to `this.active = …` nothing awaits, so two starts cannot both pass.
+    try {
+      this.checkIdle();
+    } catch (error) {
+      await rm(this.dirOf(id), { recursive: true, force: true });
+      throw error;
+    }
+    const active = this.prepare(id, request, plan);
     await spawnChild(this.context, active);
     wireOutput(this.context, active);
     return publicView(active.record);
@@ -172,23 +191,29 @@ export class RunManager {
       config.outputRoots,
       config.baseDir,
     );
-    const launch = await launchFor(script, config.python, config.launcher);
+    const python = (await choosePython(config)).command;
+    const launch = await launchFor(script, python, config.launcher);
+    // Optional fields become flags only when sent, so trainers without them keep working.
     const args = [
       ...launch.args,
       ...['--base_model', request.base_model, '--data_file', dataFile],
       ...['--output_dir', outputDir, '--max_len', String(request.max_len)],
       ...['--repeat', String(request.repeat), '--max_steps', String(request.max_steps)],
       ...['--lr', String(request.lr)],
+      ...(request.method ? ['--method', request.method] : []),
+      ...(request.eval_fraction !== undefined
+        ? ['--eval_fraction', String(request.eval_fraction)]
+        : []),
+      ...(request.export_base ? ['--export_base'] : []),
     ];
-    return { script, dataFile, outputDir, command: launch.command, args };
+    return { script, dataFile, outputDir, command: launch.command, args, python };
   }
 
   /** A run never writes into a folder another run is using or has saved a result in. */
   private async checkOutputFree(outputDir: string) {
     const running = this.active?.record;
     if (running?.output_dir === outputDir)
-      throw new RequestError(
-        409,
+      throw folderInUse(
         `Output folder ${outputDir} is in use by the running run ${running.id}; choose another output directory.`,
       );
     const entries = await readdir(outputDir).catch(() => [] as string[]);
@@ -196,24 +221,29 @@ export class RunManager {
     const owner = [...this.runs.values()]
       .filter((r) => r.output_dir === outputDir)
       .sort((a, b) => b.started_at.localeCompare(a.started_at))[0];
-    throw new RequestError(
-      409,
+    throw folderInUse(
       `Output folder ${outputDir} already holds ${owner ? `the result of run ${owner.id} (${owner.state})` : 'files'}; choose another output directory or delete that folder first.`,
     );
   }
 
   private checkIdle() {
+    if (this.settingUp())
+      throw busy(
+        'The trainer is being set up (POST /trainer/setup); start the run once it has finished.',
+      );
     if (!this.active) return;
     const { id, started_at } = this.active.record;
-    throw new RequestError(
-      409,
+    throw busy(
       `A training run is already in progress (run ${id}, started ${started_at}). Cancel it or wait for it to finish before starting another.`,
     );
   }
 
   /** Step 2: the run's folder, log, metrics file and record. */
-  private prepare(request: TrainRequest, plan: Awaited<ReturnType<RunManager['validate']>>) {
-    const id = randomUUID();
+  private prepare(
+    id: string,
+    request: TrainRequest,
+    plan: Awaited<ReturnType<RunManager['validate']>>,
+  ) {
     const record: RunRecord = {
       id,
       state: 'running',
@@ -234,12 +264,14 @@ export class RunManager {
       metrics_count: 0,
       model_id: null,
       model_error: null,
+      method: request.method ?? 'lora',
+      base_model_id: null,
+      last_eval_loss: null,
       pid: null,
       command: plan.command,
       args: plan.args,
       processes: [],
     };
-    mkdirSync(this.dirOf(id), { recursive: true });
     const store = new LogStore(this.logOf(id), this.config.ringLines);
     store.openForWriting();
     const metrics = new MetricsStore(this.metricsOf(id));
@@ -252,6 +284,7 @@ export class RunManager {
       tree: new ProcessTree(id),
       startedMs: Date.now(),
       cancelRequested: false,
+      python: plan.python,
       ended: Promise.resolve(),
     };
     this.active = active;
@@ -286,24 +319,66 @@ export class RunManager {
       ended_at: new Date().toISOString(),
       processes: active.tree.entries(),
     });
-    this.save(record);
+    await this.save(record);
     this.remember(record.id, Promise.resolve([store, active.metrics]));
     if (this.active === active) this.active = null;
   }
 
   /** A succeeded run's browser-ready copy: its model id, or why there is none. */
   private async noteModel(record: RunRecord) {
-    const web = await inspectWebFolder(record.output_dir);
-    if (!web.ok) {
-      record.model_error = web.reason;
-      return;
-    }
     let name = modelName(record.output_dir);
     const taken = [...this.runs.values()].some(
       (r) => r.id !== record.id && r.model_id === modelId(name),
     );
     if (taken) name = `${name}-${record.id.slice(0, 8)}`;
+    const base = await inspectWebFolder(join(record.output_dir, 'base-web'));
+    if (base.ok) record.base_model_id = modelId(`${name}-base`);
+    const web = await inspectWebFolder(join(record.output_dir, 'web'));
+    if (!web.ok) {
+      // The trainer says why it did not export (an architecture the exporter lacks, a failed check).
+      record.model_error = (await readSkippedExport(record.output_dir)) ?? web.reason;
+      return;
+    }
     record.model_id = modelId(name);
+  }
+
+  /** The entries the trainer held out (`<output_dir>/split.json`). */
+  async split(id: string): Promise<RunSplit> {
+    const record = this.recordOf(id);
+    const file = join(record.output_dir, 'split.json');
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch {
+      throw notFound(
+        `Run ${id} held out no questions: ${file} does not exist (eval_fraction 0, a run that failed early, or a trainer that does not write it).`,
+      );
+    }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch (error) {
+      throw unreadable(
+        `${file} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+    const fields =
+      typeof raw === 'object' && raw !== null && !Array.isArray(raw)
+        ? (raw as Record<string, unknown>)
+        : {};
+    const parsed = z.safeParse(RunSplitSchema, {
+      seed: null,
+      train_count: Array.isArray(fields.train_indices) ? fields.train_indices.length : 0,
+      ...fields,
+    });
+    if (!parsed.success)
+      throw unreadable(`${file} is malformed: ${formatIssues(parsed.error.issues, 'split')}`);
+    return parsed.data;
+  }
+
+  /** Every entry of the run's data file. */
+  async dataset(id: string): Promise<DatasetEntry[]> {
+    return readDatasetFile(this.recordOf(id).data_file);
   }
 
   private remember(id: string, stores: Promise<[LogStore, MetricsStore]>) {
@@ -340,7 +415,7 @@ export class RunManager {
   async logs(id: string, query: LogsQuery): Promise<LogsResponse> {
     this.recordOf(id);
     if (query.tail !== undefined && (query.offset !== undefined || query.limit !== undefined))
-      throw new RequestError(400, 'Use either tail=N or offset=K&limit=L, not both');
+      throw badInput('Use either tail=N or offset=K&limit=L, not both');
     const [store] = await this.storesOf(id);
     if (query.offset !== undefined) {
       const lines = await store.page(query.offset, query.limit ?? 100);
@@ -364,7 +439,7 @@ export class RunManager {
     const record = this.recordOf(id);
     const active = this.active;
     if (!active || active.record.id !== id || !active.child)
-      throw new RequestError(409, `Run ${id} is not running (it is ${record.state})`);
+      throw wrongState(`Run ${id} is not running (it is ${record.state})`);
     if (!active.cancelRequested) {
       active.cancelRequested = true;
       record.phase = 'cancelling';
@@ -388,8 +463,9 @@ export class RunManager {
     active.cancelRequested = true;
     active.record.state = 'interrupted';
     active.record.error = 'The training service was stopped while this run was going.';
-    this.save(active.record);
+    void this.save(active.record);
     await this.endAll(active);
     await active.ended;
+    await this.writer.flush();
   }
 }

@@ -17,7 +17,7 @@ const hasTorch =
 
 let svc: TestService;
 beforeAll(async () => {
-  svc = await startTestService({ scriptRoots: [resolve(SCRIPT, '..')] });
+  svc = await startTestService({ python, scriptRoots: [resolve(SCRIPT, '..')] });
 });
 afterAll(() => svc.close());
 

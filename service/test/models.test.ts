@@ -98,6 +98,7 @@ describe.skipIf(!hasTiny)('metrics and models (needs npm run tiny-model)', () =>
       variants: ['fp32'],
       bytes: expect.any(Number) as number,
       created_at: run.ended_at,
+      role: 'fine-tuned',
     });
     expect(models.find((m) => m.run_id === run.id)?.bytes).toBeGreaterThan(600_000);
   });

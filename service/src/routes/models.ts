@@ -1,28 +1,24 @@
 /**
- * GET /models and the Hub-layout file routes for trained models:
+ * GET /models and the Hub-layout file routes for trained models (and base exports):
  * `GET|HEAD /trained/{name}/resolve/main/{file}`, streamed from the run's `web/` folder with
  * Content-Length, ETag and single-range support. The security hooks in app.ts (Host check,
  * Origin allowlist + CORS) apply; only GET and HEAD exist, the file name is checked before any
  * disk access, and the resolved real path must stay inside `web/`.
  */
 import type { FastifyInstance } from 'fastify';
-import { join } from 'node:path';
 import * as z from 'zod/mini';
-import {
-  TRAINED_MODEL_OWNER,
-  type ModelList,
-  type TrainedModel,
-} from '../../src/shared/training-api';
+import { TRAINED_MODEL_OWNER, type ModelList } from '../../../src/shared/training-api';
+import { notFound, rangeNotSatisfiable } from '../errors';
 import {
   checkModelFile,
   contentType,
-  inspectWebFolder,
+  listModels,
+  modelFolder,
   parseRange,
   resolveModelFile,
   streamFile,
-} from './models';
-import { RequestError } from './paths';
-import type { RunManager } from './runs';
+} from '../models';
+import type { RunManager } from '../runs';
 
 const ModelFileParamsSchema = z.object({
   name: z.string().check(z.regex(/^[A-Za-z0-9_][A-Za-z0-9._-]{0,119}$/, 'is not a model name')),
@@ -31,26 +27,9 @@ const ModelFileParamsSchema = z.object({
 });
 
 export function registerModelRoutes(app: FastifyInstance, runs: RunManager): void {
-  app.get('/models', async (): Promise<ModelList> => {
-    const models: TrainedModel[] = [];
-    for (const record of runs.records()) {
-      if (record.state !== 'succeeded' || !record.model_id) continue;
-      const web = await inspectWebFolder(record.output_dir);
-      if (!web.ok) continue;
-      models.push({
-        id: record.model_id,
-        name: record.model_id.slice(TRAINED_MODEL_OWNER.length + 1),
-        run_id: record.id,
-        base_model: record.base_model,
-        output_dir: record.output_dir,
-        variants: web.variants,
-        bytes: web.bytes,
-        created_at: record.ended_at ?? record.started_at,
-      });
-    }
-    models.sort((a, b) => b.created_at.localeCompare(a.created_at));
-    return { models };
-  });
+  app.get('/models', async (): Promise<ModelList> => ({
+    models: await listModels(runs.records()),
+  }));
 
   app.route<{ Params: z.infer<typeof ModelFileParamsSchema> }>({
     method: ['GET', 'HEAD'],
@@ -62,11 +41,11 @@ export function registerModelRoutes(app: FastifyInstance, runs: RunManager): voi
       const file = request.params['*'];
       checkModelFile(file);
       if (revision !== 'main')
-        throw new RequestError(404, `Trained models have one revision, "main" (got "${revision}")`);
+        throw notFound(`Trained models have one revision, "main" (got "${revision}")`);
       const id = `${TRAINED_MODEL_OWNER}/${name}`;
-      const record = runs.records().find((r) => r.model_id === id && r.state === 'succeeded');
-      if (!record) throw new RequestError(404, `No trained model "${id}" (see GET /models)`);
-      const opened = await resolveModelFile(join(record.output_dir, 'web'), file);
+      const folder = modelFolder(runs.records(), id);
+      if (!folder) throw notFound(`No trained model "${id}" (see GET /models)`);
+      const opened = await resolveModelFile(folder, file);
       const etag = `"${opened.size.toString(16)}-${opened.mtime.getTime().toString(16)}"`;
       reply.header('Accept-Ranges', 'bytes');
       reply.header('ETag', etag);
@@ -76,7 +55,7 @@ export function registerModelRoutes(app: FastifyInstance, runs: RunManager): voi
       const range = parseRange(request.headers.range, opened.size);
       if (range === 'invalid') {
         reply.header('Content-Range', `bytes */${opened.size}`);
-        throw new RequestError(416, `Range "${request.headers.range ?? ''}" is not satisfiable`);
+        throw rangeNotSatisfiable(`Range "${request.headers.range ?? ''}" is not satisfiable`);
       }
       const length = range ? range[1] - range[0] + 1 : opened.size;
       reply.header('Content-Length', String(length));

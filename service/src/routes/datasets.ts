@@ -1,0 +1,21 @@
+/** PUT /datasets/{name}: stores a dataset for training (its path can be a run's data_file). */
+import type { FastifyInstance } from 'fastify';
+import {
+  DatasetParamsSchema,
+  DatasetSchema,
+  type DatasetEntry,
+  type DatasetResponse,
+} from '../../../src/shared/training-api';
+import type { DatasetStore } from '../datasets';
+
+export function registerDatasetRoutes(
+  app: FastifyInstance,
+  datasets: DatasetStore,
+  bodyLimit: number,
+): void {
+  app.put<{ Params: { name: string }; Body: DatasetEntry[] }>(
+    '/datasets/:name',
+    { bodyLimit, schema: { params: DatasetParamsSchema, body: DatasetSchema } },
+    (request): Promise<DatasetResponse> => datasets.save(request.params.name, request.body),
+  );
+}
