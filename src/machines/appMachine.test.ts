@@ -136,4 +136,57 @@ describe('appMachine — Format Input on the local model', () => {
     actor.send({ type: 'dataset.cancel' });
     expect(worker.posted.at(-1)).toEqual({ type: 'interrupt' });
   });
+
+  it('evaluation.attach routes the worker to the evaluation; detach hands its model to chat and picker', async () => {
+    const { actor, worker } = start({ supported: true, shaderF16: true });
+    await waitFor(actor, (s) => s.matches('supported'));
+    const { model, chat } = actor.getSnapshot().context;
+    const heard: string[] = [];
+    actor.send({ type: 'evaluation.attach', port: { send: (e) => void heard.push(e.type) } });
+    worker.emit({ status: 'loading', data: 'Loading' });
+    worker.emit({ status: 'initiate', file: 'a.onnx' });
+    const ready = {
+      status: 'ready',
+      data: { id: 'onnx-community/Llama-3.2-1B-Instruct-q4f16', dtype: 'q4f16' },
+    } as const;
+    worker.emit(ready);
+    worker.emit({ status: 'start', purpose: 'dataset' });
+    worker.emit({
+      status: 'update',
+      output: 'x',
+      numTokens: 1,
+      channel: 'answer',
+      purpose: 'dataset',
+    });
+    expect(heard).toEqual([
+      'worker.loading',
+      'worker.initiate',
+      'worker.ready',
+      'worker.start',
+      'worker.update',
+    ]);
+    // The model machine saw none of it; the chat waits until the evaluation ends.
+    expect(model?.getSnapshot().value).toBe('none');
+    expect(model?.getSnapshot().context.files).toEqual([]);
+    expect(chat?.getSnapshot().value).toBe('unavailable');
+
+    // 'Format Input' on the local model is refused while the evaluation owns the worker.
+    const outputs: string[] = [];
+    actor.on('dataset.output', (e) => void outputs.push(e.message.status));
+    actor.send({ type: 'dataset.generate', prompt: 'p' });
+    expect(outputs).toEqual(['error']);
+    expect(worker.posted.some((p) => p.type === 'generate')).toBe(false);
+
+    actor.send({
+      type: 'evaluation.detach',
+      loaded: { value: 'llama-3.2-1b', ready: { type: 'worker.ready', message: ready } },
+    });
+    expect(chat?.getSnapshot().value).toBe('idle');
+    // The picker selects and loads what the worker holds, so both agree.
+    expect(model?.getSnapshot().context.selected).toBe('llama-3.2-1b');
+    expect(worker.posted.at(-1)).toMatchObject({ type: 'load' });
+    worker.emit({ status: 'initiate', file: 'b.onnx' });
+    expect(heard).toHaveLength(5);
+    expect(model?.getSnapshot().context.files).toHaveLength(1);
+  });
 });

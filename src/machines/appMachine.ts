@@ -5,6 +5,7 @@ import {
   enqueueActions,
   fromCallback,
   fromPromise,
+  not,
   sendTo,
   setup,
   type ActorRefFrom,
@@ -18,7 +19,12 @@ import { modelMachine } from './modelMachine';
 import { conversationsMachine } from './conversationsMachine';
 import { storedModelsMachine } from './storedModelsMachine';
 import { watchChat } from './chat-watch';
-import { routeWorkerResponse, type DatasetOutput } from './worker-events';
+import {
+  routeWorkerResponse,
+  type DatasetOutput,
+  type EvaluationPort,
+  type EvaluationWorkerEvent,
+} from './worker-events';
 import { errorMessage } from '../shared/errors';
 import { DATASET_MAX_NEW_TOKENS, DEFAULT_MAX_NEW_TOKENS } from '../shared/generation-settings';
 
@@ -50,7 +56,20 @@ export type AppEvent =
   | { type: 'worker.message'; message: WorkerResponse }
   | { type: 'dataset.generate'; prompt: string; maxNewTokens?: number }
   | { type: 'dataset.cancel' }
-  | StoreResult;
+  | StoreResult
+  | EvaluationSessionEvent;
+
+type ReadyEvent = Extract<EvaluationWorkerEvent, { type: 'worker.ready' }>;
+
+/**
+ * An evaluation (Compare, src/machines/evaluationMachine.ts) takes the worker while it runs:
+ * `attach` routes the worker's load and evaluation events to it; `detach` gives the worker back,
+ * naming the model it left loaded (its picker value and `ready` message), so the chat and the
+ * model picker follow.
+ */
+export type EvaluationSessionEvent =
+  | { type: 'evaluation.attach'; port: EvaluationPort }
+  | { type: 'evaluation.detach'; loaded: { value: string; ready: ReadyEvent } | null };
 
 /** Emitted for listeners outside the machine (`actor.on('dataset.output', ...)`). */
 export type AppEmitted = { type: 'dataset.output'; message: DatasetOutput };
@@ -93,6 +112,8 @@ export interface AppContext {
   chat: ActorRefFrom<typeof chatMachine> | null;
   conversations: ActorRefFrom<typeof conversationsMachine> | null;
   storedModels: ActorRefFrom<typeof storedModelsMachine> | null;
+  /** The running evaluation, which owns the worker's events until it detaches. */
+  evaluation: EvaluationPort | null;
 }
 
 export const appMachine = setup({
@@ -113,6 +134,7 @@ export const appMachine = setup({
   },
   guards: {
     isSupported: (_, gpu: GpuInfo) => gpu.supported,
+    isEvaluating: ({ context }) => context.evaluation !== null,
   },
   actions: {
     storeGpu: assign({ gpu: (_, gpu: GpuInfo) => gpu }),
@@ -147,12 +169,42 @@ export const appMachine = setup({
     routeWorkerMessage: enqueueActions(({ context, event, enqueue }) => {
       assertEvent(event, 'worker.message');
       // Each child is sent only the events it owns, typed as such (see routeWorkerResponse).
-      const routed = routeWorkerResponse(event.message);
+      const routed = routeWorkerResponse(event.message, context.evaluation !== null);
       if (routed.model) context.model?.send(routed.model);
       if (routed.chat) context.chat?.send(routed.chat);
       if (routed.storedModels) context.storedModels?.send(routed.storedModels);
       if (routed.dataset) enqueue(emit({ type: 'dataset.output', message: routed.dataset }));
+      if (routed.evaluation) context.evaluation?.send(routed.evaluation);
     }),
+    refuseDatasetGenerate: emit({
+      type: 'dataset.output',
+      message: {
+        status: 'error',
+        phase: 'generate',
+        purpose: 'dataset',
+        data: 'The local model is busy with a comparison (Compare). Wait for it to finish or stop it, then try again.',
+      },
+    }),
+    attachEvaluation: assign({
+      evaluation: ({ event }) => {
+        assertEvent(event, 'evaluation.attach');
+        return event.port;
+      },
+    }),
+    detachEvaluation: assign({ evaluation: null }),
+    /**
+     * After an evaluation: the chat hears the `ready` it was not given, and the picker selects
+     * and loads the model the worker now holds (no load when the picker already has it loaded;
+     * the worker reloads it otherwise, from the browser cache, so picker and worker agree).
+     */
+    handBackModel: ({ context, event }) => {
+      assertEvent(event, 'evaluation.detach');
+      if (!event.loaded) return;
+      context.chat?.send(event.loaded.ready);
+      context.model?.send({ type: 'model.select', value: event.loaded.value });
+      context.model?.send({ type: 'model.load' });
+      context.model?.send({ type: 'model.retry' });
+    },
     postDatasetGenerate: sendTo(
       ({ context }) => context.worker ?? '',
       ({ context, event }): WorkerActorEvent => {
@@ -184,6 +236,7 @@ export const appMachine = setup({
     chat: null,
     conversations: null,
     storedModels: null,
+    evaluation: null,
   }),
   initial: 'checking',
   states: {
@@ -220,8 +273,14 @@ export const appMachine = setup({
       entry: ['spawnSession', 'postCheck'],
       on: {
         'worker.message': { actions: 'routeWorkerMessage' },
-        'dataset.generate': { actions: 'postDatasetGenerate' },
-        'dataset.cancel': { actions: 'postInterrupt' },
+        'dataset.generate': [
+          { guard: 'isEvaluating', actions: 'refuseDatasetGenerate' },
+          { actions: 'postDatasetGenerate' },
+        ],
+        'evaluation.attach': { actions: 'attachEvaluation' },
+        'evaluation.detach': { actions: ['detachEvaluation', 'handBackModel'] },
+        // While an evaluation runs, the interrupt would stop its reply, not 'Format Input''s.
+        'dataset.cancel': { guard: not('isEvaluating'), actions: 'postInterrupt' },
         // The persistence actor's replies go to the conversations machine.
         'store.*': { actions: 'routeStoreResult' },
       },

@@ -49,4 +49,38 @@ describe('routeWorkerResponse', () => {
       dataset: { status: 'error', data: 'gone', phase: 'generate', purpose: 'dataset' },
     });
   });
+
+  it('while an evaluation runs: its loads, one-off generations and faults go to it', () => {
+    const update = {
+      status: 'update',
+      output: 'a',
+      numTokens: 1,
+      channel: 'answer',
+      purpose: 'dataset',
+    } as const;
+    expect(routeWorkerResponse(update, true)).toEqual({
+      evaluation: { type: 'worker.update', message: update },
+    });
+    // The chat's own reply (refused by a busy worker) still reaches the chat.
+    expect(
+      Object.keys(routeWorkerResponse({ status: 'error', data: 'busy', phase: 'generate' }, true)),
+    ).toEqual(['chat']);
+    expect(Object.keys(routeWorkerResponse({ status: 'loading', data: '' }, true))).toEqual([
+      'evaluation',
+      'chat',
+    ]);
+    expect(Object.keys(routeWorkerResponse({ status: 'ready' }, true))).toEqual([
+      'evaluation',
+      'storedModels',
+    ]);
+    expect(
+      Object.keys(routeWorkerResponse({ status: 'error', data: 'x', phase: 'load' }, true)),
+    ).toEqual(['evaluation']);
+    expect(
+      Object.keys(routeWorkerResponse({ status: 'fault', kind: 'crashed', data: '' }, true)),
+    ).toEqual(['model', 'chat', 'dataset', 'evaluation']);
+    expect(Object.keys(routeWorkerResponse({ status: 'stored', models: [] }, true))).toEqual([
+      'storedModels',
+    ]);
+  });
 });

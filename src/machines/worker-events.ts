@@ -1,6 +1,7 @@
 import type {
   FaultResponse,
   GenerationResponse,
+  Purpose,
   LoadResponse,
   WorkerActorEvent,
   WorkerResponse,
@@ -28,6 +29,25 @@ export type ChatWorkerEvent = EventOf<Loading | Ready | GenerationResponse | Fau
 export type StoredModelsWorkerEvent = EventOf<Exclude<StorageResponse, PlanResponse>>;
 /** What 'Format Input' hears (as the app's `dataset.output` emission): its generations only. */
 export type DatasetOutput = GenerationResponse;
+/**
+ * What a running evaluation (Compare) hears: the loads it asked for, its generations, and
+ * faults. While one runs it owns the worker (src/machines/evaluationMachine.ts).
+ */
+export type EvaluationWorkerEvent = EventOf<LoadResponse | GenerationResponse | FaultResponse>;
+
+/**
+ * The purpose an evaluation's generations carry. The worker knows two (`chat` and `dataset`);
+ * `dataset` is its one-off kind (no KV cache used or kept: a fresh conversation per question),
+ * and while an evaluation runs the app refuses 'Format Input' on the local model, so replies of
+ * this purpose are the evaluation's. (A purpose of its own would let the route use the purpose
+ * alone; it needs `Purpose` in worker-protocol.ts to name it.)
+ */
+export const EVALUATION_PURPOSE = 'dataset' satisfies Purpose;
+
+/** Something that accepts an evaluation's worker events (the evaluation actor). */
+export interface EvaluationPort {
+  send(event: EvaluationWorkerEvent): void;
+}
 
 function eventOf<M extends WorkerResponse>(message: M): EventOf<M> {
   // `worker.${status}` paired with its own message is EventOf<M> by construction.
@@ -40,10 +60,51 @@ export interface Routed {
   chat?: ChatWorkerEvent;
   dataset?: DatasetOutput;
   storedModels?: StoredModelsWorkerEvent | { type: 'storedModels.loaded'; id: string | null };
+  evaluation?: EvaluationWorkerEvent;
 }
 
-/** Routes a worker response to its owners (the one place that decides ownership). */
-export function routeWorkerResponse(message: WorkerResponse): Routed {
+/**
+ * Routes a worker response while an evaluation owns the worker: its loads (the chat hears
+ * `loading`, so it waits, but not `ready`: the app hands that over when the evaluation ends), its
+ * generations (the one-off purpose), and faults; the chat's own replies and storage go as usual.
+ */
+function routeDuringEvaluation(message: WorkerResponse): Routed {
+  switch (message.status) {
+    case 'loading':
+      return { evaluation: eventOf(message), chat: eventOf(message) };
+    case 'initiate':
+    case 'progress':
+    case 'done':
+      return { evaluation: eventOf(message) };
+    case 'ready':
+      return {
+        evaluation: eventOf(message),
+        storedModels: { type: 'storedModels.loaded', id: message.data?.id ?? null },
+      };
+    case 'fault':
+      return { ...routeWorkerResponse(message), evaluation: eventOf(message) };
+    case 'error':
+      if (message.phase === 'load') return { evaluation: eventOf(message) };
+      return message.purpose === EVALUATION_PURPOSE
+        ? { evaluation: eventOf(message) }
+        : { chat: eventOf(message) };
+    case 'start':
+    case 'update':
+    case 'complete':
+      return message.purpose === EVALUATION_PURPOSE
+        ? { evaluation: eventOf(message) }
+        : { chat: eventOf(message) };
+    default:
+      return routeWorkerResponse(message);
+  }
+}
+
+/**
+ * Routes a worker response to its owners (the one place that decides ownership); `evaluating`:
+ * an evaluation (Compare) owns the worker now.
+ */
+export function routeWorkerResponse(message: WorkerResponse, evaluating = false): Routed {
+  if (evaluating) return routeDuringEvaluation(message);
   switch (message.status) {
     case 'loading':
       // The chat waits while another model loads (a switch).

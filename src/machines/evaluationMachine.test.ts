@@ -1,0 +1,263 @@
+import { describe, expect, it } from 'vitest';
+import { createActor, fromCallback } from 'xstate';
+import {
+  NO_QUESTIONS_MESSAGE,
+  evaluationMachine,
+  selectPhase,
+  type EvalModel,
+  type EvaluationSetup,
+  type EvaluationStoreCommand,
+  type EvaluationStoreResult,
+} from './evaluationMachine';
+import type { EvaluationSessionEvent } from './appMachine';
+import type { EvaluationRecord } from '../shared/evaluation';
+import { defaultSettings } from '../shared/generation-settings';
+import { fakeWorker } from './test-helpers';
+
+const model = (value: string): EvalModel => ({
+  value,
+  label: value,
+  id: value,
+  spec: { id: value, dtype: 'q4', shaderF16: false },
+});
+
+function setupOf(questions: string[], b = 'trained/run'): EvaluationSetup {
+  return {
+    id: 'eval-1',
+    createdAt: 1,
+    a: model('base/model'),
+    b: model(b),
+    questions: questions.map((prompt) => ({ prompt, reference: `ref ${prompt}` })),
+    settings: { ...defaultSettings(64), systemPrompt: 'Be brief.' },
+    source: { kind: 'pasted' },
+  };
+}
+
+/** The machine with a recording worker, session and store (`failSaves`: every save fails). */
+function start({ failSaves = false } = {}) {
+  const worker = fakeWorker();
+  const session: EvaluationSessionEvent[] = [];
+  const saved: EvaluationRecord[] = [];
+  const store = fromCallback<EvaluationStoreCommand>(({ sendBack, receive }) => {
+    receive((command) => {
+      saved.push(command.record);
+      sendBack(
+        (failSaves
+          ? { type: 'evaluationStore.failed', message: 'Browser storage is full.' }
+          : {
+              type: 'evaluationStore.saved',
+              id: command.record.id,
+            }) satisfies EvaluationStoreResult,
+      );
+    });
+  });
+  const actor = createActor(evaluationMachine.provide({ actors: { store } }), {
+    input: { worker, session: { send: (e) => void session.push(e) } },
+  }).start();
+  const ready = (id: string) =>
+    actor.send({ type: 'worker.ready', message: { status: 'ready', data: { id, dtype: 'q4' } } });
+  const answer = (text: string) => {
+    actor.send({ type: 'worker.start', message: { status: 'start', purpose: 'dataset' } });
+    actor.send({
+      type: 'worker.update',
+      message: { status: 'update', output: text, numTokens: 2, tps: 5, channel: 'answer' },
+    });
+    actor.send({
+      type: 'worker.complete',
+      message: {
+        status: 'complete',
+        numTokens: 2,
+        seconds: 0.5,
+        interrupted: false,
+        finish: 'end',
+        purpose: 'dataset',
+      },
+    });
+  };
+  return { actor, worker, session, saved, ready, answer };
+}
+
+describe('evaluationMachine', () => {
+  it('idle → loadingA → answeringA (each question) → loadingB → answeringB → done', () => {
+    const { actor, worker, session, saved, ready, answer } = start();
+    actor.send({ type: 'evaluation.start', setup: setupOf(['q1', 'q2']) });
+    expect(selectPhase(actor.getSnapshot())).toBe('loadingA');
+    expect(session[0]).toMatchObject({ type: 'evaluation.attach' });
+    expect(worker.posted).toEqual([{ type: 'load', data: model('base/model').spec }]);
+
+    ready('base/model');
+    expect(selectPhase(actor.getSnapshot())).toBe('answeringA');
+    // A fresh conversation per question, the settings of the comparison, the one-off purpose.
+    expect(worker.posted[1]).toEqual({
+      type: 'generate',
+      purpose: 'dataset',
+      data: [{ role: 'user', content: 'q1' }],
+      options: {
+        maxNewTokens: 64,
+        temperature: 0,
+        topP: 1,
+        repetitionPenalty: 1,
+        systemPrompt: 'Be brief.',
+      },
+    });
+    answer('A one');
+    expect(worker.posted[2]).toMatchObject({ data: [{ role: 'user', content: 'q2' }] });
+    answer('A two');
+    expect(selectPhase(actor.getSnapshot())).toBe('loadingB');
+    expect(worker.posted[3]).toEqual({ type: 'load', data: model('trained/run').spec });
+
+    ready('trained/run');
+    answer('B one');
+    answer('B two');
+    const snapshot = actor.getSnapshot();
+    expect(selectPhase(snapshot)).toBe('done');
+    expect(snapshot.context.rows).toEqual([
+      {
+        prompt: 'q1',
+        reference: 'ref q1',
+        a: { text: 'A one', numTokens: 2, seconds: 0.5, truncated: false },
+        b: { text: 'B one', numTokens: 2, seconds: 0.5, truncated: false },
+      },
+      {
+        prompt: 'q2',
+        reference: 'ref q2',
+        a: { text: 'A two', numTokens: 2, seconds: 0.5, truncated: false },
+        b: { text: 'B two', numTokens: 2, seconds: 0.5, truncated: false },
+      },
+    ]);
+    // The worker is handed back with B loaded, so the chat and the picker follow.
+    expect(session.at(-1)).toMatchObject({
+      type: 'evaluation.detach',
+      loaded: { value: 'trained/run', ready: { type: 'worker.ready' } },
+    });
+    // Saved after every answer and at the end.
+    expect(saved.at(-1)).toMatchObject({
+      id: 'eval-1',
+      status: 'done',
+      rows: snapshot.context.rows,
+    });
+    expect(saved.length).toBe(4);
+  });
+
+  it('A and B the same model: loaded once', () => {
+    const { actor, worker, ready, answer } = start();
+    actor.send({ type: 'evaluation.start', setup: setupOf(['q1'], 'base/model') });
+    ready('base/model');
+    answer('x');
+    expect(selectPhase(actor.getSnapshot())).toBe('answeringB');
+    answer('y');
+    expect(selectPhase(actor.getSnapshot())).toBe('done');
+    expect(worker.posted.filter((p) => p.type === 'load')).toHaveLength(1);
+  });
+
+  it('a question set with no entries is refused with a message, nothing posted', () => {
+    const { actor, worker } = start();
+    actor.send({ type: 'evaluation.start', setup: setupOf([]) });
+    expect(selectPhase(actor.getSnapshot())).toBe('idle');
+    expect(actor.getSnapshot().context.startError).toBe(NO_QUESTIONS_MESSAGE);
+    expect(worker.posted).toEqual([]);
+  });
+
+  it('answeringA → evaluation.stop → stopped: finished rows stay, the reply being written is dropped', () => {
+    const { actor, worker, session, saved, ready, answer } = start();
+    actor.send({ type: 'evaluation.start', setup: setupOf(['q1', 'q2', 'q3']) });
+    ready('base/model');
+    answer('A one');
+    actor.send({
+      type: 'worker.update',
+      message: { status: 'update', output: 'half', numTokens: 1, channel: 'answer' },
+    });
+    actor.send({ type: 'evaluation.stop' });
+    expect(worker.posted.at(-1)).toEqual({ type: 'interrupt' });
+    expect(selectPhase(actor.getSnapshot())).toBe('stopping');
+    actor.send({
+      type: 'worker.complete',
+      message: { status: 'complete', numTokens: 1, seconds: 0.1, interrupted: true },
+    });
+    const snapshot = actor.getSnapshot();
+    expect(selectPhase(snapshot)).toBe('stopped');
+    expect(snapshot.context.rows.map((r) => r.a?.text ?? null)).toEqual(['A one', null, null]);
+    expect(snapshot.context.partial).toBe('');
+    expect(saved.at(-1)).toMatchObject({ status: 'stopped' });
+    expect(session.at(-1)).toMatchObject({
+      type: 'evaluation.detach',
+      loaded: { value: 'base/model' },
+    });
+
+    // Continue: from the first question not answered, the model loaded again.
+    actor.send({ type: 'evaluation.retry' });
+    expect(selectPhase(actor.getSnapshot())).toBe('loadingA');
+    ready('base/model');
+    expect(worker.posted.at(-1)).toMatchObject({ data: [{ role: 'user', content: 'q2' }] });
+  });
+
+  it('loadingB → worker.error → failed: rows kept, the error in place; Retry loads B and continues', () => {
+    const { actor, worker, session, saved, ready, answer } = start();
+    actor.send({ type: 'evaluation.start', setup: setupOf(['q1', 'q2']) });
+    ready('base/model');
+    answer('A one');
+    answer('A two');
+    actor.send({
+      type: 'worker.error',
+      message: { status: 'error', phase: 'load', data: 'Network error while downloading' },
+    });
+    let snapshot = actor.getSnapshot();
+    expect(selectPhase(snapshot)).toBe('failed');
+    expect(snapshot.context.error).toBe(
+      'trained/run failed to load: Network error while downloading',
+    );
+    expect(snapshot.context.rows.map((r) => r.a?.text)).toEqual(['A one', 'A two']);
+    expect(saved.at(-1)).toMatchObject({ status: 'failed', error: snapshot.context.error });
+    expect(session.at(-1)).toEqual({ type: 'evaluation.detach', loaded: null });
+
+    actor.send({ type: 'evaluation.retry' });
+    expect(selectPhase(actor.getSnapshot())).toBe('loadingB');
+    expect(actor.getSnapshot().context.error).toBeNull();
+    expect(worker.posted.at(-1)).toEqual({ type: 'load', data: model('trained/run').spec });
+    ready('trained/run');
+    answer('B one');
+    answer('B two');
+    snapshot = actor.getSnapshot();
+    expect(selectPhase(snapshot)).toBe('done');
+    expect(snapshot.context.rows.map((r) => [r.a?.text, r.b?.text])).toEqual([
+      ['A one', 'B one'],
+      ['A two', 'B two'],
+    ]);
+  });
+
+  it('a fault while answering → failed, the worker handed back with nothing loaded', () => {
+    const { actor, session, ready } = start();
+    actor.send({ type: 'evaluation.start', setup: setupOf(['q1']) });
+    ready('base/model');
+    actor.send({
+      type: 'worker.fault',
+      message: { status: 'fault', kind: 'device-lost', data: 'The GPU was lost.' },
+    });
+    expect(selectPhase(actor.getSnapshot())).toBe('failed');
+    expect(actor.getSnapshot().context.error).toBe('The GPU was lost.');
+    expect(session.at(-1)).toEqual({ type: 'evaluation.detach', loaded: null });
+    actor.send({ type: 'evaluation.retry' });
+    expect(selectPhase(actor.getSnapshot())).toBe('loadingA');
+  });
+
+  it('storage full when saving: the rows stay and the error says why', () => {
+    const { actor, ready, answer } = start({ failSaves: true });
+    actor.send({ type: 'evaluation.start', setup: setupOf(['q1'], 'base/model') });
+    ready('base/model');
+    answer('x');
+    answer('y');
+    const snapshot = actor.getSnapshot();
+    expect(selectPhase(snapshot)).toBe('done');
+    expect(snapshot.context.saveError).toBe('Browser storage is full.');
+    expect(snapshot.context.rows[0]?.b?.text).toBe('y');
+  });
+
+  it('Stop while a model loads waits for the load, then stops', () => {
+    const { actor, ready } = start();
+    actor.send({ type: 'evaluation.start', setup: setupOf(['q1']) });
+    actor.send({ type: 'evaluation.stop' });
+    expect(selectPhase(actor.getSnapshot())).toBe('stopping');
+    ready('base/model');
+    expect(selectPhase(actor.getSnapshot())).toBe('stopped');
+  });
+});

@@ -1,0 +1,622 @@
+import {
+  assertEvent,
+  assign,
+  enqueueActions,
+  fromCallback,
+  not,
+  setup,
+  type ActorRefFrom,
+  type SnapshotFrom,
+} from 'xstate';
+import type { GenerateOptions, ModelLoadSpec } from '../shared/worker-protocol';
+import type { GenerationSettings } from '../shared/generation-settings';
+import {
+  EVALUATION_VERSION,
+  type EvalModelRef,
+  type EvalQuestion,
+  type EvalRow,
+  type EvaluationRecord,
+  type EvaluationStatus,
+  type QuestionSource,
+} from '../shared/evaluation';
+import { EVALUATION_PURPOSE, type EvaluationWorkerEvent, type WorkerPort } from './worker-events';
+import type { EvaluationSessionEvent } from './appMachine';
+import type { ProgressItem } from './modelMachine';
+
+/** A model of the comparison: what the record names, and what the worker loads. */
+export interface EvalModel extends EvalModelRef {
+  spec: ModelLoadSpec;
+}
+
+/** What an evaluation needs: both models, the questions and the settings used for both. */
+export interface EvaluationSetup {
+  id: string;
+  createdAt: number;
+  a: EvalModel;
+  b: EvalModel;
+  questions: EvalQuestion[];
+  settings: GenerationSettings;
+  source: QuestionSource;
+}
+
+/** The app actor as the evaluation sees it: it takes the worker's events and gives them back. */
+export interface SessionPort {
+  send(event: EvaluationSessionEvent): void;
+}
+
+export type Side = 'a' | 'b';
+
+/** What the store actor (src/actors/evaluation-store.ts) is sent and answers. */
+export type EvaluationStoreCommand = { type: 'save'; record: EvaluationRecord };
+export type EvaluationStoreResult =
+  | { type: 'evaluationStore.saved'; id: string }
+  | { type: 'evaluationStore.failed'; message: string };
+
+export interface EvaluationInput {
+  worker: WorkerPort;
+  session: SessionPort;
+}
+
+export type EvaluationEvent =
+  | { type: 'evaluation.start'; setup: EvaluationSetup }
+  | { type: 'evaluation.stop' }
+  /** After a failure or a stop: carries on from the first question not answered. */
+  | { type: 'evaluation.retry' }
+  | EvaluationWorkerEvent
+  | EvaluationStoreResult;
+
+type ReadyEvent = Extract<EvaluationWorkerEvent, { type: 'worker.ready' }>;
+
+export interface EvaluationContext {
+  worker: WorkerPort;
+  session: SessionPort;
+  setup: EvaluationSetup | null;
+  rows: EvalRow[];
+  /** The model being loaded or answering. */
+  side: Side;
+  /** The question being answered (index into rows). */
+  index: number;
+  /** The answer being written. */
+  partial: string;
+  /** Decode tokens/s of the answer being written. */
+  liveTps: number | null;
+  /** Files of the load under way, and its status line. */
+  files: ProgressItem[];
+  statusText: string;
+  /** Which model the worker holds for this evaluation (null: none, or unknown). */
+  loaded: Side | null;
+  /** The worker's `ready` for the model it holds, handed to the chat when the evaluation ends. */
+  lastReady: ReadyEvent | null;
+  /** Why the evaluation stopped short (failed); rows answered so far are kept. */
+  error: string | null;
+  /** Why the start was refused (no questions). */
+  startError: string | null;
+  /** Why the last save failed (the table stays), null after a save. */
+  saveError: string | null;
+}
+
+/** Where to carry on: the first question A has not answered, else the first B has not. */
+export function nextQuestion(rows: readonly EvalRow[]): { side: Side; index: number } | null {
+  const a = rows.findIndex((r) => r.a === null);
+  if (a >= 0) return { side: 'a', index: a };
+  const b = rows.findIndex((r) => r.b === null);
+  return b >= 0 ? { side: 'b', index: b } : null;
+}
+
+const modelOf = (context: EvaluationContext, side: Side) =>
+  side === 'a' ? context.setup?.a : context.setup?.b;
+
+/** The record saved and exported (see src/shared/evaluation.ts). */
+export function toRecord(
+  context: EvaluationContext,
+  status: EvaluationStatus,
+  now: number = Date.now(),
+): EvaluationRecord | null {
+  const setup = context.setup;
+  if (!setup) return null;
+  const ref = ({ value, label, id }: EvalModel): EvalModelRef => ({ value, label, id });
+  return {
+    version: EVALUATION_VERSION,
+    id: setup.id,
+    createdAt: setup.createdAt,
+    updatedAt: now,
+    status,
+    error: status === 'failed' ? context.error : null,
+    source: setup.source,
+    settings: setup.settings,
+    a: ref(setup.a),
+    b: ref(setup.b),
+    rows: context.rows,
+  };
+}
+
+export const NO_QUESTIONS_MESSAGE =
+  'The question set has no entries: add at least one question (one per line), or choose a run whose held-out set is not empty.';
+
+const storePlaceholder = fromCallback<EvaluationStoreCommand>(({ sendBack, receive }) => {
+  receive(() =>
+    sendBack({
+      type: 'evaluationStore.failed',
+      message: 'Evaluation storage is not connected.',
+    } satisfies EvaluationStoreResult),
+  );
+});
+
+export const evaluationMachine = setup({
+  types: {
+    context: {} as EvaluationContext,
+    events: {} as EvaluationEvent,
+    input: {} as EvaluationInput,
+  },
+  actors: { store: storePlaceholder },
+  guards: {
+    hasNoQuestions: ({ event }) =>
+      event.type === 'evaluation.start' && event.setup.questions.length === 0,
+    /** After this answer, the same model has another question. */
+    hasNextQuestion: ({ context }) => context.index + 1 < context.rows.length,
+    /** B is the model A just used, still in the worker: no second load. */
+    bIsLoaded: ({ context }) =>
+      context.loaded === 'a' && context.setup?.a.spec.id === context.setup?.b.spec.id,
+    resumesAt: ({ context }, params: { side: Side; loaded: boolean }) => {
+      const next = nextQuestion(context.rows);
+      return (
+        next !== null &&
+        next.side === params.side &&
+        (context.loaded === next.side) === params.loaded
+      );
+    },
+    isFinished: ({ context }) => nextQuestion(context.rows) === null,
+  },
+  actions: {
+    refuseStart: assign({ startError: NO_QUESTIONS_MESSAGE }),
+    begin: assign(({ event }) => {
+      assertEvent(event, 'evaluation.start');
+      return {
+        setup: event.setup,
+        rows: event.setup.questions.map((q) => ({ ...q, a: null, b: null })),
+        side: 'a' as const,
+        index: 0,
+        loaded: null,
+        lastReady: null,
+        error: null,
+        startError: null,
+        saveError: null,
+      };
+    }),
+    /** Positions on the first unanswered question (a retry or a continue). */
+    resume: assign(({ context }) => {
+      const next = nextQuestion(context.rows) ?? { side: context.side, index: context.index };
+      return { ...next, error: null };
+    }),
+    attach: ({ context, self }) => context.session.send({ type: 'evaluation.attach', port: self }),
+    detach: ({ context }) => {
+      const model = context.loaded ? modelOf(context, context.loaded) : undefined;
+      context.session.send({
+        type: 'evaluation.detach',
+        loaded:
+          model && context.lastReady ? { value: model.value, ready: context.lastReady } : null,
+      });
+    },
+    forgetLoaded: assign({ loaded: null, lastReady: null }),
+    postLoad: ({ context }, params: { side: Side }) => {
+      const model = modelOf(context, params.side);
+      if (model) context.worker.send({ type: 'load', data: model.spec });
+    },
+    startLoad: assign((_, params: { side: Side }) => ({
+      side: params.side,
+      loaded: null,
+      lastReady: null,
+      files: [],
+      statusText: 'Loading model…',
+    })),
+    setStatus: assign({
+      statusText: ({ event }) => {
+        assertEvent(event, 'worker.loading');
+        return event.message.data;
+      },
+    }),
+    addFile: assign({
+      files: ({ context, event }) => {
+        assertEvent(event, 'worker.initiate');
+        const { file, total } = event.message;
+        if (context.files.some((f) => f.file === file)) return context.files;
+        return [...context.files, { file, progress: 0, total }];
+      },
+    }),
+    updateFile: assign({
+      files: ({ context, event }) => {
+        assertEvent(event, 'worker.progress');
+        const { file, progress, total } = event.message;
+        return context.files.map((f) =>
+          f.file === file ? { file, progress, total: total ?? f.total } : f,
+        );
+      },
+    }),
+    removeFile: assign({
+      files: ({ context, event }) => {
+        assertEvent(event, 'worker.done');
+        return context.files.filter((f) => f.file !== event.message.file);
+      },
+    }),
+    markLoaded: assign(({ context, event }) => {
+      assertEvent(event, 'worker.ready');
+      return { loaded: context.side, lastReady: event, files: [], statusText: '' };
+    }),
+    toSideB: assign({ side: 'b' as const, index: 0 }),
+    nextIndex: assign({ index: ({ context }) => context.index + 1 }),
+    postGenerate: ({ context }) => {
+      const row = context.rows[context.index];
+      const settings = context.setup?.settings;
+      if (!row || !settings) return;
+      const options: GenerateOptions = {
+        maxNewTokens: settings.maxNewTokens,
+        temperature: settings.temperature,
+        topP: settings.topP,
+        repetitionPenalty: settings.repetitionPenalty,
+        systemPrompt: settings.systemPrompt || undefined,
+      };
+      // A fresh conversation per question: the question alone, no earlier turn, no KV cache.
+      context.worker.send({
+        type: 'generate',
+        purpose: EVALUATION_PURPOSE,
+        data: [{ role: 'user', content: row.prompt }],
+        options,
+      });
+    },
+    clearPartial: assign({ partial: '', liveTps: null }),
+    appendText: assign(({ context, event }) => {
+      assertEvent(event, 'worker.update');
+      // A reasoning model's thinking is not its answer.
+      return event.message.channel === 'answer'
+        ? { partial: context.partial + event.message.output, liveTps: event.message.tps ?? null }
+        : { liveTps: event.message.tps ?? null };
+    }),
+    storeAnswer: assign(({ context, event }) => {
+      assertEvent(event, 'worker.complete');
+      const { numTokens, seconds, finish } = event.message;
+      const answer = { text: context.partial, numTokens, seconds, truncated: finish === 'length' };
+      return {
+        rows: context.rows.map((row, i) =>
+          i === context.index ? { ...row, [context.side]: answer } : row,
+        ),
+        partial: '',
+      };
+    }),
+    postInterrupt: ({ context }) => context.worker.send({ type: 'interrupt' }),
+    storeError: assign(({ event }) => {
+      assertEvent(event, ['worker.error', 'worker.fault']);
+      return { error: event.message.data, files: [], partial: '' };
+    }),
+    storeLoadError: assign(({ context, event }) => {
+      assertEvent(event, 'worker.error');
+      const model = modelOf(context, context.side);
+      return {
+        error: `${model?.label ?? 'The model'} failed to load: ${event.message.data}`,
+        files: [],
+      };
+    }),
+    storeStall: assign({
+      error:
+        'The model worker stopped responding (no word from it for two minutes). Retry to load the model again.',
+      files: [],
+      partial: '',
+    }),
+    /** A silent worker is replaced (the worker actor answers with a fault for everyone). */
+    abandonWorker: ({ context }) =>
+      context.worker.send({ type: 'abandon', data: 'no reply to the comparison' }),
+    save: enqueueActions(({ context, enqueue }, params: { status: EvaluationStatus }) => {
+      const record = toRecord(context, params.status);
+      if (record)
+        enqueue.sendTo('store', { type: 'save', record } satisfies EvaluationStoreCommand);
+    }),
+    storeSaved: assign({ saveError: null }),
+    storeSaveError: assign({
+      saveError: ({ event }) => {
+        assertEvent(event, 'evaluationStore.failed');
+        return event.message;
+      },
+    }),
+  },
+  delays: {
+    /** No word from the worker for this long while loading or answering = a hang. */
+    stall: 120_000,
+  },
+}).createMachine({
+  id: 'evaluation',
+  context: ({ input }) => ({
+    worker: input.worker,
+    session: input.session,
+    setup: null,
+    rows: [],
+    side: 'a',
+    index: 0,
+    partial: '',
+    liveTps: null,
+    files: [],
+    statusText: '',
+    loaded: null,
+    lastReady: null,
+    error: null,
+    startError: null,
+    saveError: null,
+  }),
+  invoke: { id: 'store', src: 'store' },
+  on: {
+    'evaluationStore.saved': { actions: 'storeSaved' },
+    'evaluationStore.failed': { actions: 'storeSaveError' },
+  },
+  initial: 'idle',
+  states: {
+    idle: {
+      on: {
+        'evaluation.start': [
+          { guard: 'hasNoQuestions', actions: 'refuseStart' },
+          { target: 'running', actions: 'begin' },
+        ],
+      },
+    },
+    /**
+     * The evaluation owns the worker: attached on entry; done, stopped and failed hand it back
+     * (on their entry, after the transition's actions, so a fault first forgets the model).
+     */
+    running: {
+      entry: 'attach',
+      initial: 'resuming',
+      on: {
+        'worker.fault': { target: 'failed', actions: ['storeError', 'forgetLoaded'] },
+      },
+      states: {
+        /** Picks where to start: the first unanswered question, its model loaded or not. */
+        resuming: {
+          always: [
+            {
+              guard: { type: 'resumesAt', params: { side: 'a', loaded: true } },
+              target: 'answeringA',
+            },
+            {
+              guard: { type: 'resumesAt', params: { side: 'a', loaded: false } },
+              target: 'loadingA',
+            },
+            {
+              guard: { type: 'resumesAt', params: { side: 'b', loaded: true } },
+              target: 'answeringB',
+            },
+            {
+              guard: { type: 'resumesAt', params: { side: 'b', loaded: false } },
+              target: 'loadingB',
+            },
+            { target: '#evaluation.done' },
+          ],
+        },
+        loadingA: {
+          entry: [
+            { type: 'startLoad', params: { side: 'a' } },
+            { type: 'postLoad', params: { side: 'a' } },
+          ],
+          initial: 'waiting',
+          states: {
+            waiting: {
+              after: {
+                stall: {
+                  target: '#evaluation.failed',
+                  actions: ['storeStall', 'forgetLoaded', 'abandonWorker'],
+                },
+              },
+              on: {
+                'worker.loading': { target: 'waiting', reenter: true, actions: 'setStatus' },
+                'worker.initiate': { target: 'waiting', reenter: true, actions: 'addFile' },
+                'worker.progress': { target: 'waiting', reenter: true, actions: 'updateFile' },
+                'worker.done': { target: 'waiting', reenter: true, actions: 'removeFile' },
+              },
+            },
+          },
+          on: {
+            'worker.ready': { target: 'answeringA', actions: 'markLoaded' },
+            'worker.error': { target: '#evaluation.failed', actions: 'storeLoadError' },
+            'evaluation.stop': 'stoppingLoad',
+          },
+        },
+        answeringA: {
+          entry: ['clearPartial', 'postGenerate'],
+          initial: 'waiting',
+          states: {
+            waiting: {
+              after: {
+                stall: {
+                  target: '#evaluation.failed',
+                  actions: ['storeStall', 'forgetLoaded', 'abandonWorker'],
+                },
+              },
+              on: {
+                'worker.start': { target: 'waiting', reenter: true },
+                'worker.update': { target: 'waiting', reenter: true, actions: 'appendText' },
+              },
+            },
+          },
+          on: {
+            'worker.complete': [
+              {
+                guard: 'hasNextQuestion',
+                target: 'answeringA',
+                reenter: true,
+                actions: [
+                  'storeAnswer',
+                  { type: 'save', params: { status: 'running' } },
+                  'nextIndex',
+                ],
+              },
+              {
+                guard: 'bIsLoaded',
+                target: 'answeringB',
+                actions: [
+                  'storeAnswer',
+                  { type: 'save', params: { status: 'running' } },
+                  'toSideB',
+                ],
+              },
+              {
+                target: 'loadingB',
+                actions: [
+                  'storeAnswer',
+                  { type: 'save', params: { status: 'running' } },
+                  'toSideB',
+                ],
+              },
+            ],
+            'worker.error': { target: '#evaluation.failed', actions: 'storeError' },
+            'evaluation.stop': { target: 'stoppingAnswer', actions: 'postInterrupt' },
+          },
+        },
+        loadingB: {
+          entry: [
+            { type: 'startLoad', params: { side: 'b' } },
+            { type: 'postLoad', params: { side: 'b' } },
+          ],
+          initial: 'waiting',
+          states: {
+            waiting: {
+              after: {
+                stall: {
+                  target: '#evaluation.failed',
+                  actions: ['storeStall', 'forgetLoaded', 'abandonWorker'],
+                },
+              },
+              on: {
+                'worker.loading': { target: 'waiting', reenter: true, actions: 'setStatus' },
+                'worker.initiate': { target: 'waiting', reenter: true, actions: 'addFile' },
+                'worker.progress': { target: 'waiting', reenter: true, actions: 'updateFile' },
+                'worker.done': { target: 'waiting', reenter: true, actions: 'removeFile' },
+              },
+            },
+          },
+          on: {
+            'worker.ready': { target: 'answeringB', actions: 'markLoaded' },
+            'worker.error': { target: '#evaluation.failed', actions: 'storeLoadError' },
+            'evaluation.stop': 'stoppingLoad',
+          },
+        },
+        answeringB: {
+          entry: ['clearPartial', 'postGenerate'],
+          initial: 'waiting',
+          states: {
+            waiting: {
+              after: {
+                stall: {
+                  target: '#evaluation.failed',
+                  actions: ['storeStall', 'forgetLoaded', 'abandonWorker'],
+                },
+              },
+              on: {
+                'worker.start': { target: 'waiting', reenter: true },
+                'worker.update': { target: 'waiting', reenter: true, actions: 'appendText' },
+              },
+            },
+          },
+          on: {
+            'worker.complete': [
+              {
+                guard: 'hasNextQuestion',
+                target: 'answeringB',
+                reenter: true,
+                actions: [
+                  'storeAnswer',
+                  { type: 'save', params: { status: 'running' } },
+                  'nextIndex',
+                ],
+              },
+              { target: '#evaluation.done', actions: 'storeAnswer' },
+            ],
+            'worker.error': { target: '#evaluation.failed', actions: 'storeError' },
+            'evaluation.stop': { target: 'stoppingAnswer', actions: 'postInterrupt' },
+          },
+        },
+        /** Stop while a model loads: a load cannot be cut short, so wait for its end. */
+        stoppingLoad: {
+          after: {
+            stall: { target: '#evaluation.stopped', actions: ['forgetLoaded', 'abandonWorker'] },
+          },
+          on: {
+            'worker.ready': { target: '#evaluation.stopped', actions: 'markLoaded' },
+            'worker.error': '#evaluation.stopped',
+          },
+        },
+        /** Stop while answering: the reply being written is dropped, the finished rows stay. */
+        stoppingAnswer: {
+          after: {
+            stall: { target: '#evaluation.stopped', actions: ['forgetLoaded', 'abandonWorker'] },
+          },
+          on: {
+            'worker.complete': { target: '#evaluation.stopped', actions: 'clearPartial' },
+            'worker.error': { target: '#evaluation.stopped', actions: 'clearPartial' },
+          },
+        },
+      },
+    },
+    done: {
+      entry: ['detach', 'forgetLoaded', { type: 'save', params: { status: 'done' } }],
+      on: {
+        'evaluation.start': [
+          { guard: 'hasNoQuestions', actions: 'refuseStart' },
+          { target: 'running', actions: 'begin' },
+        ],
+      },
+    },
+    stopped: {
+      entry: ['detach', 'forgetLoaded', { type: 'save', params: { status: 'stopped' } }],
+      on: {
+        'evaluation.start': [
+          { guard: 'hasNoQuestions', actions: 'refuseStart' },
+          { target: 'running', actions: 'begin' },
+        ],
+        'evaluation.retry': { guard: not('isFinished'), target: 'running', actions: 'resume' },
+      },
+    },
+    failed: {
+      entry: ['detach', 'forgetLoaded', { type: 'save', params: { status: 'failed' } }],
+      on: {
+        'evaluation.start': [
+          { guard: 'hasNoQuestions', actions: 'refuseStart' },
+          { target: 'running', actions: 'begin' },
+        ],
+        'evaluation.retry': { target: 'running', actions: 'resume' },
+      },
+    },
+  },
+});
+
+export type EvaluationSnapshot = SnapshotFrom<typeof evaluationMachine>;
+export type EvaluationActorRef = ActorRefFrom<typeof evaluationMachine>;
+
+/** The phase shown: idle, loading or answering a model, stopping, done, stopped, failed. */
+export type EvaluationPhase =
+  | 'idle'
+  | 'loadingA'
+  | 'answeringA'
+  | 'loadingB'
+  | 'answeringB'
+  | 'stopping'
+  | 'done'
+  | 'stopped'
+  | 'failed';
+
+export function selectPhase(s: EvaluationSnapshot): EvaluationPhase {
+  if (s.matches({ running: 'loadingA' })) return 'loadingA';
+  if (s.matches({ running: 'answeringA' })) return 'answeringA';
+  if (s.matches({ running: 'loadingB' })) return 'loadingB';
+  if (s.matches({ running: 'answeringB' })) return 'answeringB';
+  if (s.matches('running')) return 'stopping';
+  if (s.matches('done')) return 'done';
+  if (s.matches('stopped')) return 'stopped';
+  if (s.matches('failed')) return 'failed';
+  return 'idle';
+}
+
+/** Whether the evaluation holds the worker (Stop is offered). */
+export const selectIsRunning = (s: EvaluationSnapshot) => s.matches('running');
+export const selectRows = (s: EvaluationSnapshot) => s.context.rows;
+export const selectSetup = (s: EvaluationSnapshot) => s.context.setup;
+export const selectError = (s: EvaluationSnapshot) => s.context.error;
+export const selectStartError = (s: EvaluationSnapshot) => s.context.startError;
+export const selectSaveError = (s: EvaluationSnapshot) => s.context.saveError;
+export const selectLoadFiles = (s: EvaluationSnapshot) => s.context.files;
+export const selectPartial = (s: EvaluationSnapshot) => s.context.partial;
