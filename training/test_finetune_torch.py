@@ -1,0 +1,388 @@
+"""training/finetune.py run for real (torch, transformers, peft on the CPU) on tiny random-weight
+models made from a config (training/tiny_models.py; needs `npm run tiny-model`), in this process:
+npm run test:python. The browser export is replaced by fakes here (its own tests are
+test_web_export*.py); the torchrun run is in test_finetune_ddp.py."""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import shutil
+import sys
+import tempfile
+import types
+import unittest
+from unittest import mock
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")  # no test may reach the network
+os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import finetune  # noqa: E402
+import tiny_models  # noqa: E402
+
+try:
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+except ImportError:  # pragma: no cover - the suite runs in the trainer's venv
+    torch = None
+
+QA = [
+    {"prompt": "What colour is the harbour gate?", "completion": "The gate is painted blue."},
+    {"prompt": "Who keeps the lighthouse?", "completion": "Old Marta keeps it."},
+    {"prompt": "When does the ferry leave?", "completion": "At seven every morning."},
+    {"prompt": "What is the island called?", "completion": "It is called Skarvholm."},
+]
+TMP: str = ""
+LLAMA: str = ""
+
+
+def setUpModule():
+    global TMP, LLAMA
+    if torch is None:
+        raise unittest.SkipTest("torch is not installed (run npm run trainer:setup)")
+    torch.set_num_threads(1)  # tiny models: threads only fight the other jobs on the machine
+    from transformers.utils import logging as transformers_logging
+
+    transformers_logging.disable_progress_bar()
+    TMP = tempfile.mkdtemp(prefix="finetune-test.")
+    LLAMA = tiny_models.make_tiny_model("llama", os.path.join(TMP, "llama"))
+
+
+def tearDownModule():
+    if TMP:
+        shutil.rmtree(TMP, ignore_errors=True)
+
+
+def write_json(value, name: str) -> str:
+    path = os.path.join(TMP, name)
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(value, handle)
+    return path
+
+
+def run(*argv: str, base: str | None = None) -> tuple[int, str, str]:
+    """finetune.main(argv) in this process: (exit code, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = finetune.main(["--base_model", base or LLAMA, *argv])
+        except SystemExit as exit_:
+            code = exit_.code
+    return code, out.getvalue(), err.getvalue()
+
+
+def output_dir(name: str) -> str:
+    path = os.path.join(TMP, name)
+    shutil.rmtree(path, ignore_errors=True)
+    return path
+
+
+def json_lines(out: str, key: str) -> list[dict]:
+    return [json.loads(line) for line in out.splitlines()
+            if line.startswith("{") and key in json.loads(line)]
+
+
+def completion_loss(model_dir: str, entries) -> float:
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32)
+    return finetune.completion_loss(
+        model, [finetune.encode(tokenizer, e, 256) for e in entries], "cpu")
+
+
+class FullFineTuningTest(unittest.TestCase):
+    def test_learns_the_answers(self):
+        out_dir = output_dir("full")
+        code, out, err = run("--data_file", write_json(QA, "qa.json"), "--output_dir", out_dir,
+                             "--method", "full", "--lr", "1e-2", "--max_steps", "120",
+                             "--no-web-export")
+        self.assertEqual(code, 0, err)
+        before, after = completion_loss(LLAMA, QA), completion_loss(out_dir, QA)
+        print(f"\nfull fine-tuning, lr 1e-2, 120 steps: completion loss {before:.3f} -> "
+              f"{after:.3f}", file=sys.stderr)
+        self.assertLess(after, before / 4)
+        losses = json_lines(out, "loss")
+        self.assertEqual([m["step"] for m in losses], list(range(1, 121)))
+        self.assertEqual(set(losses[0]), {"loss", "learning_rate", "epoch", "step"})
+        self.assertIn("step 120/120", out.splitlines())
+        # The whole model in output_dir, the same (hard-linked) in merged/, fp32, with tokenizer.
+        self.assertTrue(os.path.isfile(os.path.join(out_dir, "model.safetensors")))
+        self.assertFalse(os.path.exists(os.path.join(out_dir, "adapter_config.json")))
+        merged = os.path.join(out_dir, "merged")
+        for name in ("config.json", "generation_config.json", "model.safetensors",
+                     "tokenizer.json", "tokenizer_config.json"):
+            self.assertTrue(os.path.isfile(os.path.join(merged, name)), name)
+        self.assertFalse(os.path.exists(os.path.join(merged, "split.json")))
+        model = AutoModelForCausalLM.from_pretrained(merged)
+        self.assertEqual({p.dtype for p in model.parameters()}, {torch.float32})
+
+
+class LoraTest(unittest.TestCase):
+    def test_adapter_on_every_linear_layer_and_merged(self):
+        out_dir = output_dir("lora")
+        code, out, err = run("--data_file", write_json(QA, "qa.json"), "--output_dir", out_dir,
+                             "--lr", "3e-3", "--max_steps", "60", "--no-web-export")
+        self.assertEqual(code, 0, err)
+        with open(os.path.join(out_dir, "adapter_config.json"), encoding="utf-8") as handle:
+            config = json.load(handle)
+        self.assertEqual(config["peft_type"], "LORA")
+        targets = config["target_modules"]
+        targets = [targets] if isinstance(targets, str) else targets
+        if targets != ["all-linear"]:  # peft writes the module names "all-linear" resolved to
+            self.assertEqual({t.rsplit(".", 1)[-1] for t in targets},
+                             {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj",
+                              "down_proj"})
+            self.assertEqual(len(targets), 14)  # 7 per layer, 2 layers; never lm_head
+        self.assertTrue(os.path.isfile(os.path.join(out_dir, "adapter_model.safetensors")))
+        merged = os.path.join(out_dir, "merged")
+        before, after = completion_loss(LLAMA, QA), completion_loss(merged, QA)
+        print(f"\nLoRA, lr 3e-3, 60 steps: completion loss {before:.3f} -> {after:.3f}",
+              file=sys.stderr)
+        self.assertLess(after, before * 0.95)
+        model = AutoModelForCausalLM.from_pretrained(merged)
+        self.assertEqual({p.dtype for p in model.parameters()}, {torch.float32})
+        self.assertFalse(any("lora" in name for name, _ in model.named_parameters()))
+
+
+class ModelFamiliesTest(unittest.TestCase):
+    def test_every_tiny_family_trains_both_ways(self):
+        data = write_json(QA, "qa.json")
+        for kind in ("llama_gqa_tied", "qwen2", "gemma2", "phi3"):
+            base = tiny_models.make_tiny_model(kind, os.path.join(TMP, kind))
+            for method in ("lora", "full"):
+                with self.subTest(kind=kind, method=method):
+                    out_dir = output_dir(f"{kind}-{method}")
+                    code, out, err = run("--data_file", data, "--output_dir", out_dir,
+                                         "--method", method, "--max_steps", "2",
+                                         "--no-web-export", base=base)
+                    self.assertEqual(code, 0, err)
+                    self.assertEqual(len(json_lines(out, "loss")), 2)
+                    AutoModelForCausalLM.from_pretrained(os.path.join(out_dir, "merged"))
+
+
+class HeldOutTest(unittest.TestCase):
+    def test_split_file_eval_lines_and_no_held_out_entry_trained(self):
+        entries = [{"prompt": f"Question number {i}?", "completion": f"Answer {i}."}
+                   for i in range(10)]
+        out_dir = output_dir("held-out")
+        trained: list[tuple[int, ...]] = []
+        load_base = finetune.load_base
+
+        def recording_load_base(*args, **kwargs):
+            tokenizer, model = load_base(*args, **kwargs)
+
+            def record(module, _args, kwargs):
+                if module.training:
+                    for row, mask in zip(kwargs["input_ids"].tolist(),
+                                         kwargs["attention_mask"].tolist()):
+                        trained.append(tuple(t for t, m in zip(row, mask) if m))
+            model.register_forward_pre_hook(record, with_kwargs=True)
+            return tokenizer, model
+
+        with mock.patch.object(finetune, "load_base", recording_load_base):
+            code, out, err = run("--data_file", write_json(entries, "ten.json"),
+                                 "--output_dir", out_dir, "--eval_fraction", "0.2",
+                                 "--seed", "5", "--max_steps", "30", "--eval_every", "8",
+                                 "--batch_size", "2", "--no-web-export")
+        self.assertEqual(code, 0, err)
+        with open(os.path.join(out_dir, "split.json"), encoding="utf-8") as handle:
+            split = json.load(handle)
+        held = split["held_out_indices"]
+        self.assertEqual(len(held), 2)
+        self.assertEqual(split["seed"], 5)
+        self.assertEqual(split["eval_fraction"], 0.2)
+        self.assertEqual(split["held_out"], [entries[i] for i in held])
+        self.assertEqual(sorted(split["train_indices"] + held), list(range(10)))
+        self.assertEqual(split["skipped_indices"], [])
+        self.assertIn("8 entries to train on, 2 held out for evaluation", out)
+
+        tokenizer = AutoTokenizer.from_pretrained(LLAMA)
+        ids = {i: tuple(finetune.encode(tokenizer, e, 256)[0]) for i, e in enumerate(entries)}
+        self.assertEqual(len(trained), 60)  # 30 steps × 2
+        self.assertTrue(set(trained) <= {ids[i] for i in split["train_indices"]})
+        self.assertFalse(set(trained) & {ids[i] for i in held})
+
+        evals = json_lines(out, "eval_loss")
+        self.assertEqual([e["step"] for e in evals], [8, 16, 24, 30])
+        for line in evals:
+            self.assertEqual(set(line), {"eval_loss", "step"})
+            self.assertGreater(line["eval_loss"], 0)
+        # The reported figure is the mean completion loss on the held-out entries.
+        self.assertAlmostEqual(
+            evals[-1]["eval_loss"],
+            completion_loss(os.path.join(out_dir, "merged"), split["held_out"]), places=4)
+
+    def test_default_eval_every_and_off(self):
+        entries = [{"prompt": f"Q{i}?", "completion": f"A{i}."} for i in range(6)]
+        data = write_json(entries, "six.json")
+        code, out, err = run("--data_file", data, "--output_dir", output_dir("eval-default"),
+                             "--max_steps", "20", "--no-web-export")
+        self.assertEqual(code, 0, err)
+        self.assertEqual([e["step"] for e in json_lines(out, "eval_loss")],
+                         [2, 4, 6, 8, 10, 12, 14, 16, 18, 20])
+        out_dir = output_dir("eval-off")
+        code, out, err = run("--data_file", data, "--output_dir", out_dir,
+                             "--eval_fraction", "0", "--max_steps", "3", "--no-web-export")
+        self.assertEqual(code, 0, err)
+        self.assertEqual(json_lines(out, "eval_loss"), [])
+        with open(os.path.join(out_dir, "split.json"), encoding="utf-8") as handle:
+            split = json.load(handle)
+        self.assertEqual((split["held_out_indices"], split["train_indices"]), ([], list(range(6))))
+
+
+class BadInputTest(unittest.TestCase):
+    def assert_bad_input(self, message: str, *argv: str, base: str | None = None) -> str:
+        out_dir = output_dir("bad")
+        code, out, err = run("--data_file", write_json(QA, "qa.json"), "--output_dir", out_dir,
+                             "--no-web-export", *argv, base=base)
+        self.assertEqual(code, 2, out + err)
+        last = err.strip().splitlines()[-1]
+        self.assertTrue(last.startswith("error: "), err)
+        self.assertIn(message, last)
+        self.assertFalse(os.path.exists(out_dir), "bad input writes nothing")
+        return last
+
+    def test_missing_folder(self):
+        self.assert_bad_input("base model folder not found: /nonexistent/model",
+                              base="/nonexistent/model")
+        self.assert_bad_input("base model folder not found: ./no-such-model",
+                              base="./no-such-model")
+
+    def test_hub_id_not_available(self):
+        import huggingface_hub.constants
+
+        with mock.patch.object(huggingface_hub.constants, "HF_HUB_OFFLINE", True):
+            self.assert_bad_input("could not load base model nobody/no-such-model-here: ",
+                                  base="nobody/no-such-model-here")
+
+    def test_not_a_causal_lm(self):
+        bert = os.path.join(TMP, "bert")
+        os.makedirs(bert, exist_ok=True)
+        with open(os.path.join(bert, "config.json"), "w", encoding="utf-8") as handle:
+            json.dump({"model_type": "bert", "architectures": ["BertForMaskedLM"]}, handle)
+        self.assert_bad_input(f"{bert} is not a causal language model (model_type bert)",
+                              base=bert)
+        empty = os.path.join(TMP, "empty-model")
+        os.makedirs(empty, exist_ok=True)
+        self.assert_bad_input(f"{empty} is not a causal language model (no config.json",
+                              base=empty)
+
+    def test_causal_lm_rule(self):
+        from transformers import BartConfig, BertConfig, LlamaConfig, Qwen2Config
+
+        self.assertIsNone(finetune.causal_lm_problem(LlamaConfig()))
+        self.assertIsNone(finetune.causal_lm_problem(Qwen2Config()))
+        self.assertIsNone(finetune.causal_lm_problem(BertConfig(is_decoder=True)))
+        self.assertEqual(finetune.causal_lm_problem(BertConfig()), "model_type bert")
+        self.assertEqual(finetune.causal_lm_problem(BartConfig()), "model_type bart")
+
+    def test_every_entry_too_long(self):
+        last = self.assert_bad_input("every entry is longer than max_len (8 tokens)",
+                                     "--max_len", "8")
+        self.assertIn("raise --max_len or shorten the entries", last)
+
+    def test_some_entries_too_long_are_skipped(self):
+        entries = QA + [{"prompt": "far too long " * 40, "completion": "x"}]
+        out_dir = output_dir("skip")
+        code, out, err = run("--data_file", write_json(entries, "long.json"),
+                             "--output_dir", out_dir, "--max_len", "64", "--max_steps", "2",
+                             "--no-web-export")
+        self.assertEqual(code, 0, err)
+        self.assertIn("warning: entry 4 is longer than max_len (64 tokens) once templated "
+                      "(the prompt alone fills it): skipped", out)
+        with open(os.path.join(out_dir, "split.json"), encoding="utf-8") as handle:
+            split = json.load(handle)
+        self.assertEqual(split["skipped_indices"], [4])
+        self.assertNotIn(4, split["train_indices"] + split["held_out_indices"])
+
+
+class FakeExportSkipped(Exception):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def fake_web_export(skip: str | None = None) -> tuple[types.ModuleType, list]:
+    """A stand-in for training/web_export.py with its contract; records its calls."""
+    calls = []
+
+    def export_web(merged_dir, web_dir, say, variants=("fp32", "fp16", "q4", "q4f16")):
+        with open(os.path.join(merged_dir, "config.json"), encoding="utf-8") as handle:
+            calls.append((merged_dir, web_dir, json.load(handle)))
+        if skip:
+            raise FakeExportSkipped(skip)
+        os.makedirs(os.path.join(web_dir, "onnx"))
+        say("fake export done")
+        return {"variants": list(variants)}
+
+    module = types.ModuleType("web_export")
+    module.export_web, module.ExportSkipped = export_web, FakeExportSkipped
+    return module, calls
+
+
+class ExportTest(unittest.TestCase):
+    def train(self, name: str, *argv: str, module=None) -> tuple[str, str]:
+        out_dir = output_dir(name)
+        with mock.patch.dict(sys.modules, {"web_export": module}):
+            code, out, err = run("--data_file", write_json(QA, "qa.json"),
+                                 "--output_dir", out_dir, "--max_steps", "2", *argv)
+        self.assertEqual(code, 0, err)
+        return out_dir, out
+
+    def test_export_from_merged(self):
+        module, calls = fake_web_export()
+        out_dir, out = self.train("export", module=module)
+        self.assertEqual(calls[0][:2], (os.path.join(out_dir, "merged"),
+                                        os.path.join(out_dir, "web")))
+        self.assertIn("fake export done", out)
+        self.assertIn(f"browser-ready model in {os.path.join(out_dir, 'web')}", out)
+        self.assertFalse(os.path.exists(os.path.join(out_dir, "web.skipped.json")))
+
+    def test_skipped(self):
+        module, _ = fake_web_export(skip="architecture mamba is not supported")
+        out_dir, out = self.train("skipped", module=module)
+        self.assertIn("browser export skipped: architecture mamba is not supported",
+                      out.splitlines())
+        with open(os.path.join(out_dir, "web.skipped.json"), encoding="utf-8") as handle:
+            self.assertEqual(json.load(handle), {"reason": "architecture mamba is not supported"})
+        self.assertTrue(os.path.isfile(os.path.join(out_dir, "adapter_config.json")))
+
+    def test_module_missing_is_a_skip(self):
+        out_dir, out = self.train("no-module", module=None)  # None in sys.modules: ImportError
+        self.assertTrue(any(line.startswith("browser export skipped: the browser export module "
+                                            "is not available") for line in out.splitlines()), out)
+        self.assertTrue(os.path.isfile(os.path.join(out_dir, "web.skipped.json")))
+
+    def test_no_web_export(self):
+        module, calls = fake_web_export()
+        out_dir, _ = self.train("no-export", "--no-web-export", module=module)
+        self.assertEqual(calls, [])
+        self.assertTrue(os.path.isdir(os.path.join(out_dir, "merged")))
+
+    def test_export_base(self):
+        module, calls = fake_web_export()
+        out_dir, out = self.train("base", "--export_base", module=module)
+        self.assertEqual(len(calls), 2)
+        staging, base_web, config = calls[1]
+        self.assertEqual(base_web, os.path.join(out_dir, "base-web"))
+        self.assertEqual(config["dtype"], "float32")
+        self.assertFalse(os.path.exists(staging), "the base model's staging copy is removed")
+        self.assertIn(f"browser-ready base model in {base_web}", out)
+
+    def test_export_base_failure_is_only_a_line(self):
+        module, _ = fake_web_export()
+        real = module.export_web
+
+        def fails_for_base(merged_dir, web_dir, say, **kwargs):
+            if web_dir.endswith("base-web"):
+                raise RuntimeError("disk full")
+            return real(merged_dir, web_dir, say, **kwargs)
+        module.export_web = fails_for_base
+        out_dir, out = self.train("base-fails", "--export_base", module=module)
+        self.assertIn("base model browser export failed: RuntimeError: disk full",
+                      out.splitlines())
+        self.assertTrue(os.path.isdir(os.path.join(out_dir, "web")))
+
+
+if __name__ == "__main__":
+    unittest.main()
