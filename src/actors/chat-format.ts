@@ -126,7 +126,10 @@ export function withSystemPrompt<M extends { role: string; content: string }>(
 }
 
 /** The ids that end a reply: the generation config's plus the template's end of turn, once each. */
-export function stopIds(generationEos: unknown, format: Pick<ChatFormat, 'endOfTurnIds'>): number[] {
+export function stopIds(
+  generationEos: unknown,
+  format: Pick<ChatFormat, 'endOfTurnIds'>,
+): number[] {
   const base = Array.isArray(generationEos)
     ? generationEos
     : generationEos === null || generationEos === undefined

@@ -18,7 +18,12 @@ describe('cacheCoversPrompt', () => {
 
 describe('TurnCache', () => {
   const seq = (ids: bigint[]) => ({ tolist: () => [ids] });
-  const tensor = () => ({ disposed: false, dispose() { this.disposed = true; } });
+  const tensor = () => ({
+    disposed: false,
+    dispose() {
+      this.disposed = true;
+    },
+  });
 
   it('gives the kept cache to a prompt it covers, and counts the reuse', () => {
     const cache = new TurnCache();

@@ -5,7 +5,10 @@ import {
   dtypeOfFile,
   listStoredModels,
   parseCacheKey,
+  missingWeightFiles,
   planDownload,
+  storePlan,
+  storedPlan,
   type Registry,
 } from './model-storage';
 import { fitWarnings } from '../shared/storage';
@@ -124,5 +127,66 @@ describe('model storage', () => {
         freeBytes: 100,
       }),
     ).toEqual([]);
+  });
+});
+
+describe('variants that exist, sizes kept for offline', () => {
+  /** A host with these files (name → bytes); any other file is missing (a 404). */
+  const hostWith = (files: Record<string, number>): Registry => ({
+    get_files: async (_id, options) => [
+      'config.json',
+      `onnx/model_${options?.dtype ?? 'q4'}.onnx`,
+      'generation_config.json',
+    ],
+    get_file_metadata: async (_id, file) =>
+      file in files ? { exists: true, size: files[file] } : { exists: false },
+    clear_cache: async () => ({ filesDeleted: 0 }),
+  });
+  const registry = hostWith({
+    'config.json': 100,
+    'generation_config.json': 50,
+    'onnx/model_q4f16.onnx': 1_000,
+  });
+
+  it('names the weight files the host lacks; a variant it has lacks none', async () => {
+    const spec = { id: 'onnx-community/gemma-2-2b-jpn-it', dtype: 'q4' };
+    expect(await missingWeightFiles(spec, registry)).toEqual(['onnx/model_q4.onnx']);
+    expect(await missingWeightFiles({ ...spec, dtype: 'q4f16' }, registry)).toEqual([]);
+  });
+
+  it('the plan says what is missing, and its size is the bytes the host serves', async () => {
+    const deps = { registry, limits: null, estimate: null };
+    const q4 = await planDownload({ id: 'a/b', dtype: 'q4' }, deps);
+    expect(q4.missing).toEqual(['onnx/model_q4.onnx']);
+    const q4f16 = await planDownload({ id: 'a/b', dtype: 'q4f16' }, deps);
+    expect(q4f16.missing).toEqual([]);
+    expect(q4f16.totalBytes).toBe(1_150);
+  });
+
+  it('a stored plan answers for the same variant and host only (marked stored)', async () => {
+    const entries = new Map<string, string>();
+    const storage = {
+      has: async () => entries.size > 0,
+      open: async () => ({
+        put: async (key: string, response: Response) =>
+          void entries.set(key, await response.text()),
+        match: async (key: string) => {
+          const body = entries.get(key);
+          return body === undefined ? undefined : new Response(body);
+        },
+      }),
+    } as unknown as CacheStorage;
+    const plan = await planDownload(
+      { id: 'a/b', dtype: 'q4f16' },
+      { registry, limits: null, estimate: null },
+    );
+    await storePlan(storage, { host: HOST }, plan);
+    expect(await storedPlan(storage, { id: 'a/b', dtype: 'q4f16', host: HOST })).toEqual({
+      ...plan,
+      warnings: [],
+      stored: true,
+    });
+    expect(await storedPlan(storage, { id: 'a/b', dtype: 'q4', host: HOST })).toBeNull();
+    expect(await storedPlan(storage, { id: 'a/b', dtype: 'q4f16', host: 'http://x/' })).toBeNull();
   });
 });

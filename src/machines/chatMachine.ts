@@ -208,7 +208,12 @@ export const chatMachine = setup({
         ...last,
         figures: { numTokens, seconds, tps: tps ?? undefined },
         ...(finish === 'length'
-          ? { ended: { by: 'limit', limit: Math.min(context.settings.maxNewTokens, capOf(context)) } }
+          ? {
+              ended: {
+                by: 'limit',
+                limit: Math.min(context.settings.maxNewTokens, capOf(context)),
+              },
+            }
           : {}),
       }));
       return { messages, numTokens, seconds, stats: stats ?? null, tps };

@@ -60,22 +60,26 @@ afterAll(async () => {
 });
 
 describe('cache reuse gives the same tokens as a full recompute (three turns, greedy)', () => {
-  it.each(ROWS)('$name', async (row) => {
-    const { tokenizer, model } = await loadModel(row.id, row.dtype);
-    try {
-      const { withReuse, without } = await compareCacheReuse(model, tokenizer, {
-        modelId: row.id,
-        turns: TURNS,
-        maxNewTokens: 10,
-        ...(row.thinkClose ? { thinkClose: row.thinkClose } : {}),
-      });
-      expect(withReuse.replies).toEqual(without.replies);
-      expect(withReuse.texts).toEqual(without.texts);
-      expect(without.reused).toBe(0);
-      // Otherwise the comparison would prove nothing about reuse.
-      if (row.mustReuse) expect(withReuse.reused).toBeGreaterThanOrEqual(2);
-    } finally {
-      await model.dispose();
-    }
-  }, 60_000);
+  it.each(ROWS)(
+    '$name',
+    async (row) => {
+      const { tokenizer, model } = await loadModel(row.id, row.dtype);
+      try {
+        const { withReuse, without } = await compareCacheReuse(model, tokenizer, {
+          modelId: row.id,
+          turns: TURNS,
+          maxNewTokens: 10,
+          ...(row.thinkClose ? { thinkClose: row.thinkClose } : {}),
+        });
+        expect(withReuse.replies).toEqual(without.replies);
+        expect(withReuse.texts).toEqual(without.texts);
+        expect(without.reused).toBe(0);
+        // Otherwise the comparison would prove nothing about reuse.
+        if (row.mustReuse) expect(withReuse.reused).toBeGreaterThanOrEqual(2);
+      } finally {
+        await model.dispose();
+      }
+    },
+    60_000,
+  );
 });

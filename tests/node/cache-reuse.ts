@@ -4,7 +4,7 @@
  * the previous turn's KV cache through the same TurnCache, greedy. Used to prove that reuse changes
  * no token, for the tiny family models and for any exported model folder.
  */
-import { Tensor, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
+import type { PreTrainedModel, PreTrainedTokenizer, Tensor } from '@huggingface/transformers';
 import { probeChatFormat, stopIds, withSystemPrompt } from '../../src/actors/chat-format';
 import { TurnCache, type PastKeyValues } from '../../src/actors/kv-cache';
 

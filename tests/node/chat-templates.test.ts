@@ -54,7 +54,7 @@ async function reply(id: string, systemPrompt: string | undefined, eos: number[]
   const prompt = tokenizer.apply_chat_template(conversation, {
     tokenize: false,
     add_generation_prompt: true,
-  }) as string;
+  });
   const inputs = tokenizer.apply_chat_template(conversation, {
     add_generation_prompt: true,
     return_dict: true,
@@ -65,7 +65,7 @@ async function reply(id: string, systemPrompt: string | undefined, eos: number[]
     do_sample: false,
     max_new_tokens: max,
     eos_token_id: eos,
-  } as unknown as Parameters<PreTrainedModel['generate']>[0])) as Tensor;
+  })) as Tensor;
   const ids = ((out.tolist() as bigint[][])[0] ?? []).map(Number).slice(promptLength);
   return { prompt, ids, text: tokenizer.decode(ids, { skip_special_tokens: true }) };
 }
@@ -121,7 +121,7 @@ describe('a system prompt reaches the model, whatever the template', () => {
 });
 
 describe('a reply ends at the end of the turn', () => {
-  it("gemma-like: the generation config names only <eos>, so <end_of_turn> comes from the template", async () => {
+  it('gemma-like: the generation config names only <eos>, so <end_of_turn> comes from the template', async () => {
     const { tokenizer, model } = get(FAMILY.gemma.id);
     const eot = idOf(tokenizer, '<end_of_turn>')[0];
     const config = generationEos(model);
@@ -135,7 +135,11 @@ describe('a reply ends at the end of the turn', () => {
     expect(ended.text).not.toMatch(/<end_of_turn>|<start_of_turn>/);
     // Regression: with the generation config's ids alone the reply ran on into invented turns
     // (the special tokens hidden) up to the token limit.
-    const ranOn = await reply(FAMILY.gemma.id, undefined, stop.filter((id) => id !== eot));
+    const ranOn = await reply(
+      FAMILY.gemma.id,
+      undefined,
+      stop.filter((id) => id !== eot),
+    );
     expect(ranOn.ids.length).toBe(40);
     expect(ranOn.ids).toContain(eot);
   });
