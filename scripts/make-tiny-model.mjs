@@ -453,7 +453,12 @@ function buildModel(vocabSize, logitBias, rules = []) {
     floatInit(`rule${i}_boost`, [vocabSize], boost);
     const fired = op('Unsqueeze', [op('Gather', [`rule${i}_trigger`, 'input_ids']), axes2]);
     const last = i === rules.length - 1;
-    logits = op('Add', [logits, op('Mul', [fired, `rule${i}_boost`])], {}, last ? 'logits' : undefined);
+    logits = op(
+      'Add',
+      [logits, op('Mul', [fired, `rule${i}_boost`])],
+      {},
+      last ? 'logits' : undefined,
+    );
   });
 
   const inputs = [
@@ -546,7 +551,14 @@ const VARIANTS = {
   // DeepSeek R1 Distill (Qwen): the generation prompt opens <think>; the model closes it after a
   // few words and answers; its generation config recommends sampling (temperature 0.6, top p 0.95).
   'tiny-r1': {
-    specials: ['<｜begin▁of▁sentence｜>', '<｜end▁of▁sentence｜>', '<｜User｜>', '<｜Assistant｜>', '<think>', '</think>'],
+    specials: [
+      '<｜begin▁of▁sentence｜>',
+      '<｜end▁of▁sentence｜>',
+      '<｜User｜>',
+      '<｜Assistant｜>',
+      '<think>',
+      '</think>',
+    ],
     bos: '<｜begin▁of▁sentence｜>',
     eos: '<｜end▁of▁sentence｜>',
     template: R1_TEMPLATE,
