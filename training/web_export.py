@@ -1,0 +1,643 @@
+"""Browser export of a merged causal LM for transformers.js, without Optimum, checked before publishing.
+
+    export_web(merged_dir, web_dir, say, variants=("fp32", "fp16", "q4", "q4f16")) -> report dict
+
+merged_dir is a Hugging Face folder (config, fp32 safetensors, tokenizer, generation config). The
+model is wrapped so that its ONNX inputs and outputs are exactly the ones transformers.js feeds and
+reads (`input_ids`, `attention_mask`, `position_ids`, `past_key_values.{i}.key|value` → `logits`,
+`present.{i}.key|value`), exported with torch's own exporter (TorchScript, `dynamo=False`), then
+converted by ONNX Runtime to fp16 and to 4-bit MatMulNBits (q4 from fp32, q4f16 = q4 then fp16), with
+the settings of transformers.js's own conversion script (block size 32, symmetric).
+
+What transformers.js 4.x feeds (src/models/modeling_utils.js, decoder_forward / addPastKeyValues):
+int64 `input_ids`, `attention_mask` (past + new tokens) and, because the session declares it,
+`position_ids` = cumsum(mask) - 1 (1 where masked). For the first step it builds the empty past
+from the session's own input metadata: the dtype the file declares, and the declared shape with the
+symbol `batch_size` set to the batch, every other symbol set to 0 and numbers kept. So the batch axis
+must be called `batch_size` and the kv-head and head-dim axes must be fixed numbers; afterwards it
+feeds back the `present.*` outputs as `past_key_values.*`, so each present must have its past's
+dtype. Here fp32 and q4 files take and return float32 caches; fp16 and q4f16 files take float16 past
+and return float16 present (half the cache memory), and every file returns float32 logits.
+
+Each variant is checked with ONNX Runtime (Python) against the merged PyTorch model on a
+chat-templated prompt, fed exactly as transformers.js feeds it: a prefill from the empty past, then
+one decode step per PyTorch greedy token, each fed the cache the previous step returned (see RULE).
+A variant that fails is not published; if fp32 fails, nothing is written and ExportSkipped is raised.
+Everything is built in `web_dir + ".partial"` and renamed to web_dir only when complete.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import time
+import warnings
+from typing import Callable
+
+SUPPORTED = ("llama", "qwen2", "gemma2", "phi3")
+VARIANTS = ("fp32", "fp16", "q4", "q4f16")
+# transformers.js's file names (DEFAULT_DTYPE_SUFFIX_MAPPING): onnx/model{suffix}.onnx.
+FILE_NAMES = {"fp32": "model.onnx", "fp16": "model_fp16.onnx", "q4": "model_q4.onnx",
+              "q4f16": "model_q4f16.onnx"}
+OPSET = 17
+Q4_BLOCK_SIZE = 32
+# Files whose protobuf would reach this many bytes keep their weights in `<file>_data` (protobuf's
+# 2 GiB limit, with room for the graph); config.json then names them under
+# transformers.js_config.use_external_data_format, which is how transformers.js knows to fetch them.
+EXTERNAL_DATA_THRESHOLD = 2_000_000_000
+# Logits tolerance per variant: max |ONNX - PyTorch| <= ATOL * max(1, max |PyTorch logit|).
+ATOL = {"fp32": 1e-4, "fp16": 2e-2, "q4": 0.25, "q4f16": 0.25}
+MIN_DECODE_STEPS = 16       # decode steps always run
+MIN_TOKENS_COMPARED = 16    # clear-margin steps wanted for the token comparison
+MAX_DECODE_STEPS = 48       # decoding stops here even when fewer clear steps were found
+CHECK_PROMPT = "In one sentence, what is the capital of France and why is it famous?"
+RULE = (
+    "Reference: the merged PyTorch model (fp32), greedy, on the chat-templated prompt. Each ONNX file "
+    "runs in ONNX Runtime fed as transformers.js feeds it (empty past from the file's input "
+    "metadata, position_ids = cumsum(attention_mask) - 1): a prefill, then one decode step per "
+    "PyTorch greedy token, each fed the cache the previous step returned (at least "
+    f"{MIN_DECODE_STEPS} decode steps, up to {MAX_DECODE_STEPS} until {MIN_TOKENS_COMPARED} "
+    "clear-margin steps are seen). Logits: max |ONNX - PyTorch| over the vocabulary (prefill: "
+    "every prompt position; decode: the new position) <= tolerance = atol * max(1, max |PyTorch "
+    "logit|) at every step. Tokens: at every step where PyTorch's top-1 logit leads the runner-up "
+    "by at least the tolerance (a clear margin), the ONNX argmax equals PyTorch's; steps below "
+    "that margin are near-ties, recorded but not compared. When fewer than "
+    f"{MIN_TOKENS_COMPARED} clear steps exist, the token comparison is recorded as inconclusive "
+    "and the logits check alone decides."
+)
+
+
+class ExportSkipped(Exception):
+    """The browser export was not made; `reason` is one sentence saying why."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class _VariantFailed(Exception):
+    pass
+
+
+def _versions() -> dict:
+    import onnx
+    import onnxruntime
+    import torch
+    import transformers
+    return {"torch": torch.__version__, "transformers": transformers.__version__,
+            "onnx": onnx.__version__, "onnxruntime": onnxruntime.__version__}
+
+
+def _read_json(path: str) -> dict:
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def _write_json(path: str, data: dict) -> None:
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, indent=2, ensure_ascii=False)
+        handle.write("\n")
+
+
+def supported_problem(config: dict) -> str | None:
+    """None when config.json describes a supported decoder-only family, else the reason."""
+    model_type = config.get("model_type")
+    if model_type in SUPPORTED:
+        return None
+    arch = ", ".join(config.get("architectures") or []) or "no architectures listed"
+    return (f"the browser export supports decoder-only {', '.join(SUPPORTED)} models, and this one "
+            f"is model_type {model_type!r} ({arch})")
+
+
+# ---------------------------------------------------------------- the wrapped model and its export
+
+def _io_names(num_layers: int) -> tuple[list[str], list[str]]:
+    past = [f"past_key_values.{i}.{kind}" for i in range(num_layers) for kind in ("key", "value")]
+    present = [f"present.{i}.{kind}" for i in range(num_layers) for kind in ("key", "value")]
+    return ["input_ids", "attention_mask", "position_ids", *past], ["logits", *present]
+
+
+def _wrapper(model, num_layers: int):
+    import torch
+    from transformers import DynamicCache
+
+    class TransformersJsDecoder(torch.nn.Module):
+        """transformers.js's decoder signature around a Hugging Face causal LM.
+
+        The past tensors become a DynamicCache of full layers (no sliding-window truncation: the
+        sliding window of Gemma2's local layers is applied by the attention mask, so present stays
+        past + new, which is what transformers.js's growing attention_mask expects)."""
+
+        def __init__(self, inner) -> None:
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, input_ids, attention_mask, position_ids, *past):
+            cache = DynamicCache(ddp_cache_data=[(past[2 * i], past[2 * i + 1])
+                                                 for i in range(num_layers)])
+            out = self.inner(input_ids=input_ids, attention_mask=attention_mask,
+                             position_ids=position_ids, past_key_values=cache, use_cache=True,
+                             return_dict=True)
+            present = []
+            for layer in out.past_key_values.layers:
+                present += [layer.keys, layer.values]
+            return (out.logits, *present)
+
+    return TransformersJsDecoder(model)
+
+
+def _kv_shape(config) -> tuple[int, int]:
+    heads = getattr(config, "num_key_value_heads", None) or config.num_attention_heads
+    head_dim = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
+    return heads, head_dim
+
+
+def _export_fp32(model, path: str) -> str | None:
+    """torch.onnx.export (TorchScript) of the wrapped model with transformers.js's io names/axes."""
+    import torch
+
+    config = model.config
+    layers = config.num_hidden_layers
+    heads, head_dim = _kv_shape(config)
+    inputs, outputs = _io_names(layers)
+    # Trace with batch 2, 5 new tokens and 3 past ones, so no size is 0 or 1 (which the tracer
+    # could fold into a constant); the checks run other sizes (1 new token, empty past).
+    batch, new, past_len = 2, 5, 3
+    example = [torch.randint(0, config.vocab_size, (batch, new)),
+               torch.ones(batch, past_len + new, dtype=torch.long),
+               torch.arange(past_len, past_len + new).unsqueeze(0).expand(batch, new).contiguous()]
+    example += [torch.zeros(batch, heads, past_len, head_dim) for _ in range(2 * layers)]
+    axes = {"input_ids": {0: "batch_size", 1: "sequence_length"},
+            "attention_mask": {0: "batch_size", 1: "total_sequence_length"},
+            "position_ids": {0: "batch_size", 1: "sequence_length"},
+            "logits": {0: "batch_size", 1: "sequence_length"}}
+    for name in inputs[3:]:
+        axes[name] = {0: "batch_size", 2: "past_sequence_length"}
+    for name in outputs[1:]:
+        axes[name] = {0: "batch_size", 2: "total_sequence_length"}
+    tmp_dir = os.path.join(os.path.dirname(path), ".torch-export")
+    os.makedirs(tmp_dir, exist_ok=True)
+    raw = os.path.join(tmp_dir, "model.onnx")
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(_wrapper(model, layers), tuple(example), raw, input_names=inputs,
+                          output_names=outputs, dynamic_axes=axes, opset_version=OPSET,
+                          do_constant_folding=True, dynamo=False)
+    import onnx
+    proto = onnx.load(raw)  # also reads any external data the exporter wrote beside it
+    shutil.rmtree(tmp_dir, ignore_errors=True)
+    return _save(proto, path)
+
+
+def _save(proto, path: str) -> str | None:
+    """Saves the model; the external data file name when the weights go beside it, else None."""
+    import onnx
+
+    data_name = os.path.basename(path) + "_data"
+    for stale in (path, path + "_data"):
+        if os.path.exists(stale):
+            os.remove(stale)
+    if proto.ByteSize() < EXTERNAL_DATA_THRESHOLD:
+        onnx.save_model(proto, path)
+        return None
+    onnx.save_model(proto, path, save_as_external_data=True, all_tensors_to_one_file=True,
+                    location=data_name, size_threshold=1024)
+    return data_name
+
+
+def _load(path: str):
+    import onnx
+    return onnx.load(path)
+
+
+def _to_fp16(proto):
+    """fp16 weights and activations; float16 past/present (transformers.js feeds what the file
+    declares), float32 logits."""
+    import onnx
+    from onnxruntime.transformers.float16 import convert_float_to_float16
+
+    big = proto.ByteSize() >= onnx.checker.MAXIMUM_PROTOBUF
+    # Two parts stay float32, as in the PyTorch code (which upcasts both):
+    # - the rotary embedding: its angles (position x frequency) reach the context length, where
+    #   float16 keeps few bits after the point (at position 2,048 its step is 2 radians);
+    # - the RMS norms: the mean of x^2 overflows float16 once |x| > 256 (real models have such
+    #   outliers) and loses precision for small x (on the tiny test models this alone made the
+    #   fp16 logits 30-100x further from PyTorch's).
+    # The converter casts their inputs to float32 and their outputs back to float16.
+    blocked = [node.name for node in proto.graph.node
+               if "rotary_emb" in node.name or "norm" in node.name.lower()]
+    converted = convert_float_to_float16(proto, keep_io_types=["logits"], disable_shape_infer=big,
+                                         node_block_list=blocked)
+    # The converter inserts the same Cast twice where a blocked node reads one tensor twice
+    # (cat(freqs, freqs)); ONNX Runtime refuses duplicate node names, and the copies are identical.
+    seen, keep = set(), []
+    for node in converted.graph.node:
+        key = node.SerializeToString()
+        if key not in seen:
+            seen.add(key)
+            keep.append(node)
+    if len(keep) != len(converted.graph.node):
+        del converted.graph.node[:]
+        converted.graph.node.extend(keep)
+    return converted
+
+
+def _to_q4(proto):
+    """4-bit MatMulNBits, block 32, symmetric: transformers.js's quantize.py settings."""
+    from onnxruntime.quantization.matmul_nbits_quantizer import MatMulNBitsQuantizer
+
+    logging.getLogger("onnxruntime.quantization.matmul_nbits_quantizer").setLevel(logging.WARNING)
+    quantizer = MatMulNBitsQuantizer(proto, bits=4, block_size=Q4_BLOCK_SIZE, is_symmetric=True,
+                                     accuracy_level=None)
+    quantizer.process()
+    return quantizer.model.model
+
+
+# ----------------------------------------------------------------------------- the reference run
+
+def _prompt_ids(tokenizer) -> list[int]:
+    messages = [{"role": "user", "content": CHECK_PROMPT}]
+    if getattr(tokenizer, "chat_template", None):
+        out = tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=True,
+                                            return_dict=True)
+        return list(out["input_ids"])
+    return list(tokenizer(CHECK_PROMPT)["input_ids"])
+
+
+def reference_run(model, prompt: list[int], max_steps: int = MAX_DECODE_STEPS) -> dict:
+    """PyTorch greedy from the prompt with the model's own cache: per-step logits (prefill: every
+    prompt position), tokens and top-1 margins."""
+    import torch
+
+    with torch.no_grad():
+        out = model(input_ids=torch.tensor([prompt]), use_cache=True)
+        logits = [out.logits[0].float().numpy()]
+        cache = out.past_key_values
+        tokens, margins = [], []
+        for step in range(max_steps + 1):
+            last = out.logits[0, -1].float()
+            top = torch.topk(last, 2)
+            tokens.append(int(top.indices[0]))
+            margins.append(float(top.values[0] - top.values[1]))
+            if step == max_steps:
+                break
+            out = model(input_ids=torch.tensor([[tokens[-1]]]), past_key_values=cache,
+                        use_cache=True)
+            cache = out.past_key_values
+            logits.append(out.logits[0, -1:].float().numpy())
+    return {"prompt": prompt, "logits": logits, "tokens": tokens, "margins": margins}
+
+
+# ------------------------------------------------------------------- feeding like transformers.js
+
+def io_contract(session, num_layers: int) -> dict:
+    """The file's io as transformers.js sees it; raises _VariantFailed where it could not run it."""
+    inputs = {i.name: (i.type, list(i.shape)) for i in session.get_inputs()}
+    outputs = {o.name: (o.type, list(o.shape)) for o in session.get_outputs()}
+    want_in, want_out = _io_names(num_layers)
+    if sorted(inputs) != sorted(want_in) or sorted(outputs) != sorted(want_out):
+        raise _VariantFailed(f"io names {sorted(inputs)} -> {sorted(outputs)} are not "
+                             "transformers.js's")
+    for name in ("input_ids", "attention_mask", "position_ids"):
+        if inputs[name][0] != "tensor(int64)":
+            raise _VariantFailed(f"{name} is {inputs[name][0]}, transformers.js feeds int64")
+    if outputs["logits"][0] not in ("tensor(float)", "tensor(float16)"):
+        raise _VariantFailed(f"logits are {outputs['logits'][0]}")
+    for past_name, present_name in zip(want_in[3:], want_out[1:]):
+        dtype, shape = inputs[past_name]
+        if dtype not in ("tensor(float)", "tensor(float16)"):
+            raise _VariantFailed(f"{past_name} is {dtype}")
+        if outputs[present_name][0] != dtype:
+            raise _VariantFailed(f"{present_name} is {outputs[present_name][0]} but "
+                                 f"{past_name} is {dtype}: transformers.js feeds one back as the "
+                                 "other")
+        if len(shape) != 4 or shape[0] != "batch_size" or not all(
+                isinstance(d, int) for d in (shape[1], shape[3])) or isinstance(shape[2], int):
+            raise _VariantFailed(f"{past_name} has shape {shape}; transformers.js needs "
+                                 "[batch_size, <kv heads>, <past symbol>, <head dim>]")
+    past_type = inputs[want_in[3]][0] if num_layers else "tensor(float)"
+    return {"past_dtype": past_type.removeprefix("tensor(").removesuffix(")"),
+            "logits_dtype": outputs["logits"][0].removeprefix("tensor(").removesuffix(")"),
+            "past_shape": inputs[want_in[3]][1] if num_layers else None}
+
+
+def empty_past(session, batch: int) -> dict:
+    """What addPastKeyValues builds: the declared dtype and shape, batch_size -> batch, other
+    symbols -> 0."""
+    import numpy as np
+
+    dtypes = {"tensor(float)": np.float32, "tensor(float16)": np.float16}
+    feeds = {}
+    for meta in session.get_inputs():
+        if meta.name.startswith("past_key_values."):
+            shape = [d if isinstance(d, int) else (batch if d == "batch_size" else 0)
+                     for d in meta.shape]
+            feeds[meta.name] = np.zeros(shape, dtype=dtypes[meta.type])
+    return feeds
+
+
+def position_ids(mask, new: int):
+    """create_position_ids: cumsum(mask) - 1, 1 where masked, the last `new` columns."""
+    import numpy as np
+
+    pos = np.cumsum(mask, axis=-1) - 1
+    pos[mask == 0] = 1
+    return pos[:, -new:].astype(np.int64)
+
+
+def check_variant(path: str, reference: dict, num_layers: int, variant: str) -> dict:
+    """Runs `path` as transformers.js would against the PyTorch reference; the figures (RULE)."""
+    import numpy as np
+    import onnxruntime as ort
+
+    session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    result = {"tolerance": None, "steps": [], "passed": False, "failure": None}
+    try:
+        result["io"] = io_contract(session, num_layers)
+    except _VariantFailed as error:
+        result["failure"] = str(error)
+        return result
+    outputs = [o.name for o in session.get_outputs()]
+    scale = max(1.0, max(float(np.abs(lg).max()) for lg in reference["logits"]))
+    tol = ATOL[variant] * scale
+    result["tolerance"] = {"atol": ATOL[variant], "logit_scale": scale, "max_abs_diff": tol,
+                           "clear_margin": tol}
+    prompt, tokens, margins = reference["prompt"], reference["tokens"], reference["margins"]
+    ids = np.array([prompt], dtype=np.int64)
+    mask = np.ones((1, len(prompt)), dtype=np.int64)
+    feeds = {"input_ids": ids, "attention_mask": mask, "position_ids": position_ids(mask, len(prompt)),
+             **empty_past(session, 1)}
+    compared = agreed = 0
+    failures = []
+    steps_run = 0
+    for step, ref_logits in enumerate(reference["logits"]):
+        got = session.run(None, feeds)
+        named = dict(zip(outputs, got))
+        logits = named["logits"][0].astype(np.float32)
+        if step > 0:
+            logits = logits[-1:]
+        diff = float(np.abs(logits - ref_logits).max()) if np.isfinite(logits).all() else float("inf")
+        token = int(np.argmax(logits[-1]))
+        margin = margins[step]
+        clear = margin >= tol
+        agree = token == tokens[step]
+        if clear:
+            compared += 1
+            agreed += int(agree)
+        result["steps"].append({"step": step, "kind": "prefill" if step == 0 else "decode",
+                                "max_abs_diff": diff, "pytorch_token": tokens[step],
+                                "onnx_token": token, "pytorch_margin": round(margin, 6),
+                                "compared": clear, "agree": agree})
+        if diff > tol:
+            failures.append(f"step {step}: logits differ by {diff:.3g} > {tol:.3g}")
+        if clear and not agree:
+            failures.append(f"step {step}: token {token} != PyTorch's {tokens[step]} "
+                            f"(margin {margin:.3g})")
+        steps_run = step
+        if step >= MIN_DECODE_STEPS and compared >= MIN_TOKENS_COMPARED:
+            break
+        if step == len(reference["logits"]) - 1:
+            break
+        mask = np.ones((1, mask.shape[1] + 1), dtype=np.int64)
+        feeds = {"input_ids": np.array([[tokens[step]]], dtype=np.int64), "attention_mask": mask,
+                 "position_ids": position_ids(mask, 1)}
+        for out_name, value in named.items():
+            if out_name.startswith("present."):
+                feeds["past_key_values." + out_name[len("present."):]] = value
+    result["decode_steps"] = steps_run
+    result["max_abs_diff"] = max(s["max_abs_diff"] for s in result["steps"])
+    result["tokens_compared"] = compared
+    result["tokens_agreed"] = agreed
+    result["tokens"] = ("inconclusive" if compared < MIN_TOKENS_COMPARED else
+                        "agree" if agreed == compared else "disagree")
+    result["greedy_pytorch"] = tokens[1:steps_run + 1]
+    if failures:
+        result["failure"] = "; ".join(failures[:3]) + (
+            f" (+{len(failures) - 3} more)" if len(failures) > 3 else "")
+    else:
+        result["passed"] = True
+    return result
+
+
+# --------------------------------------------------------------------------------- the folder
+
+def _copy_model_files(merged_dir: str, dest: str) -> None:
+    for name in sorted(os.listdir(merged_dir)):
+        src = os.path.join(merged_dir, name)
+        if not os.path.isfile(src) or name.endswith((".safetensors", ".bin", ".pt", ".pth")):
+            continue
+        if name == "model.safetensors.index.json" or name.startswith("."):
+            continue
+        if name.endswith((".json", ".jinja", ".model", ".txt", ".tiktoken")):
+            shutil.copy2(src, os.path.join(dest, name))
+    # transformers 5 saves the chat template as chat_template.jinja; transformers.js's tokenizer
+    # reads it from tokenizer_config.json only.
+    template = os.path.join(dest, "chat_template.jinja")
+    tok_config = os.path.join(dest, "tokenizer_config.json")
+    if os.path.isfile(template) and os.path.isfile(tok_config):
+        data = _read_json(tok_config)
+        if not data.get("chat_template"):
+            with open(template, encoding="utf-8") as handle:
+                data["chat_template"] = handle.read()
+            _write_json(tok_config, data)
+
+
+def _file_bytes(path: str, data_name: str | None) -> int:
+    total = os.path.getsize(path)
+    if data_name:
+        total += os.path.getsize(os.path.join(os.path.dirname(path), data_name))
+    return total
+
+
+def _notes(config: dict) -> list[str]:
+    notes = []
+    rope = config.get("rope_scaling") or config.get("rope_parameters") or {}
+    if isinstance(rope, dict) and "longrope" in str(rope.get("rope_type", rope.get("type", ""))):
+        notes.append("longrope: the export follows the short-context factors (positions up to "
+                     f"{config.get('original_max_position_embeddings')}); the checks run there")
+    return notes
+
+
+def export_web(merged_dir: str, web_dir: str, say: Callable[[str], None],
+               variants=VARIANTS) -> dict:
+    """Exports, checks and publishes merged_dir to web_dir; the export.json report (see module)."""
+    started = time.monotonic()
+    variants = tuple(variants)
+    unknown = [v for v in variants if v not in VARIANTS]
+    if unknown:
+        raise ValueError(f"unknown variants {unknown} (known: {', '.join(VARIANTS)})")
+    config_path = os.path.join(merged_dir, "config.json")
+    if not os.path.isfile(config_path):
+        raise ExportSkipped(f"{merged_dir} has no config.json, so it is not a Hugging Face model "
+                            "folder the browser export can read")
+    config = _read_json(config_path)
+    problem = supported_problem(config)
+    if problem:
+        raise ExportSkipped(problem)
+
+    partial = web_dir.rstrip("/\\") + ".partial"
+    shutil.rmtree(partial, ignore_errors=True)
+    try:
+        report = _build(merged_dir, partial, config, variants, say, started)
+        old = web_dir.rstrip("/\\") + ".old"
+        shutil.rmtree(old, ignore_errors=True)
+        if os.path.exists(web_dir):
+            os.replace(web_dir, old)
+        os.replace(partial, web_dir)
+        shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+    return report
+
+
+def _build(merged_dir: str, out: str, config: dict, variants: tuple, say, started: float) -> dict:
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    onnx_dir = os.path.join(out, "onnx")
+    os.makedirs(onnx_dir)
+    say(f"browser export of {config.get('model_type')} ({', '.join(variants)}): "
+        "torch.onnx.export, then ONNX Runtime fp16 / 4-bit")
+    tokenizer = AutoTokenizer.from_pretrained(merged_dir)
+    model = AutoModelForCausalLM.from_pretrained(merged_dir, dtype=torch.float32).eval()
+    layers = model.config.num_hidden_layers
+    prompt = _prompt_ids(tokenizer)
+    t0 = time.monotonic()
+    reference = reference_run(model, prompt)
+    reference_seconds = time.monotonic() - t0
+
+    report = {
+        "format": 1,
+        "model_type": config.get("model_type"),
+        "architectures": config.get("architectures"),
+        "exporter": f"torch.onnx.export (TorchScript, dynamo=False), opset {OPSET}",
+        "quantisation": {"fp16": "onnxruntime.transformers.float16.convert_float_to_float16, "
+                                 "logits kept float32, past/present float16",
+                         "q4": f"MatMulNBits 4-bit, block_size {Q4_BLOCK_SIZE}, symmetric, "
+                               "from the fp32 file",
+                         "q4f16": "q4, then fp16 as above"},
+        "versions": _versions(),
+        "check": {"prompt": CHECK_PROMPT, "prompt_tokens": len(prompt), "rule": RULE,
+                  "atol": ATOL, "reference_seconds": round(reference_seconds, 3)},
+        "notes": _notes(config),
+        "variants": {},
+        "published": [],
+        "failed": [],
+    }
+
+    # fp32: the export itself, checked; the base of the others.
+    fp32_path = os.path.join(onnx_dir, FILE_NAMES["fp32"])
+    t0 = time.monotonic()
+    model.set_attn_implementation("eager")  # traced as plain ops: softcapping, masks, no SDPA
+    try:
+        data_name = _export_fp32(model, fp32_path)
+    except Exception as error:  # noqa: BLE001 - reported as a skip with the exporter's words
+        raise ExportSkipped(f"torch.onnx.export failed for this {config.get('model_type')} model "
+                            f"({type(error).__name__}: {str(error).splitlines()[0][:200]})") from error
+    del model
+    entry = _check_and_record("fp32", fp32_path, data_name, time.monotonic() - t0, reference,
+                              layers, say)
+    report["variants"]["fp32"] = entry
+    if not entry["passed"]:
+        raise ExportSkipped(f"the fp32 ONNX export of this {config.get('model_type')} model does "
+                            f"not match PyTorch ({entry['failure']})")
+    external = {"fp32": data_name} if data_name else {}
+
+    q4_proto = None
+    for variant in ("fp16", "q4", "q4f16"):
+        if variant not in variants:
+            continue
+        path = os.path.join(onnx_dir, FILE_NAMES[variant])
+        t0 = time.monotonic()
+        try:
+            if variant == "fp16":
+                proto = _to_fp16(_load(fp32_path))
+            elif variant == "q4":
+                q4_proto = proto = _to_q4(_load(fp32_path))
+            else:
+                proto = _to_fp16(q4_proto if q4_proto is not None else _to_q4(_load(fp32_path)))
+            data_name = _save(proto, path)
+            del proto
+        except Exception as error:  # noqa: BLE001 - one variant's failure is reported, not fatal
+            report["variants"][variant] = {"file": f"onnx/{FILE_NAMES[variant]}", "passed": False,
+                                           "failure": f"conversion failed: {type(error).__name__}: "
+                                                      f"{str(error).splitlines()[0][:200]}"}
+            say(f"browser export: {variant} FAILED ({report['variants'][variant]['failure']}); "
+                "not published")
+            for stale in (path, path + "_data"):
+                if os.path.exists(stale):
+                    os.remove(stale)
+            continue
+        entry = _check_and_record(variant, path, data_name, time.monotonic() - t0, reference,
+                                  layers, say)
+        report["variants"][variant] = entry
+        if entry["passed"]:
+            if data_name:
+                external[variant] = data_name
+        else:
+            for stale in (path, path + "_data"):
+                if os.path.exists(stale):
+                    os.remove(stale)
+    if "fp32" not in variants:
+        os.remove(fp32_path)
+        if os.path.exists(fp32_path + "_data"):
+            os.remove(fp32_path + "_data")
+        report["variants"]["fp32"]["published"] = False
+
+    for variant, entry in report["variants"].items():
+        if entry.get("passed") and variant in variants:
+            entry["published"] = True
+            report["published"].append(variant)
+        else:
+            entry.setdefault("published", False)
+            if not entry.get("passed"):
+                report["failed"].append(variant)
+
+    _copy_model_files(merged_dir, out)
+    web_config = _read_json(os.path.join(out, "config.json"))
+    js_config = dict(web_config.get("transformers.js_config") or {})
+    js_config.pop("use_external_data_format", None)
+    published_external = {FILE_NAMES[v]: 1 for v, name in external.items() if v in report["published"]}
+    if published_external:
+        js_config["use_external_data_format"] = published_external
+    if js_config:
+        web_config["transformers.js_config"] = js_config
+    else:
+        web_config.pop("transformers.js_config", None)
+    _write_json(os.path.join(out, "config.json"), web_config)
+
+    report["seconds"] = round(time.monotonic() - started, 3)
+    _write_json(os.path.join(out, "export.json"), report)
+    say(f"browser export: published {', '.join(report['published']) or 'nothing'}"
+        + (f"; failed {', '.join(report['failed'])}" if report["failed"] else "")
+        + f" ({report['seconds']:.1f}s)")
+    return report
+
+
+def _check_and_record(variant: str, path: str, data_name: str | None, build_seconds: float,
+                      reference: dict, layers: int, say) -> dict:
+    t0 = time.monotonic()
+    try:
+        result = check_variant(path, reference, layers, variant)
+    except Exception as error:  # noqa: BLE001 - a file ONNX Runtime cannot run fails its check
+        result = {"passed": False, "steps": [],
+                  "failure": f"ONNX Runtime could not run it: {type(error).__name__}: "
+                             f"{str(error).splitlines()[0][:200]}"}
+    entry = {"file": f"onnx/{FILE_NAMES[variant]}", "external_data": data_name,
+             "bytes": _file_bytes(path, data_name),
+             "seconds": {"build": round(build_seconds, 3),
+                         "check": round(time.monotonic() - t0, 3)},
+             **result}
+    if entry["passed"]:
+        say(f"browser export: {variant} ok (max logit diff {entry['max_abs_diff']:.3g} <= "
+            f"{entry['tolerance']['max_abs_diff']:.3g}; tokens {entry['tokens_agreed']}/"
+            f"{entry['tokens_compared']} clear steps agree; {entry['bytes']:,} bytes)")
+    else:
+        figure = entry.get("max_abs_diff")
+        tol = (entry.get("tolerance") or {}).get("max_abs_diff")
+        say(f"browser export: {variant} FAILED its check ({entry['failure']}"
+            + (f"; max logit diff {figure:.3g}, tolerance {tol:.3g}" if figure is not None
+               and tol is not None else "") + "); not published")
+    return entry
