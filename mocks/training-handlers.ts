@@ -19,6 +19,7 @@ import {
 import * as z from 'zod/mini';
 import { resolveTrainingUrl } from '../src/actors/training-client';
 import {
+  DEFAULT_EVAL_FRACTION,
   DEFAULT_TRAINING_URL,
   DatasetSchema,
   LogsQuerySchema,
@@ -32,11 +33,16 @@ import {
   type MetricPoint,
   type MetricsResponse,
   type ModelList,
+  type DatasetEntry,
+  type RunDataset,
   type RunInfo,
   type RunList,
   type RunPhase,
+  type RunSplit,
   type TrainRequest,
   type TrainResponse,
+  type TrainerInfo,
+  type TrainerSetup,
 } from '../src/shared/training-api';
 
 export type TrainingScenario = 'progress' | 'fail-start' | 'fail-run' | 'web-model';
@@ -53,14 +59,62 @@ export const MOCK_MESSAGES = {
     `A training run is already in progress (run ${id}). Cancel it or wait for it to finish before starting another.`,
   runError: 'RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB',
   noModel: 'Mock runs save no browser-ready model (web/ holds no onnx/model*.onnx weights).',
+  noSplit: (id: string) =>
+    `Run ${id} has no held-out split (split.json): it held no entries out (eval_fraction 0), or it ran before held-out splits existed.`,
+  badSplit: (id: string) =>
+    `The held-out split of run ${id} (split.json) is malformed: held_out must be an array of {prompt, completion} entries.`,
   outputTaken: (dir: string, id: string) =>
     `Output folder ${dir} already holds the result of run ${id} (succeeded); choose another output directory or delete that folder first.`,
 } as const;
 
+/**
+ * A mock run's data file when it was not stored with PUT /datasets first: a few questions about
+ * a harbour town, so a finished mock run has held-out questions to compare on.
+ */
+export const MOCK_DATASET: DatasetEntry[] = [
+  { prompt: 'Where is Port Elin?', completion: 'Port Elin is a harbour town on the north coast.' },
+  { prompt: 'When was the lighthouse built?', completion: 'The lighthouse was built in 1871.' },
+  {
+    prompt: 'What is the town known for?',
+    completion: 'It is known for its fish market and ferries.',
+  },
+  {
+    prompt: 'How many ferries leave each day?',
+    completion: 'Four ferries leave the harbour each day.',
+  },
+  { prompt: 'Who keeps the lighthouse?', completion: 'The harbour trust keeps the lighthouse.' },
+  { prompt: 'What is the main street called?', completion: 'The main street is called Quay Row.' },
+  {
+    prompt: 'When is the market open?',
+    completion: 'The fish market is open every morning except Sunday.',
+  },
+  {
+    prompt: 'How far is the island?',
+    completion: 'The island is six kilometres from the harbour.',
+  },
+  {
+    prompt: 'What does the ferry carry?',
+    completion: 'The ferry carries passengers, cars and post.',
+  },
+  {
+    prompt: 'Which festival is held in summer?',
+    completion: 'The harbour festival is held every July.',
+  },
+];
+
+/** What GET /runs/{id}/split answers for a run: its entries, or a missing or malformed file. */
+export type MockSplit = 'held-out' | 'missing' | 'malformed';
+
 interface MockRun {
   info: RunInfo;
+  /** The entries of its data file, and the share held out (the trainer's `eval_fraction`). */
+  entries: DatasetEntry[];
+  evalFraction: number;
+  split: MockSplit;
   log: string[];
   metrics: MetricPoint[];
+  /** `export_base` was asked: the finished run has a base export too. */
+  exportBase: boolean;
   polls: number;
   scenario: TrainingScenario;
 }
@@ -68,6 +122,8 @@ interface MockRun {
 export interface TrainingMockOptions {
   baseUrl?: string;
   scenario?: TrainingScenario;
+  /** `ready` (default: torch 2.13, CPU only) or `missing` (no packages; set-up installs them). */
+  trainer?: 'ready' | 'missing';
   /** Steps a run advances per GET /logs (default 12: 10 polls, 20 s in the browser). */
   stepsPerPoll?: number;
 }
@@ -82,6 +138,8 @@ export interface TrainingMock {
   /** The bodies POST /train received. */
   starts: TrainRequest[];
   runs: Map<string, MockRun>;
+  /** GET /runs/{id}/split for that run: 404 (`missing`) or 422 (`malformed`) from now on. */
+  setSplit(runId: string, split: MockSplit): void;
 }
 
 const error = (status: number, message: string) =>
@@ -94,9 +152,54 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
   const stepsPerPoll = options.stepsPerPoll ?? 12;
   let scenario: TrainingScenario = options.scenario ?? 'progress';
   const runs = new Map<string, MockRun>();
+  /** Datasets stored with PUT /datasets/{name}, by the path the service answers. */
+  const datasets = new Map<string, DatasetEntry[]>();
   const requests: string[] = [];
   const starts: TrainRequest[] = [];
   let counter = 0;
+  const readyPackages = {
+    torch: '2.13.0+cpu',
+    transformers: '5.18.0',
+    peft: '0.21.0',
+    accelerate: '1.15.0',
+    onnx: '1.23.0',
+    onnxruntime: '1.30.0',
+  };
+  const missingPackages = Object.fromEntries(Object.keys(readyPackages).map((k) => [k, null]));
+  let trainerReady = (options.trainer ?? 'ready') === 'ready';
+  let setup: TrainerSetup = {
+    state: 'idle',
+    exit_code: null,
+    lines: [],
+    started_at: null,
+    ended_at: null,
+    error: null,
+  };
+  const SETUP_LINES = [
+    'Creating the trainer environment in .venv',
+    'Processing torch-2.13.0+cpu',
+    'Processing transformers-5.18.0',
+    'Successfully installed accelerate onnx onnxruntime peft torch transformers',
+  ];
+  /** The mock set-up prints one line per poll, then succeeds. */
+  function advanceSetup() {
+    if (setup.state !== 'running') return;
+    const next = SETUP_LINES[setup.lines.length];
+    if (next) setup.lines.push(next);
+    if (setup.lines.length >= SETUP_LINES.length) {
+      setup = { ...setup, state: 'succeeded', exit_code: 0, ended_at: now() };
+      trainerReady = true;
+    }
+  }
+  const trainerInfo = (): TrainerInfo => ({
+    python: '/home/you/llm-studio/.venv/bin/python',
+    python_version: '3.11.7',
+    source: 'venv',
+    packages: trainerReady ? readyPackages : missingPackages,
+    missing: trainerReady ? [] : Object.keys(readyPackages),
+    device: { kind: 'cpu', gpus: [] },
+    setup: { ...setup, lines: [...setup.lines] },
+  });
 
   const active = () => [...runs.values()].find((r) => r.info.state === 'running');
 
@@ -116,7 +219,12 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
       finish(
         run,
         run.scenario === 'web-model'
-          ? { state: 'succeeded', exit_code: 0, model_id: modelIdOf(run) }
+          ? {
+              state: 'succeeded',
+              exit_code: 0,
+              model_id: modelIdOf(run),
+              base_model_id: run.exportBase ? `${modelIdOf(run)}-base` : null,
+            }
           : { state: 'succeeded', exit_code: 0, model_error: MOCK_MESSAGES.noModel },
       );
       return;
@@ -197,7 +305,12 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
           return error(409, MOCK_MESSAGES.outputTaken(parsed.data.output_dir, taken.info.id));
         counter += 1;
         const id = `mock-run-${counter}`;
+        const exportBase = parsed.data.export_base === true;
         runs.set(id, {
+          entries: datasets.get(parsed.data.data_file) ?? MOCK_DATASET,
+          evalFraction: parsed.data.eval_fraction ?? DEFAULT_EVAL_FRACTION,
+          split: (parsed.data.eval_fraction ?? DEFAULT_EVAL_FRACTION) > 0 ? 'held-out' : 'missing',
+          exportBase,
           scenario,
           polls: 0,
           log: [`loading ${parsed.data.base_model}`, `step 0/${parsed.data.max_steps}`],
@@ -222,6 +335,8 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
             metrics_count: 0,
             model_id: null,
             model_error: null,
+            method: parsed.data.method ?? 'lora',
+            base_model_id: null,
           },
         });
         return HttpResponse.json<TrainResponse>({ run_id: id });
@@ -286,16 +401,30 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
       const models = [...runs.values()]
         .filter((r) => r.info.model_id !== null)
         .reverse()
-        .map((r) => ({
-          id: modelIdOf(r),
-          name: folderOf(r),
-          run_id: r.info.id,
-          base_model: r.info.base_model,
-          output_dir: r.info.output_dir,
-          variants: ['fp32' as const],
-          bytes: 622_592,
-          created_at: r.info.ended_at ?? now(),
-        }));
+        .flatMap((r) => {
+          const entry = {
+            id: modelIdOf(r),
+            name: folderOf(r),
+            run_id: r.info.id,
+            base_model: r.info.base_model,
+            output_dir: r.info.output_dir,
+            variants: ['fp32' as const],
+            bytes: 622_592,
+            created_at: r.info.ended_at ?? now(),
+            role: 'fine-tuned' as const,
+          };
+          const base = r.info.base_model_id
+            ? [
+                {
+                  ...entry,
+                  id: r.info.base_model_id,
+                  name: `${folderOf(r)}-base`,
+                  role: 'base' as const,
+                },
+              ]
+            : [];
+          return [entry, ...base];
+        });
       return HttpResponse.json<ModelList>({ models });
     }),
 
@@ -306,6 +435,36 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
         const run = find(params.id);
         if (!run) return error(404, `No run with id "${String(params.id)}"`);
         return HttpResponse.json<RunInfo>(run.info);
+      },
+    ),
+
+    http.get<PathParams, DefaultBodyType, RunSplit | ErrorResponse>(
+      `${base}/runs/:id/split`,
+      ({ request, params }) => {
+        record(request);
+        const run = find(params.id);
+        if (!run) return error(404, `No run with id "${String(params.id)}"`);
+        if (run.split === 'missing') return error(404, MOCK_MESSAGES.noSplit(run.info.id));
+        if (run.split === 'malformed') return error(422, MOCK_MESSAGES.badSplit(run.info.id));
+        // The trainer holds out the last share of the entries (at least one).
+        const count = Math.max(1, Math.round(run.entries.length * run.evalFraction));
+        const from = run.entries.length - count;
+        return HttpResponse.json<RunSplit>({
+          held_out: run.entries.slice(from),
+          held_out_indices: run.entries.slice(from).map((_, i) => from + i),
+          train_count: from,
+          seed: 42,
+        });
+      },
+    ),
+
+    http.get<PathParams, DefaultBodyType, RunDataset | ErrorResponse>(
+      `${base}/runs/:id/dataset`,
+      ({ request, params }) => {
+        record(request);
+        const run = find(params.id);
+        if (!run) return error(404, `No run with id "${String(params.id)}"`);
+        return HttpResponse.json<RunDataset>({ entries: run.entries });
       },
     ),
 
@@ -324,6 +483,44 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
       },
     ),
 
+    http.get<PathParams, DefaultBodyType, TrainerInfo>(`${base}/trainer`, ({ request }) => {
+      record(request);
+      return HttpResponse.json(trainerInfo());
+    }),
+
+    http.get<PathParams, DefaultBodyType, TrainerSetup>(`${base}/trainer/setup`, ({ request }) => {
+      record(request);
+      advanceSetup();
+      return HttpResponse.json({ ...setup, lines: [...setup.lines] });
+    }),
+
+    http.post<PathParams, DefaultBodyType, TrainerSetup | ErrorResponse>(
+      `${base}/trainer/setup`,
+      ({ request }) => {
+        record(request);
+        if (!isJson(request)) return error(415, 'Content-Type must be application/json');
+        if (setup.state === 'running')
+          return error(
+            409,
+            'The trainer is already being set up; wait for it to finish (GET /trainer/setup).',
+          );
+        if (active())
+          return error(
+            409,
+            'A training run is in progress; set up the trainer once it has ended (its packages are in use).',
+          );
+        setup = {
+          state: 'running',
+          exit_code: null,
+          lines: [],
+          started_at: now(),
+          ended_at: null,
+          error: null,
+        };
+        return HttpResponse.json({ ...setup, lines: [] }, { status: 202 });
+      },
+    ),
+
     http.put<PathParams, DefaultBodyType, DatasetResponse | ErrorResponse>(
       `${base}/datasets/:name`,
       async ({ request, params }) => {
@@ -333,6 +530,7 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
         if (!parsed.success)
           return error(400, `Invalid body: ${formatIssues(parsed.error.issues, 'body')}`);
         const name = String(params.name).replace(/\.json$/, '');
+        datasets.set(`service-data/datasets/${name}.json`, parsed.data);
         return HttpResponse.json<DatasetResponse>({
           path: `service-data/datasets/${name}.json`,
           entries: parsed.data.length,
@@ -349,8 +547,15 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
     setScenario: (next) => {
       scenario = next;
     },
+    setSplit: (runId, split) => {
+      const run = runs.get(runId);
+      if (run) run.split = split;
+    },
     reset: () => {
+      trainerReady = (options.trainer ?? 'ready') === 'ready';
+      setup = { ...setup, state: 'idle', exit_code: null, lines: [], error: null };
       runs.clear();
+      datasets.clear();
       counter = 0;
       requests.length = 0;
       starts.length = 0;
@@ -364,9 +569,16 @@ function scenarioFromLocation(): TrainingScenario {
   return TRAINING_SCENARIOS.find((s) => s === value) ?? 'progress';
 }
 
-/** The mock mode's training service: the app's service URL, scenario from `?trainingScenario=`. */
+/**
+ * The mock mode's training service: the app's service URL, scenario from `?trainingScenario=`,
+ * `?trainer=missing` for a trainer whose packages are not installed yet.
+ */
 export const trainingMock = createTrainingMock({
   baseUrl: resolveTrainingUrl(),
   scenario: scenarioFromLocation(),
+  trainer:
+    new URLSearchParams(globalThis.location?.search ?? '').get('trainer') === 'missing'
+      ? 'missing'
+      : 'ready',
 });
 export const trainingHandlers: RequestHandler[] = trainingMock.handlers;

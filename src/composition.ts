@@ -92,6 +92,11 @@ export function createServices(options: ServicesOptions = {}): Services {
     trainingUrl: client.baseUrl,
     trainingLog: async (runId, signal) =>
       (await client.fetchLogs(runId, MAX_LOG_LINES, signal)).lines,
+    trainer: {
+      info: (signal) => client.fetchTrainer(signal),
+      setup: (signal) => client.fetchTrainerSetup(signal),
+      startSetup: () => client.startTrainerSetup(),
+    },
     storeDataset: (entries, name) => storeDatasetOnService(loadQueryClient, client, entries, name),
     localGenerator: createLocalGenerator,
   };

@@ -20,19 +20,27 @@ import {
   LogsResponseSchema,
   MetricsResponseSchema,
   ModelListSchema,
+  RunDatasetSchema,
   RunInfoSchema,
   RunListSchema,
+  RunSplitSchema,
   TrainResponseSchema,
+  TrainerInfoSchema,
+  TrainerSetupSchema,
   parseOrThrow,
   type DatasetEntry,
   type DatasetResponse,
   type LogsResponse,
   type MetricsResponse,
   type ModelList,
+  type RunDataset,
   type RunInfo,
   type RunList,
+  type RunSplit,
   type TrainRequest,
   type TrainResponse,
+  type TrainerInfo,
+  type TrainerSetup,
 } from '../shared/training-api';
 import type {
   CancelRunInput,
@@ -79,7 +87,17 @@ export interface TrainingClient {
   /** GET /models: finished runs with a browser-ready model. */
   fetchModels(signal?: AbortSignal): Promise<ModelList>;
   cancelRun(runId: string, signal?: AbortSignal): Promise<RunInfo>;
+  /** GET /runs/{id}/split: the entries held out of training (404: none; 422: malformed). */
+  fetchSplit(runId: string, signal?: AbortSignal): Promise<RunSplit>;
+  /** GET /runs/{id}/dataset: every entry of the run's data file. */
+  fetchRunDataset(runId: string, signal?: AbortSignal): Promise<RunDataset>;
   putDataset(name: string, entries: DatasetEntry[], signal?: AbortSignal): Promise<DatasetResponse>;
+  /** GET /trainer: interpreter, packages (or missing), device, set-up state. */
+  fetchTrainer(signal?: AbortSignal): Promise<TrainerInfo>;
+  /** GET /trainer/setup: the set-up's state and its output so far. */
+  fetchTrainerSetup(signal?: AbortSignal): Promise<TrainerSetup>;
+  /** POST /trainer/setup: starts the fixed set-up (202). */
+  startTrainerSetup(signal?: AbortSignal): Promise<TrainerSetup>;
 }
 
 export function createTrainingClient(options: TrainingClientOptions = {}): TrainingClient {
@@ -148,8 +166,16 @@ export function createTrainingClient(options: TrainingClientOptions = {}): Train
     // State changes carry a JSON body so the service's JSON-only rule holds for cancel too.
     cancelRun: (runId, signal) =>
       call(RunInfoSchema, 'POST', `/runs/${id(runId)}/cancel`, {}, signal),
+    fetchSplit: (runId, signal) =>
+      call(RunSplitSchema, 'GET', `/runs/${id(runId)}/split`, undefined, signal),
+    fetchRunDataset: (runId, signal) =>
+      call(RunDatasetSchema, 'GET', `/runs/${id(runId)}/dataset`, undefined, signal),
     putDataset: (name, entries, signal) =>
       call(DatasetResponseSchema, 'PUT', `/datasets/${encodeURIComponent(name)}`, entries, signal),
+    fetchTrainer: (signal) => call(TrainerInfoSchema, 'GET', '/trainer', undefined, signal),
+    fetchTrainerSetup: (signal) =>
+      call(TrainerSetupSchema, 'GET', '/trainer/setup', undefined, signal),
+    startTrainerSetup: (signal) => call(TrainerSetupSchema, 'POST', '/trainer/setup', {}, signal),
   };
 }
 

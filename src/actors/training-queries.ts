@@ -18,21 +18,12 @@ import {
   type TrainRequest,
   type TrainResponse,
 } from '../shared/training-api';
+import { trainingKeys } from '../shared/training-keys';
 import type { TrainingClient } from './training-client';
 
 export { MutationObserver };
 
-/** Query keys, scoped by service URL so two services never share cache entries. */
-export const trainingKeys = {
-  all: (baseUrl: string) => ['training', baseUrl] as const,
-  runs: (baseUrl: string) => [...trainingKeys.all(baseUrl), 'runs'] as const,
-  run: (baseUrl: string, runId: string) => [...trainingKeys.all(baseUrl), 'run', runId] as const,
-  logs: (baseUrl: string, runId: string, tail: number) =>
-    [...trainingKeys.all(baseUrl), 'logs', runId, { tail }] as const,
-  metrics: (baseUrl: string, runId: string, after: number) =>
-    [...trainingKeys.all(baseUrl), 'metrics', runId, { after }] as const,
-  models: (baseUrl: string) => [...trainingKeys.all(baseUrl), 'models'] as const,
-};
+export { trainingKeys };
 
 /** GET /logs/{id}?tail=N. Never retried by Query: the poller's next tick is the retry. */
 export function logsQueryOptions(client: TrainingClient, runId: string, tail = LOG_TAIL) {

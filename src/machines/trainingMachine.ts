@@ -20,6 +20,7 @@ import {
 } from 'xstate';
 import {
   LOG_TAIL,
+  type EvalPoint,
   type MetricPoint,
   type MetricsResponse,
   type RunInfo,
@@ -77,6 +78,8 @@ export interface TrainingContext {
   failure: string | null;
   /** The loss curve so far (newest last). */
   points: MetricPoint[];
+  /** The held-out loss so far (every point, as the service last sent them). */
+  evalPoints: EvalPoint[];
   /** The `after` cursor for the next metrics poll. */
   metricsAfter: number;
   /** The service's runs, newest first (the Runs list), as last fetched. */
@@ -167,6 +170,7 @@ export const trainingMachine = setup({
       lastError: null,
       failure: null,
       points: [],
+      evalPoints: [],
       metricsAfter: -1,
     }),
     attach: assign((_, { runs: list }: Catalog) => {
@@ -187,6 +191,7 @@ export const trainingMachine = setup({
         lines: output.lines,
         run: output.run,
         points: points.length > MAX_POINTS_IN_PAGE ? points.slice(-MAX_POINTS_IN_PAGE) : points,
+        evalPoints: output.metrics.eval ?? context.evalPoints,
         metricsAfter: Math.max(context.metricsAfter, output.metrics.next),
         pollFailures: 0,
         lastError: null,
@@ -223,6 +228,7 @@ export const trainingMachine = setup({
     lastError: null,
     failure: null,
     points: [],
+    evalPoints: [],
     metricsAfter: -1,
     runs: [],
     models: [],

@@ -1,5 +1,5 @@
 /** Snapshot selectors of the training machine, for the panel (pure). */
-import type { MetricPoint, RunInfo, TrainedModel } from '../shared/training-api';
+import type { EvalPoint, MetricPoint, RunInfo, TrainedModel } from '../shared/training-api';
 import type { TrainingSnapshot } from './trainingMachine';
 
 export type TrainingStatus =
@@ -27,6 +27,8 @@ export const selectLogLines = (s: TrainingSnapshot) => s.context.lines;
 export const selectRun = (s: TrainingSnapshot) => s.context.run;
 /** The loss curve so far. */
 export const selectPoints = (s: TrainingSnapshot): readonly MetricPoint[] => s.context.points;
+/** The held-out loss points (empty when the trainer holds nothing out). */
+export const selectEvalPoints = (s: TrainingSnapshot): readonly EvalPoint[] => s.context.evalPoints;
 /** Several polls failed in a row: the service is not answering (the run is kept). */
 export const selectUnreachable = (s: TrainingSnapshot) =>
   s.matches('running') && s.context.pollFailures >= s.context.unreachableAfter;

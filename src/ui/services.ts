@@ -8,7 +8,7 @@ import type { ChunkSources, GenerateLocal } from '../actors/dataset-chunk';
 import type { AppActorRef } from '../machines/appMachine';
 import type { datasetMachine } from '../machines/datasetMachine';
 import type { trainingMachine } from '../machines/trainingMachine';
-import type { DatasetEntry } from '../shared/training-api';
+import type { DatasetEntry, TrainerInfo, TrainerSetup } from '../shared/training-api';
 
 export type { ChunkSources, GenerateLocal };
 
@@ -24,6 +24,12 @@ export interface Services {
   trainingUrl: string;
   /** A run's log (GET /logs/{id}?tail=1000), for the Runs list. */
   trainingLog: (runId: string, signal?: AbortSignal) => Promise<string[]>;
+  /** The trainer's environment on the service: what it has, and its set-up. */
+  trainer: {
+    info: (signal?: AbortSignal) => Promise<TrainerInfo>;
+    setup: (signal?: AbortSignal) => Promise<TrainerSetup>;
+    startSetup: () => Promise<TrainerSetup>;
+  };
   /** PUT /datasets/{name}: stores a 'Format Input' dataset, resolves with its path on the service. */
   storeDataset: (entries: DatasetEntry[], name: string) => Promise<string>;
   /** 'Format Input' on the loaded in-browser model, through the app actor. */

@@ -1,27 +1,39 @@
 /**
- * The loss curve: loss against step, drawn by uPlot (a small canvas chart library), with the last
- * loss, steps per second and the time left written beside it. Its own chunk, imported only once
- * there are points to draw, so it stays out of the first load.
+ * The loss curve: training loss and held-out loss against step, drawn by uPlot (a small canvas
+ * chart library), each named in a legend, with the last of each, steps per second and the time
+ * left written beside it. Its own chunk, imported only once there are points to draw, so it stays
+ * out of the first load.
  */
 import { Component, useEffect, useRef, type ReactNode } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import type { MetricPoint, RunInfo } from '../../shared/training-api';
+import type { EvalPoint, MetricPoint, RunInfo } from '../../shared/training-api';
 import { formatDuration, formatLoss, formatSpeed, runStats } from './run-stats';
 
 const HEIGHT = 180;
 
-function toData(points: readonly MetricPoint[]): uPlot.AlignedData {
-  return [points.map((p) => p.step), points.map((p) => p.loss)];
+/** Both series on one x axis: every step either has, the other's value null there (a gap). */
+export function toData(
+  points: readonly MetricPoint[],
+  evals: readonly EvalPoint[],
+): uPlot.AlignedData {
+  const train = new Map(points.map((p) => [p.step, p.loss]));
+  const held = new Map(evals.map((p) => [p.step, p.loss]));
+  const steps = [...new Set([...train.keys(), ...held.keys()])].sort((a, b) => a - b);
+  return [steps, steps.map((s) => train.get(s) ?? null), steps.map((s) => held.get(s) ?? null)];
 }
+
+const TRAIN_COLOR = '#2563eb';
+const EVAL_COLOR = '#c2410c';
 
 export interface LossChartProps {
   points: readonly MetricPoint[];
+  evals: readonly EvalPoint[];
   /** The chart's accessible name (it mentions the loss and its last value). */
   label: string;
 }
 
-function Chart({ points, label }: LossChartProps) {
+function Chart({ points, evals, label }: LossChartProps) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
 
@@ -38,14 +50,22 @@ function Chart({ points, label }: LossChartProps) {
         scales: { x: { time: false } },
         series: [
           { label: 'step' },
-          { label: 'loss', stroke: '#2563eb', width: 2, points: { show: false } },
+          { label: 'training loss', stroke: TRAIN_COLOR, width: 2, points: { show: false } },
+          {
+            label: 'held-out loss',
+            stroke: EVAL_COLOR,
+            width: 2,
+            dash: [6, 4],
+            spanGaps: true,
+            points: { show: true, size: 6 },
+          },
         ],
         axes: [
           { label: 'step', size: 36 },
           { label: 'loss', size: 52 },
         ],
       },
-      [[], []], // filled by the effect below, which runs right after this one
+      [[], [], []], // filled by the effect below, which runs right after this one
       el,
     );
     plot.current = chart;
@@ -62,12 +82,20 @@ function Chart({ points, label }: LossChartProps) {
   }, []);
 
   useEffect(() => {
-    plot.current?.setData(toData(points));
-  }, [points]);
+    plot.current?.setData(toData(points, evals));
+  }, [points, evals]);
 
   return (
     <figure className="loss-chart" role="img" aria-label={label}>
       <div ref={box} className="loss-chart-plot" />
+      <figcaption className="loss-legend" aria-hidden="true">
+        <span style={{ borderColor: TRAIN_COLOR }}>training loss</span>
+        {evals.length > 0 && (
+          <span className="loss-legend-eval" style={{ borderColor: EVAL_COLOR }}>
+            held-out loss
+          </span>
+        )}
+      </figcaption>
     </figure>
   );
 }
@@ -89,21 +117,29 @@ class ChartBoundary extends Component<{ children: ReactNode }, { failed: boolean
 
 export interface LossCurveProps {
   points: readonly MetricPoint[];
+  /** Held-out loss points (none when the trainer holds nothing out). */
+  evals?: readonly EvalPoint[];
   run: RunInfo | null;
   /** The run still goes: the time left is shown. */
   busy: boolean;
 }
 
-export default function LossCurve({ points, run, busy }: LossCurveProps) {
+export default function LossCurve({ points, evals = [], run, busy }: LossCurveProps) {
   const stats = runStats(points, run);
   const loss = stats.lastLoss !== null ? formatLoss(stats.lastLoss) : '–';
   const at = stats.lastStep !== null ? ` at step ${stats.lastStep}` : '';
+  const lastEval = evals.at(-1);
+  const heldOut = lastEval ? `${formatLoss(lastEval.loss)} at step ${lastEval.step}` : null;
   return (
     <div className="training-curve">
       <ChartBoundary>
         <Chart
           points={points}
-          label={`Training loss by step: ${points.length} points, last loss ${loss}${at}`}
+          evals={evals}
+          label={
+            `Training loss by step: ${points.length} points, last loss ${loss}${at}` +
+            (heldOut ? `; held-out loss: ${evals.length} points, last ${heldOut}` : '')
+          }
         />
       </ChartBoundary>
       <dl className="training-stats">
@@ -111,6 +147,12 @@ export default function LossCurve({ points, run, busy }: LossCurveProps) {
           <dt>Last loss</dt>
           <dd>{loss}</dd>
         </div>
+        {heldOut && (
+          <div>
+            <dt>Held-out loss</dt>
+            <dd>{heldOut}</dd>
+          </div>
+        )}
         <div>
           <dt>Speed</dt>
           <dd>{stats.stepsPerSecond !== null ? formatSpeed(stats.stepsPerSecond) : '–'}</dd>

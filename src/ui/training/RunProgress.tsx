@@ -3,7 +3,7 @@
  * reports loss points — the loss curve with its figures (LossCurve.tsx, its own chunk).
  */
 import { lazy, Suspense } from 'react';
-import type { MetricPoint, RunInfo, TrainedModel } from '../../shared/training-api';
+import type { EvalPoint, MetricPoint, RunInfo, TrainedModel } from '../../shared/training-api';
 import { formatPercent } from '../../shared/training-progress';
 import type { TrainingStatus } from '../../machines/trainingSelectors';
 
@@ -15,10 +15,18 @@ export interface RunProgressProps {
   busy: boolean;
   percent: number;
   points: readonly MetricPoint[];
+  evalPoints?: readonly EvalPoint[];
   run: RunInfo | null;
 }
 
-export function RunProgress({ status, busy, percent, points, run }: RunProgressProps) {
+export function RunProgress({
+  status,
+  busy,
+  percent,
+  points,
+  evalPoints = [],
+  run,
+}: RunProgressProps) {
   return (
     <>
       {busy && (
@@ -42,7 +50,7 @@ export function RunProgress({ status, busy, percent, points, run }: RunProgressP
       )}
       {points.length > 0 && (
         <Suspense fallback={<p className="training-hint">Loading the loss chart…</p>}>
-          <LossCurve points={points} run={run} busy={busy} />
+          <LossCurve points={points} evals={evalPoints} run={run} busy={busy} />
         </Suspense>
       )}
     </>

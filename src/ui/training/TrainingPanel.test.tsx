@@ -11,6 +11,7 @@ import { ServicesContext } from '../services';
 import { DEFAULT_TRAINING_URL } from '../../shared/training-api';
 import { baseModelSuggestions } from '../../shared/models';
 import { TrainingPanel, type TrainingPanelProps } from './TrainingPanel';
+import { queryClient as appQueryClient } from '../query-client';
 
 // jsdom has no canvas: uPlot is replaced by a recorder (the real chart is drawn in the Chromium
 // e2e, tests/e2e/train-to-chat.e2e.test.ts).
@@ -34,6 +35,8 @@ const server = setupServer(...mock.handlers);
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 beforeEach(() => {
   localStorage.clear();
+  // Lazy views use the app's one QueryClient: nothing cached crosses from one test to the next.
+  appQueryClient.clear();
   mock.reset();
   charts.created = 0;
   charts.data.length = 0;
@@ -73,6 +76,58 @@ function renderPanel(props: TrainingPanelProps = {}, { pollInterval = 15 } = {})
 
 const trainButton = () => screen.getByRole('button', { name: /Train Model|Training\.\.\./ });
 
+describe('TrainingPanel: the trainer and the method', () => {
+  it('says what the trainer has in one line, and warns about a 3B model on the CPU', async () => {
+    renderPanel();
+    expect(
+      await screen.findByText('Trainer: torch 2.13 · CPU only', {}, { timeout: 5000 }),
+    ).toBeInTheDocument();
+    expect(screen.getByRole('note')).toHaveTextContent(
+      'meta-llama/Llama-3.2-3B-Instruct has about 3 billion parameters: on the CPU alone a run takes hours',
+    );
+    // A warning, not a refusal.
+    expect(trainButton()).toBeEnabled();
+  });
+
+  it('a small base model: no warning', async () => {
+    localStorage.setItem(
+      'training.form.v1',
+      JSON.stringify({ baseModel: 'HuggingFaceTB/SmolLM2-135M-Instruct' }),
+    );
+    renderPanel();
+    await screen.findByText('Trainer: torch 2.13 · CPU only');
+    expect(screen.queryByRole('note')).not.toBeInTheDocument();
+  });
+
+  it('Full fine-tuning is sent as method "full" (and an in-browser base is not exported)', async () => {
+    const user = userEvent.setup();
+    renderPanel({ baseModelSuggestions: baseModelSuggestions() });
+    await user.clear(screen.getByLabelText('Base model'));
+    await user.type(screen.getByLabelText('Base model'), 'meta-llama/Llama-3.2-1B-Instruct');
+    await user.click(screen.getByRole('radio', { name: /Full fine-tuning/ }));
+    await user.click(trainButton());
+    await waitFor(() => expect(mock.starts).toHaveLength(1));
+    expect(mock.starts[0]).toMatchObject({ method: 'full' });
+    expect(mock.starts[0]).not.toHaveProperty('export_base');
+  });
+
+  it('packages missing: says which, Set up the trainer streams its output, then the line', async () => {
+    const missing = createTrainingMock({ trainer: 'missing' });
+    server.use(...missing.handlers);
+    const user = userEvent.setup();
+    renderPanel();
+    const alert = await screen.findByText(/The trainer is not set up:/, {}, { timeout: 5000 });
+    expect(alert.parentElement).toHaveTextContent(
+      'torch, transformers, peft, accelerate, onnx, onnxruntime are missing',
+    );
+    await user.click(screen.getByRole('button', { name: 'Set up the trainer' }));
+    expect(await screen.findByText('The trainer is set up.', {}, { timeout: 8000 })).toBeVisible();
+    expect(screen.getByLabelText('Set-up output')).toHaveTextContent('Successfully installed');
+    expect(await screen.findByText('Trainer: torch 2.13 · CPU only')).toBeInTheDocument();
+    expect(missing.requests).toContain('POST /trainer/setup');
+  }, 20_000);
+});
+
 describe('TrainingPanel', () => {
   it('shows the four labelled fields with defaults and the Train Model button', () => {
     renderPanel({ dataFileFromDataset: undefined });
@@ -107,7 +162,8 @@ describe('TrainingPanel', () => {
     expect(trainButton()).toHaveTextContent('Train Model');
     expect(trainButton()).toBeEnabled();
     expect(screen.queryByRole('progressbar')).not.toBeInTheDocument();
-    // Spec section 7: exactly this body, then GET /logs/{id}?tail=10.
+    // Spec section 7's body (plus the method, and export_base: the 3B default has no in-browser
+    // counterpart to compare with), then GET /logs/{id}?tail=10.
     expect(mock.starts).toEqual([
       {
         script_path: 'training/finetune.py',
@@ -118,6 +174,8 @@ describe('TrainingPanel', () => {
         repeat: 30,
         max_steps: 120,
         lr: 2e-4,
+        method: 'lora',
+        export_base: true,
       },
     ]);
     expect(mock.requests).toContain('GET /logs/mock-run-1?tail=10');

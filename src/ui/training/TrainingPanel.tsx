@@ -7,6 +7,7 @@ import {
   selectLogLines,
   selectOutputDir,
   selectPercent,
+  selectEvalPoints,
   selectPoints,
   selectRun,
   selectRunModel,
@@ -15,7 +16,12 @@ import {
   selectTrainingStatus,
   selectUnreachable,
 } from '../../machines/trainingSelectors';
-import { DEFAULT_BASE_MODEL, TRAINING_PARAMS, type TrainedModel } from '../../shared/training-api';
+import {
+  DEFAULT_BASE_MODEL,
+  TRAINING_PARAMS,
+  type TrainedModel,
+  type TrainingMethod,
+} from '../../shared/training-api';
 import { useTrainingActor } from './useTrainingActor';
 import { LoadInChat, RunProgress } from './RunProgress';
 import { loadForm, saveForm, type TrainingForm } from './training-form';
@@ -25,6 +31,22 @@ import './training.css';
 // Its logs are TanStack queries: TanStack Query and the app's client come with the list.
 const RunsList = lazyWithQuery(() => import('./RunsList'));
 const FailedRun = lazy(() => import('./FailedRun'));
+// What the service's trainer has (GET /trainer), its set-up, and the size warning: server state
+// through TanStack Query, in a chunk fetched right after the panel.
+const TrainerStatus = lazyWithQuery(() => import('./TrainerStatus'));
+
+const METHODS: { value: TrainingMethod; label: string; cost: string }[] = [
+  {
+    value: 'lora',
+    label: 'LoRA',
+    cost: 'small adapters on every linear layer: least memory, fastest, a small file; learns less',
+  },
+  {
+    value: 'full',
+    label: 'Full fine-tuning',
+    cost: 'every weight: about 16 bytes of memory per parameter, slowest; learns most',
+  },
+];
 
 const NO_DATASET =
   'No dataset stored yet. Make one with Format Input and press Use for training, or type the path of a JSON dataset.';
@@ -74,6 +96,7 @@ export function TrainingPanel({
   const failure = useSelector(actorRef, selectFailure);
   const outputDir = useSelector(actorRef, selectOutputDir);
   const points = useSelector(actorRef, selectPoints);
+  const evalPoints = useSelector(actorRef, selectEvalPoints);
   const run = useSelector(actorRef, selectRun);
   const runs = useSelector(actorRef, selectRuns);
   const trainedModels = useSelector(actorRef, selectTrainedModels);
@@ -121,14 +144,18 @@ export function TrainingPanel({
       return;
     }
     setStartError(null);
+    const baseModel = form.baseModel.trim();
     actorRef.send({
       type: 'training.start',
       request: {
         script_path: form.scriptPath.trim(),
         output_dir: form.outputDir.trim(),
         data_file: form.dataFile.trim(),
-        base_model: form.baseModel.trim(),
+        base_model: baseModel,
         ...TRAINING_PARAMS,
+        method: form.method,
+        // Compare needs the base in the browser: export it unless it is one of the in-browser models.
+        ...(baseModelSuggestions.some((m) => m.id === baseModel) ? {} : { export_base: true }),
       },
     });
   }
@@ -160,6 +187,24 @@ export function TrainingPanel({
             )}
           </div>
         ))}
+        <fieldset className="training-method" disabled={busy}>
+          <legend>Method</legend>
+          {METHODS.map((m) => (
+            <label key={m.value}>
+              <input
+                type="radio"
+                name="method"
+                value={m.value}
+                checked={form.method === m.value}
+                onChange={() => setForm((f) => ({ ...f, method: m.value }))}
+              />{' '}
+              <strong>{m.label}</strong>: {m.cost}
+            </label>
+          ))}
+        </fieldset>
+        <Suspense fallback={<p className="trainer-status">Trainer: checking…</p>}>
+          <TrainerStatus baseModel={form.baseModel.trim()} method={form.method} busy={busy} />
+        </Suspense>
         <datalist id={suggestId}>
           {baseModelSuggestions.map((m) => (
             <option key={m.id} value={m.id}>
@@ -184,7 +229,14 @@ export function TrainingPanel({
         </div>
       </form>
 
-      <RunProgress status={status} busy={busy} percent={percent} points={points} run={run} />
+      <RunProgress
+        status={status}
+        busy={busy}
+        percent={percent}
+        points={points}
+        evalPoints={evalPoints}
+        run={run}
+      />
 
       {unreachable && (
         <p className="training-warning" role="alert">

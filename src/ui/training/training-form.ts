@@ -1,12 +1,13 @@
 /** The training panel's fields, kept in localStorage so a reload keeps what was typed. */
-import { DEFAULT_BASE_MODEL } from '../../shared/training-api';
+import { DEFAULT_BASE_MODEL, type TrainingMethod } from '../../shared/training-api';
 
-/** The training form: script, output folder, data file and base model. */
+/** The training form: script, output folder, data file, base model and method. */
 export interface TrainingForm {
   scriptPath: string;
   outputDir: string;
   dataFile: string;
   baseModel: string;
+  method: TrainingMethod;
 }
 
 /**
@@ -18,6 +19,7 @@ export const DEFAULT_TRAINING_FORM: TrainingForm = {
   outputDir: 'service-data/outputs/lora',
   dataFile: '',
   baseModel: DEFAULT_BASE_MODEL,
+  method: 'lora',
 };
 
 const FORM_KEY = 'training.form.v1';
@@ -25,14 +27,19 @@ const FORM_KEY = 'training.form.v1';
 export function loadForm(): TrainingForm {
   try {
     const raw = globalThis.localStorage?.getItem(FORM_KEY);
-    const saved = raw ? (JSON.parse(raw) as Partial<Record<keyof TrainingForm, unknown>>) : {};
-    const pick = (key: keyof TrainingForm) =>
-      typeof saved[key] === 'string' ? saved[key] : DEFAULT_TRAINING_FORM[key];
+    const parsed: unknown = raw ? JSON.parse(raw) : {};
+    const saved: Partial<Record<string, unknown>> =
+      typeof parsed === 'object' && parsed !== null ? { ...parsed } : {};
+    const pick = (key: Exclude<keyof TrainingForm, 'method'>) => {
+      const value = saved[key];
+      return typeof value === 'string' ? value : DEFAULT_TRAINING_FORM[key];
+    };
     return {
       scriptPath: pick('scriptPath'),
       outputDir: pick('outputDir'),
       dataFile: pick('dataFile'),
       baseModel: pick('baseModel'),
+      method: saved.method === 'full' ? 'full' : 'lora',
     };
   } catch {
     return { ...DEFAULT_TRAINING_FORM };

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import type { TrainerInfo } from '../../shared/training-api';
+import { parameterBillions, sizeWarning, trainerSummary } from './trainer-fit';
+
+const info = (device: TrainerInfo['device'], torch: string | null = '2.13.0+cpu'): TrainerInfo => ({
+  python: '/x/.venv/bin/python',
+  python_version: '3.11.7',
+  source: 'venv',
+  packages: { torch },
+  missing: [],
+  device,
+  setup: {
+    state: 'idle',
+    exit_code: null,
+    lines: [],
+    started_at: null,
+    ended_at: null,
+    error: null,
+  },
+});
+
+describe('parameterBillions', () => {
+  it.each([
+    ['meta-llama/Llama-3.2-3B-Instruct', 3],
+    ['deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B', 1.5],
+    ['google/gemma-2-2b-jpn-it', 2],
+    ['HuggingFaceTB/SmolLM2-135M-Instruct', 0.135],
+    ['microsoft/Phi-3.5-mini-instruct', 3.8],
+    ['/home/me/models/tiny-llama', null],
+    ['Qwen/Qwen2.5-0.5B', 0.5],
+  ])('%s → %s', (id, expected) => {
+    expect(parameterBillions(id)).toBe(expected);
+  });
+});
+
+describe('trainerSummary', () => {
+  it('torch major.minor and the device', () => {
+    expect(trainerSummary(info({ kind: 'cpu', gpus: [] }))).toBe('torch 2.13 · CPU only');
+    expect(trainerSummary(info({ kind: 'mps', gpus: [] }, '2.4.1'))).toBe('torch 2.4 · Apple MPS');
+    expect(
+      trainerSummary(
+        info({ kind: 'cuda', gpus: [{ name: 'NVIDIA A100', memory_bytes: 80 * 1024 ** 3 }] }),
+      ),
+    ).toBe('torch 2.13 · CUDA: NVIDIA A100 (80.00GB)');
+  });
+});
+
+describe('sizeWarning', () => {
+  it('a 3B model on the CPU: hours (a warning, whatever the method)', () => {
+    const cpu = info({ kind: 'cpu', gpus: [] });
+    expect(sizeWarning(cpu, 'meta-llama/Llama-3.2-3B-Instruct', 'lora')).toMatch(
+      /about 3 billion parameters: on the CPU alone a run takes hours, and LoRA needs about/,
+    );
+    expect(sizeWarning(cpu, 'HuggingFaceTB/SmolLM2-135M-Instruct', 'full')).toBeNull();
+    expect(sizeWarning(cpu, 'my-model', 'full')).toBeNull();
+  });
+
+  it('full fine-tuning larger than the GPU: says how much it needs and has', () => {
+    const gpu = info({ kind: 'cuda', gpus: [{ name: 'T4', memory_bytes: 16 * 1024 ** 3 }] });
+    expect(sizeWarning(gpu, 'meta-llama/Llama-3.2-3B-Instruct', 'full')).toMatch(
+      /full fine-tuning needs about 44\.70GB of memory, more than the largest GPU here has \(16\.00GB\)/,
+    );
+    expect(sizeWarning(gpu, 'meta-llama/Llama-3.2-3B-Instruct', 'lora')).toBeNull();
+  });
+
+  it('no device known: no warning', () => {
+    expect(sizeWarning(undefined, 'meta-llama/Llama-3.2-3B-Instruct', 'full')).toBeNull();
+  });
+});
