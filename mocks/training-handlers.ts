@@ -41,8 +41,6 @@ import {
   type RunSplit,
   type TrainRequest,
   type TrainResponse,
-  type TrainerInfo,
-  type TrainerSetup,
 } from '../src/shared/training-api';
 
 export type TrainingScenario = 'progress' | 'fail-start' | 'fail-run' | 'web-model';
@@ -122,8 +120,6 @@ interface MockRun {
 export interface TrainingMockOptions {
   baseUrl?: string;
   scenario?: TrainingScenario;
-  /** `ready` (default: torch 2.13, CPU only) or `missing` (no packages; set-up installs them). */
-  trainer?: 'ready' | 'missing';
   /** Steps a run advances per GET /logs (default 12: 10 polls, 20 s in the browser). */
   stepsPerPoll?: number;
 }
@@ -157,49 +153,6 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
   const requests: string[] = [];
   const starts: TrainRequest[] = [];
   let counter = 0;
-  const readyPackages = {
-    torch: '2.13.0+cpu',
-    transformers: '5.18.0',
-    peft: '0.21.0',
-    accelerate: '1.15.0',
-    onnx: '1.23.0',
-    onnxruntime: '1.30.0',
-  };
-  const missingPackages = Object.fromEntries(Object.keys(readyPackages).map((k) => [k, null]));
-  let trainerReady = (options.trainer ?? 'ready') === 'ready';
-  let setup: TrainerSetup = {
-    state: 'idle',
-    exit_code: null,
-    lines: [],
-    started_at: null,
-    ended_at: null,
-    error: null,
-  };
-  const SETUP_LINES = [
-    'Creating the trainer environment in .venv',
-    'Processing torch-2.13.0+cpu',
-    'Processing transformers-5.18.0',
-    'Successfully installed accelerate onnx onnxruntime peft torch transformers',
-  ];
-  /** The mock set-up prints one line per poll, then succeeds. */
-  function advanceSetup() {
-    if (setup.state !== 'running') return;
-    const next = SETUP_LINES[setup.lines.length];
-    if (next) setup.lines.push(next);
-    if (setup.lines.length >= SETUP_LINES.length) {
-      setup = { ...setup, state: 'succeeded', exit_code: 0, ended_at: now() };
-      trainerReady = true;
-    }
-  }
-  const trainerInfo = (): TrainerInfo => ({
-    python: '/home/you/llm-studio/.venv/bin/python',
-    python_version: '3.11.7',
-    source: 'venv',
-    packages: trainerReady ? readyPackages : missingPackages,
-    missing: trainerReady ? [] : Object.keys(readyPackages),
-    device: { kind: 'cpu', gpus: [] },
-    setup: { ...setup, lines: [...setup.lines] },
-  });
 
   const active = () => [...runs.values()].find((r) => r.info.state === 'running');
 
@@ -483,44 +436,6 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
       },
     ),
 
-    http.get<PathParams, DefaultBodyType, TrainerInfo>(`${base}/trainer`, ({ request }) => {
-      record(request);
-      return HttpResponse.json(trainerInfo());
-    }),
-
-    http.get<PathParams, DefaultBodyType, TrainerSetup>(`${base}/trainer/setup`, ({ request }) => {
-      record(request);
-      advanceSetup();
-      return HttpResponse.json({ ...setup, lines: [...setup.lines] });
-    }),
-
-    http.post<PathParams, DefaultBodyType, TrainerSetup | ErrorResponse>(
-      `${base}/trainer/setup`,
-      ({ request }) => {
-        record(request);
-        if (!isJson(request)) return error(415, 'Content-Type must be application/json');
-        if (setup.state === 'running')
-          return error(
-            409,
-            'The trainer is already being set up; wait for it to finish (GET /trainer/setup).',
-          );
-        if (active())
-          return error(
-            409,
-            'A training run is in progress; set up the trainer once it has ended (its packages are in use).',
-          );
-        setup = {
-          state: 'running',
-          exit_code: null,
-          lines: [],
-          started_at: now(),
-          ended_at: null,
-          error: null,
-        };
-        return HttpResponse.json({ ...setup, lines: [] }, { status: 202 });
-      },
-    ),
-
     http.put<PathParams, DefaultBodyType, DatasetResponse | ErrorResponse>(
       `${base}/datasets/:name`,
       async ({ request, params }) => {
@@ -552,8 +467,6 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
       if (run) run.split = split;
     },
     reset: () => {
-      trainerReady = (options.trainer ?? 'ready') === 'ready';
-      setup = { ...setup, state: 'idle', exit_code: null, lines: [], error: null };
       runs.clear();
       datasets.clear();
       counter = 0;
@@ -569,16 +482,9 @@ function scenarioFromLocation(): TrainingScenario {
   return TRAINING_SCENARIOS.find((s) => s === value) ?? 'progress';
 }
 
-/**
- * The mock mode's training service: the app's service URL, scenario from `?trainingScenario=`,
- * `?trainer=missing` for a trainer whose packages are not installed yet.
- */
+/** The mock mode's training service: the app's service URL, scenario from `?trainingScenario=`. */
 export const trainingMock = createTrainingMock({
   baseUrl: resolveTrainingUrl(),
   scenario: scenarioFromLocation(),
-  trainer:
-    new URLSearchParams(globalThis.location?.search ?? '').get('trainer') === 'missing'
-      ? 'missing'
-      : 'ready',
 });
 export const trainingHandlers: RequestHandler[] = trainingMock.handlers;
