@@ -1,0 +1,73 @@
+/**
+ * What the Compare view needs, loaded with its first visit (never with the page): the evaluation
+ * machine with its IndexedDB store provided, the store itself (the saved list), and TanStack
+ * Query options for the training service's runs, models, held-out split and data file (the
+ * client's fetchers, keyed by the training key factory, so the view's hooks share one cache).
+ */
+import { queryOptions } from '@tanstack/react-query';
+import { evaluationMachine } from '../machines/evaluationMachine';
+import {
+  createEvaluationStore,
+  createEvaluationStoreActor,
+  type EvaluationStore,
+} from './evaluation-store';
+import { trainingKeys } from './training-queries';
+import type { TrainingClient } from './training-client';
+
+export function runsQueryOptions(client: TrainingClient) {
+  return queryOptions({
+    queryKey: trainingKeys.runs(client.baseUrl),
+    queryFn: ({ signal }) => client.fetchRuns(signal),
+    retry: false,
+  });
+}
+
+export function modelsQueryOptions(client: TrainingClient) {
+  return queryOptions({
+    queryKey: trainingKeys.models(client.baseUrl),
+    queryFn: ({ signal }) => client.fetchModels(signal),
+    retry: false,
+  });
+}
+
+/**
+ * GET /runs/{id}/split: a finished run's held-out entries. They never change, and a 404 (none
+ * held out) or 422 (malformed split.json) is an answer, not a hiccup: not retried.
+ */
+export function splitQueryOptions(client: TrainingClient, runId: string) {
+  return queryOptions({
+    queryKey: [...trainingKeys.all(client.baseUrl), 'split', runId],
+    queryFn: ({ signal }) => client.fetchSplit(runId, signal),
+    retry: false,
+    staleTime: Infinity,
+  });
+}
+
+/** GET /runs/{id}/dataset: every entry of a run's data file. */
+export function runDatasetQueryOptions(client: TrainingClient, runId: string) {
+  return queryOptions({
+    queryKey: [...trainingKeys.all(client.baseUrl), 'dataset', runId],
+    queryFn: ({ signal }) => client.fetchRunDataset(runId, signal),
+    retry: false,
+    staleTime: Infinity,
+  });
+}
+
+export function createCompareServices(
+  client: TrainingClient,
+  store: EvaluationStore = createEvaluationStore(),
+) {
+  return {
+    logic: evaluationMachine.provide({ actors: { store: createEvaluationStoreActor(store) } }),
+    store,
+    trainingUrl: client.baseUrl,
+    queries: {
+      runs: () => runsQueryOptions(client),
+      models: () => modelsQueryOptions(client),
+      split: (runId: string) => splitQueryOptions(client, runId),
+      dataset: (runId: string) => runDatasetQueryOptions(client, runId),
+    },
+  };
+}
+
+export type CompareServices = ReturnType<typeof createCompareServices>;
