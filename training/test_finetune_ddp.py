@@ -85,8 +85,9 @@ class TorchrunTest(unittest.TestCase):
         self.assertEqual(sorted(printed), [1, 2, 3, 4])
         for step, loss in printed.items():
             self.assertEqual(sorted(own.get(step, {})), [0, 1], proc.stderr[-3000:])
-            self.assertNotAlmostEqual(own[step][0], own[step][1], places=4)  # ranks differ
             self.assertAlmostEqual(loss, (own[step][0] + own[step][1]) / 2, places=5)
+        # The ranks saw different examples (else any rank's loss would pass for the mean).
+        self.assertTrue(any(abs(o[0] - o[1]) > 1e-3 for o in own.values()), own)
         evals = [json.loads(line) for line in lines if line.startswith('{"eval_loss"')]
         self.assertEqual([e["step"] for e in evals], [2, 4])
         for name in ("split.json", "adapter_config.json", "adapter_model.safetensors",
