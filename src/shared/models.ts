@@ -26,8 +26,6 @@ export interface ModelOption {
    * reuse is only taken when the new prompt provably starts with the cached tokens (kv-cache.ts).
    */
   reuseCache?: boolean;
-  /** What was checked against the repo's public files (documentation, shown nowhere). */
-  checked?: string;
   /** Where its files are (Hub layout), when not the app's model host: a training service. */
   host?: string;
   /** The Hub id of the original model, to fine-tune from (the training panel suggests it). */
@@ -42,8 +40,11 @@ export const MODELS: readonly ModelOption[] = [
     dtype: 'q4f16',
     fallback: { id: 'onnx-community/Llama-3.2-1B-Instruct', dtype: 'q4' },
     source: 'meta-llama/Llama-3.2-1B-Instruct',
-    checked:
-      'Template takes a system message; an assistant turn ends with <|eot_id|>, which the generation config names too. q4f16 ~1.25 GB; the q4 fallback (another repo) ~1.66 GB. Cache reuse on: Llama exports have plain per-layer past_key_values and the prefix check guards re-encoding.',
+    // Public files (issue 21's reading of the repo): q4f16 ~1.25 GB; template takes a system
+    // message and ends an assistant turn with <|eot_id|> (also in the generation config's eos);
+    // the q4 fallback repo ~1.66 GB. At run time the app checks the files exist, takes the sizes
+    // from their metadata and the end-of-turn token from the template. Cache reuse: on (plain
+    // per-layer past_key_values; reuse only where the prompt provably starts with the cache).
   },
   {
     value: 'phi-3.5-mini',
@@ -52,8 +53,9 @@ export const MODELS: readonly ModelOption[] = [
     dtype: 'q4f16',
     externalData: true,
     source: 'microsoft/Phi-3.5-mini-instruct',
-    checked:
-      'Template takes a system message; an assistant turn ends with <|end|> (found from the template, added to the stop ids). q4f16 only (~2.32 GB with its external data): needs shader-f16, no fallback. Cache reuse on, guarded by the prefix check.',
+    // Public files (issue 21's reading): q4f16 only, ~2.32 GB with its external data, so it needs
+    // shader-f16 (no fallback); template takes a system message and ends an assistant turn with
+    // <|end|>, found from the template and added to the stop ids. Cache reuse: on, prefix-checked.
   },
   {
     value: 'deepseek-r1-1.5b',
@@ -66,8 +68,11 @@ export const MODELS: readonly ModelOption[] = [
     // The model card: temperature 0.5-0.7 (0.6) to avoid endless repetition, no system prompt; the
     // reasoning needs room, so 2,048 new tokens.
     recommended: { temperature: 0.6, topP: 0.95, maxNewTokens: 2048, systemPrompt: '' },
-    checked:
-      'Template puts a system message before the first turn, ends an assistant turn with <｜end▁of▁sentence｜> (the generation config eos) and opens <think> itself. q4f16 ~1.38 GB, q4 ~1.97 GB (same repo). Recommended settings from the model card. Cache reuse on, guarded by the prefix check (the template drops the reasoning of earlier turns, so the prompt differs from the cache and reuse is skipped then).',
+    // Public files (issue 21's reading): q4f16 ~1.38 GB, q4 ~1.97 GB in the same repo; template
+    // puts a system message before the first turn, opens <think> itself and ends an assistant turn
+    // with <｜end▁of▁sentence｜> (the generation config's eos). Recommended settings from the model
+    // card. Cache reuse: on; the template drops earlier reasoning, so the prompt rarely starts
+    // with the cache and reuse is then skipped (a full prefill), never wrong.
   },
   {
     value: 'gemma-2-2b-jpn',
@@ -77,8 +82,11 @@ export const MODELS: readonly ModelOption[] = [
     // Offered only where the host has its files (the plan checks before a load).
     fallback: { id: 'onnx-community/gemma-2-2b-jpn-it', dtype: 'q4' },
     source: 'google/gemma-2-2b-jpn-it',
-    checked:
-      "Template raises 'System role not supported': the system prompt goes at the start of the first user message. Its generation config names only <eos> (1); the template's end of turn <end_of_turn> (107) is added to the stop ids. The q4 fallback is checked for before it is offered.",
+    // Public files (issue 21's reading): template raises 'System role not supported' (the
+    // system prompt goes at the start of the first user message, found by rendering it); the
+    // generation config names only <eos> (1), not <end_of_turn> (107), which the template gives.
+    // A q4 variant is most likely absent: it is offered only where its files exist. Cache reuse:
+    // on, prefix-checked (the tests' gemma-like model reuses it exactly).
   },
 ];
 

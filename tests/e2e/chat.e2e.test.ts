@@ -130,13 +130,14 @@ describe('chat in Chromium', () => {
       expect(await page.getByRole('button', { name: 'Retry' }).isVisible()).toBe(true);
       await shot(browser, 'load-error');
 
-      // Choosing another model recovers; a missing weights file is named.
+      // Choosing another model recovers; a missing weights file is named before any download
+      // (the plan reads the files' metadata), and Load stays disabled.
       await chooseModel(page, /missing-weights/);
-      expect(await page.getByRole('alert').count()).toBe(0);
-      await page.getByRole('button', { name: 'Load model' }).click();
+      expect(await page.locator('.load-error').count()).toBe(0);
       await expect
-        .poll(() => alert.textContent(), { timeout: 60_000 })
-        .toMatch(/could not be downloaded.*onnx\/model\.onnx/);
+        .poll(() => alert.first().textContent(), { timeout: 60_000 })
+        .toBe('local/missing-weights has no fp32 variant: onnx/model.onnx not found.');
+      expect(await page.getByRole('button', { name: 'Load model' }).isDisabled()).toBe(true);
 
       // A repo without tokenizer files says so.
       await chooseModel(page, /missing-model/);

@@ -7,7 +7,7 @@ import {
   selectSettings,
   type chatMachine,
 } from '../../machines/chatMachine';
-import { describeRecommended } from '../../shared/generation-settings';
+import { describeRecommended } from '../../shared/recommended-settings';
 import { SettingsForm } from '../settings/SettingsForm';
 
 export function SettingsPanel({ chat }: { chat: ActorRefFrom<typeof chatMachine> }) {

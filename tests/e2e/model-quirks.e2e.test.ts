@@ -1,0 +1,254 @@
+/**
+ * The real families' quirks in Chromium, on tiny models whose templates behave like them
+ * (scripts/make-tiny-model.mjs): the built app, the real worker, transformers.js on SwiftShader.
+ * Expected replies come from the same models run greedily by transformers.js in Node (CPU), the
+ * way the worker runs them (tests/node/cache-reuse.ts), without cache reuse.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ServerResponse } from 'node:http';
+import { ModelRegistry } from '@huggingface/transformers';
+import { formatBytes } from '../../src/shared/format-bytes';
+import {
+  ask,
+  chooseModel,
+  launch,
+  loadModel,
+  serveDist,
+  serveModels,
+  type Browser,
+  type RunningServer,
+} from './harness';
+import {
+  FAMILY,
+  generateTinyModels,
+  loadModel as loadInNode,
+  serveForTransformers,
+} from '../node/family-models';
+import { runConversation } from '../node/cache-reuse';
+
+let app: RunningServer;
+let models: RunningServer;
+/** A second server for transformers.js in Node (the expected replies). */
+let nodeHub: Awaited<ReturnType<typeof serveForTransformers>>;
+/** Every model-file request: the file, and whether it was a metadata probe (Range: bytes=0-0). */
+const requests: { repo: string; file: string; probe: boolean; status: number }[] = [];
+
+const REPOS: Record<string, string> = Object.fromEntries(
+  Object.values(FAMILY).map((f) => [f.id, f.dir]),
+);
+
+/** Records each request, then lets the harness serve it (the file, or a 404). */
+function record(repo: string, file: string, res: ServerResponse): boolean {
+  const range = res.req.headers.range;
+  const dir = REPOS[repo];
+  let status = 404;
+  try {
+    if (dir && statSync(join(dir, file)).isFile()) status = range ? 206 : 200;
+  } catch {
+    status = 404;
+  }
+  requests.push({ repo, file, probe: range === 'bytes=0-0', status });
+  return false;
+}
+
+const MAX_TOKENS = 48;
+const url = (dtype = 'fp32') =>
+  `${app.url}?modelHost=${encodeURIComponent(models.url)}&extraModel=${Object.keys(REPOS).join(',')}&extraDtype=${dtype}&maxTokens=${MAX_TOKENS}`;
+
+async function openSettings(browser: Browser) {
+  const { page } = browser;
+  if (!(await page.getByLabel('System prompt').isVisible()))
+    await page.getByText('Generation settings').click();
+}
+
+const generated = async (browser: Browser) =>
+  Number(
+    /Generated (\d+) tokens/.exec((await browser.page.locator('.speed').textContent()) ?? '')?.[1],
+  );
+
+beforeAll(async () => {
+  generateTinyModels();
+  app = await serveDist();
+  models = await serveModels(REPOS, record);
+  nodeHub = await serveForTransformers(REPOS);
+});
+
+afterAll(async () => {
+  await app?.close();
+  await models?.close();
+  await nodeHub?.close();
+});
+
+describe('the real families, as a user meets them', () => {
+  it('gemma-like: a system prompt reaches the model with no error; the reply ends at <end_of_turn>, counted up to it', async () => {
+    const browser = await launch({ webgpu: true });
+    try {
+      const { page } = browser;
+      await page.goto(url());
+      await loadModel(page, /tiny-gemma/);
+      await openSettings(browser);
+      await page.getByLabel('System prompt').fill('Answer in one word.');
+      const reply = await ask(page, 'Tell me about music.');
+
+      const node = await loadInNode(FAMILY.gemma.id);
+      try {
+        const expected = await runConversation(node.model, node.tokenizer, {
+          modelId: FAMILY.gemma.id,
+          turns: ['Tell me about music.'],
+          reuse: false,
+          maxNewTokens: MAX_TOKENS,
+          systemPrompt: 'Answer in one word.',
+        });
+        const ids = expected.replies[0] ?? [];
+        const eot = node.tokenizer.encode('<end_of_turn>', { add_special_tokens: false })[0];
+        // The template's end of turn ended it, well before the limit.
+        expect(ids.at(-1)).toBe(eot);
+        expect(ids.length).toBeLessThan(MAX_TOKENS);
+        expect(reply.trim()).toBe((expected.texts[0] ?? '').trim());
+        expect(await generated(browser)).toBe(ids.length);
+      } finally {
+        await node.model.dispose();
+      }
+      expect(await page.locator('.load-error, .chat-error').count()).toBe(0);
+      expect(await page.getByText('System role not supported').count()).toBe(0);
+      expect(browser.foreignRequests).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('cache reuse: three turns give the replies of a full recompute', async () => {
+    const browser = await launch({ webgpu: true });
+    try {
+      const { page } = browser;
+      await page.goto(url());
+      await loadModel(page, /tiny-llama-bare/);
+      const turns = ['Write about music.', 'More.', 'The end.'];
+      const replies: string[] = [];
+      // The bubble ends with the limit note when a reply ran to the limit (not part of the reply).
+      for (const turn of turns)
+        replies.push((await ask(page, turn)).replace(/Reached the \d+-token limit$/, '').trim());
+
+      const node = await loadInNode(FAMILY.llamaBare.id);
+      try {
+        const expected = await runConversation(node.model, node.tokenizer, {
+          modelId: FAMILY.llamaBare.id,
+          turns,
+          reuse: false,
+          maxNewTokens: MAX_TOKENS,
+        });
+        expect(replies).toEqual(expected.texts.map((t) => t.trim()));
+      } finally {
+        await node.model.dispose();
+      }
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('R1-like: a new conversation starts with its recommended settings, shown as such', async () => {
+    const browser = await launch({ webgpu: true });
+    try {
+      const { page } = browser;
+      await page.goto(url());
+      await loadModel(page, /tiny-r1/);
+      await openSettings(browser);
+      // From its generation_config.json (do_sample, temperature 0.6, top p 0.95).
+      await expect.poll(() => page.getByLabel('Temperature').inputValue()).toBe('0.6');
+      expect(await page.getByLabel('Top p').inputValue()).toBe('0.95');
+      expect(await page.getByText(/Recommended for this model/).textContent()).toContain(
+        'temperature 0.6, top p 0.95',
+      );
+      // A user's own choice wins, until a new conversation.
+      await page.getByLabel('Temperature').fill('1.1');
+      await page.getByRole('button', { name: 'New chat' }).click();
+      await expect.poll(() => page.getByLabel('Temperature').inputValue()).toBe('0.6');
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('a missing variant is never downloaded; the message names what is missing; the size shown is the served bytes', async () => {
+    const browser = await launch({ webgpu: true });
+    try {
+      const { page } = browser;
+      // q4: the tiny models have only onnx/model.onnx (fp32).
+      await page.goto(url('q4'));
+      await chooseModel(page, /tiny-gemma/);
+      await expect
+        .poll(() => page.getByRole('alert').first().textContent(), { timeout: 30_000 })
+        .toBe('local/tiny-gemma has no q4 variant: onnx/model_q4.onnx not found.');
+      expect(await page.getByRole('button', { name: 'Load model' }).isDisabled()).toBe(true);
+      // Only the metadata probe asked for it: no download was tried.
+      const q4 = requests.filter((r) => r.repo === FAMILY.gemma.id && r.file.endsWith('_q4.onnx'));
+      expect(q4.length).toBeGreaterThan(0);
+      expect(q4.filter((r) => !r.probe)).toEqual([]);
+
+      // fp32 exists: its size is the sum of the files the plan checked, as served.
+      await page.goto(url('fp32'));
+      await chooseModel(page, /tiny-r1/);
+      const line = page.getByText(/^Download size:/);
+      await expect.poll(() => line.isVisible(), { timeout: 30_000 }).toBe(true);
+      // The files transformers.js would download for this variant, as they lie on the server.
+      const files = await ModelRegistry.get_files(FAMILY.r1.id, {
+        dtype: 'fp32',
+        device: 'webgpu',
+        include_processor: false,
+      });
+      const bytes = files.reduce((sum, f) => sum + statSync(join(FAMILY.r1.dir, f)).size, 0);
+      expect(files).toContain('onnx/model.onnx');
+      expect(await line.textContent()).toContain(`Download size: ${formatBytes(bytes)} (`);
+      // The picker shows it too, once known.
+      await page.getByRole('button', { name: /^Model:/ }).click();
+      expect(await page.getByRole('option', { name: /tiny-r1/ }).textContent()).toContain(
+        formatBytes(bytes),
+      );
+      await page.keyboard.press('Escape');
+      expect(browser.foreignRequests).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('bad input: no chat template, or a template that raises, fails the load with a clear message; the conversation is kept', async () => {
+    const browser = await launch({ webgpu: true });
+    try {
+      const { page } = browser;
+      await page.goto(url());
+      await loadModel(page, /tiny-llama-bare/);
+      await ask(page, 'Keep this.');
+      const modelFiles = () =>
+        requests.filter(
+          (r) => r.repo === FAMILY.noTemplate.id && r.file.endsWith('.onnx') && !r.probe,
+        );
+
+      await chooseModel(page, /tiny-no-template/);
+      await page.getByRole('button', { name: 'Load model' }).click();
+      const alert = page.locator('.load-error');
+      await expect
+        .poll(() => alert.textContent(), { timeout: 60_000 })
+        .toContain(
+          'local/tiny-no-template has no chat template (its tokenizer_config.json sets no chat_template), so it cannot be used for chat.',
+        );
+      // Found from the tokenizer, before the weights were downloaded.
+      expect(modelFiles()).toEqual([]);
+
+      await chooseModel(page, /tiny-bad-template/);
+      await page.getByRole('button', { name: 'Load model' }).click();
+      await expect
+        .poll(() => alert.textContent(), { timeout: 60_000 })
+        .toContain(
+          'The chat template of local/tiny-bad-template fails on a plain user message: This template only renders tool calls',
+        );
+      // Nothing lost: the conversation is still on screen.
+      expect(await page.locator('.bubble-user').first().textContent()).toBe('Keep this.');
+      expect(readFileSync(join(FAMILY.badTemplate.dir, 'tokenizer_config.json'), 'utf8')).toContain(
+        'raise_exception',
+      );
+    } finally {
+      await browser.close();
+    }
+  });
+});
