@@ -136,16 +136,17 @@ def looks_like_path(value: str) -> bool:
     return value.startswith(("/", "./", "../", "~")) or os.path.exists(value)
 
 
-def check_base_model_path(base_model: str) -> None:
+def check_base_model_path(base_model: str) -> str:
     """A local base model must be a folder with a config.json (checked before any heavy import);
-    anything else is taken for a Hub id."""
+    anything else is taken for a Hub id. Returns the value to load (`~` expanded)."""
     if not looks_like_path(base_model):
-        return
+        return base_model
     folder = os.path.expanduser(base_model)
     if not os.path.isdir(folder):
         fail(f"base model folder not found: {base_model}")
     if not os.path.isfile(os.path.join(folder, "config.json")):
         fail(f"{base_model} is not a causal language model (no config.json in the folder)")
+    return folder
 
 
 def causal_lm_problem(config) -> str | None:
@@ -255,10 +256,13 @@ def encode(tokenizer, entry: dict[str, str], max_len: int) -> tuple[list[int], l
 
 def encode_all(tokenizer, entries, max_len: int, say) -> dict[int, tuple[list[int], list[int]]]:
     """Encoded entries by their index in the data file; entries with no room for an answer token
-    are skipped with a warning, and none left is bad input."""
+    are skipped with a warning, and none left is bad input, as is a chat template that fails."""
     encoded = {}
     for index, entry in enumerate(entries):
-        example = encode(tokenizer, entry, max_len)
+        try:
+            example = encode(tokenizer, entry, max_len)
+        except Exception as error:  # noqa: BLE001 - jinja2's TemplateError, raise_exception(), …
+            fail(f"the base model's chat template fails on entry {index}: {one_line(error)}")
         if example is None:
             say(f"warning: entry {index} is longer than max_len ({max_len} tokens) once templated "
                 "(the prompt alone fills it): skipped")
@@ -295,7 +299,7 @@ def load_base(args, dtype, say):
     try:
         tokenizer = AutoTokenizer.from_pretrained(args.base_model)
         model = AutoModelForCausalLM.from_pretrained(args.base_model, dtype=dtype)
-    except OSError as error:
+    except (OSError, ValueError) as error:
         fail(f"could not load base model {args.base_model}: {one_line(error)}")
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
@@ -413,7 +417,7 @@ def main(argv: list[str] | None = None) -> int:
         fail(str(error))
     check_packages(args.web_export)
     entries = load_dataset(args.data_file)
-    check_base_model_path(args.base_model)
+    args.base_model = check_base_model_path(args.base_model)
     report = Reporter(dist)
 
     import torch
@@ -477,7 +481,7 @@ def main(argv: list[str] | None = None) -> int:
     step = 0
     cursor = 0
     total = args.max_steps
-    pad = tokenizer.pad_token_id
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0  # masked anyway
     report.step(0, total)
     while step < total:
         batch = [examples[(cursor + i) % len(examples)] for i in range(args.batch_size)]

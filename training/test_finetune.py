@@ -114,7 +114,15 @@ class SplitTest(unittest.TestCase):
 
 class BaseModelPathTest(unittest.TestCase):
     def test_hub_ids_are_not_checked_here(self):
-        finetune.check_base_model_path("meta-llama/Llama-3.2-3B-Instruct")
+        self.assertEqual(finetune.check_base_model_path("meta-llama/Llama-3.2-3B-Instruct"),
+                         "meta-llama/Llama-3.2-3B-Instruct")
+
+    def test_home_folder_is_expanded(self):
+        with tempfile.TemporaryDirectory(dir=os.path.expanduser("~")) as folder:
+            with open(os.path.join(folder, "config.json"), "w") as handle:
+                handle.write("{}")
+            value = "~/" + os.path.basename(folder)
+            self.assertEqual(finetune.check_base_model_path(value), folder)
 
     def test_missing_folder(self):
         for value in ("/nonexistent/model", "./no-such-model", "../no-such-model"):

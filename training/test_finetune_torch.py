@@ -276,6 +276,18 @@ class BadInputTest(unittest.TestCase):
         self.assertEqual(finetune.causal_lm_problem(BertConfig()), "model_type bert")
         self.assertEqual(finetune.causal_lm_problem(BartConfig()), "model_type bart")
 
+    def test_chat_template_that_fails(self):
+        broken = os.path.join(TMP, "bad-template")
+        shutil.copytree(LLAMA, broken, dirs_exist_ok=True)
+        with open(os.path.join(broken, "tokenizer_config.json"), encoding="utf-8") as handle:
+            config = json.load(handle)
+        config["chat_template"] = ("{% for m in messages %}{{ raise_exception('This template only "
+                                   "renders tool calls') }}{% endfor %}")
+        with open(os.path.join(broken, "tokenizer_config.json"), "w", encoding="utf-8") as handle:
+            json.dump(config, handle)
+        self.assert_bad_input("the base model's chat template fails on entry 0: This template "
+                              "only renders tool calls", base=broken)
+
     def test_every_entry_too_long(self):
         last = self.assert_bad_input("every entry is longer than max_len (8 tokens)",
                                      "--max_len", "8")
