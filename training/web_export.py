@@ -47,13 +47,19 @@ Q4_BLOCK_SIZE = 32
 # transformers.js_config.use_external_data_format, which is how transformers.js knows to fetch them.
 EXTERNAL_DATA_THRESHOLD = 2_000_000_000
 # Logits tolerance per variant: max |ONNX - PyTorch| <= ATOL * max(1, max |PyTorch logit|).
-ATOL = {"fp32": 1e-4, "fp16": 2e-2, "q4": 0.25, "q4f16": 0.25}
+ATOL = {"fp32": 1e-4, "fp16": 2e-2, "q4": 0.3, "q4f16": 0.3}
+# Tokens are compared where PyTorch's top-1 lead over the runner-up is at least
+# CLEAR * max(1, max |PyTorch logit|); smaller leads are near-ties (recorded, not compared).
+CLEAR = {"fp32": 1e-4, "fp16": 2e-2, "q4": 0.1, "q4f16": 0.1}
 MIN_DECODE_STEPS = 16       # decode steps always run
 MIN_TOKENS_COMPARED = 16    # clear-margin steps wanted for the token comparison
 MAX_DECODE_STEPS = 48       # decoding stops here even when fewer clear steps were found
+# ONNX Runtime's intra-op threads for the checks (0: its default, one per core). Tests on a shared
+# machine set 1: spinning worker threads there cost far more than they bring for tiny models.
+ORT_THREADS = 0
 CHECK_PROMPT = "In one sentence, what is the capital of France and why is it famous?"
 RULE = (
-    "Reference: the merged PyTorch model (fp32), greedy, on the chat-templated prompt. Each ONNX file "
+    "Reference: the merged PyTorch model (fp32, eager attention), greedy, on the chat-templated prompt. Each ONNX file "
     "runs in ONNX Runtime fed as transformers.js feeds it (empty past from the file's input "
     "metadata, position_ids = cumsum(attention_mask) - 1): a prefill, then one decode step per "
     "PyTorch greedy token, each fed the cache the previous step returned (at least "
@@ -61,7 +67,8 @@ RULE = (
     "clear-margin steps are seen). Logits: max |ONNX - PyTorch| over the vocabulary (prefill: "
     "every prompt position; decode: the new position) <= tolerance = atol * max(1, max |PyTorch "
     "logit|) at every step. Tokens: at every step where PyTorch's top-1 logit leads the runner-up "
-    "by at least the tolerance (a clear margin), the ONNX argmax equals PyTorch's; steps below "
+    "by at least clear * max(1, max |PyTorch logit|) (a clear margin), the ONNX argmax equals "
+    "PyTorch's; steps below "
     "that margin are near-ties, recorded but not compared. When fewer than "
     f"{MIN_TOKENS_COMPARED} clear steps exist, the token comparison is recorded as inconclusive "
     "and the logits check alone decides."
@@ -351,7 +358,9 @@ def check_variant(path: str, reference: dict, num_layers: int, variant: str) -> 
     import numpy as np
     import onnxruntime as ort
 
-    session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = ORT_THREADS
+    session = ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
     result = {"tolerance": None, "steps": [], "passed": False, "failure": None}
     try:
         result["io"] = io_contract(session, num_layers)
@@ -361,8 +370,9 @@ def check_variant(path: str, reference: dict, num_layers: int, variant: str) -> 
     outputs = [o.name for o in session.get_outputs()]
     scale = max(1.0, max(float(np.abs(lg).max()) for lg in reference["logits"]))
     tol = ATOL[variant] * scale
-    result["tolerance"] = {"atol": ATOL[variant], "logit_scale": scale, "max_abs_diff": tol,
-                           "clear_margin": tol}
+    clear_margin = CLEAR[variant] * scale
+    result["tolerance"] = {"atol": ATOL[variant], "clear": CLEAR[variant], "logit_scale": scale,
+                           "max_abs_diff": tol, "clear_margin": clear_margin}
     prompt, tokens, margins = reference["prompt"], reference["tokens"], reference["margins"]
     ids = np.array([prompt], dtype=np.int64)
     mask = np.ones((1, len(prompt)), dtype=np.int64)
@@ -380,7 +390,7 @@ def check_variant(path: str, reference: dict, num_layers: int, variant: str) -> 
         diff = float(np.abs(logits - ref_logits).max()) if np.isfinite(logits).all() else float("inf")
         token = int(np.argmax(logits[-1]))
         margin = margins[step]
-        clear = margin >= tol
+        clear = margin >= clear_margin
         agree = token == tokens[step]
         if clear:
             compared += 1
@@ -501,7 +511,10 @@ def _build(merged_dir: str, out: str, config: dict, variants: tuple, say, starte
     say(f"browser export of {config.get('model_type')} ({', '.join(variants)}): "
         "torch.onnx.export, then ONNX Runtime fp16 / 4-bit")
     tokenizer = AutoTokenizer.from_pretrained(merged_dir)
-    model = AutoModelForCausalLM.from_pretrained(merged_dir, dtype=torch.float32).eval()
+    # Eager attention for the reference as well as the export: it is the models' own definition
+    # (SDPA silently drops Gemma2's attention soft-capping, so Gemma2 under SDPA is another model).
+    model = AutoModelForCausalLM.from_pretrained(merged_dir, dtype=torch.float32,
+                                                 attn_implementation="eager").eval()
     layers = model.config.num_hidden_layers
     prompt = _prompt_ids(tokenizer)
     t0 = time.monotonic()
@@ -520,7 +533,7 @@ def _build(merged_dir: str, out: str, config: dict, variants: tuple, say, starte
                          "q4f16": "q4, then fp16 as above"},
         "versions": _versions(),
         "check": {"prompt": CHECK_PROMPT, "prompt_tokens": len(prompt), "rule": RULE,
-                  "atol": ATOL, "reference_seconds": round(reference_seconds, 3)},
+                  "atol": ATOL, "clear": CLEAR, "reference_seconds": round(reference_seconds, 3)},
         "notes": _notes(config),
         "variants": {},
         "published": [],
@@ -530,7 +543,6 @@ def _build(merged_dir: str, out: str, config: dict, variants: tuple, say, starte
     # fp32: the export itself, checked; the base of the others.
     fp32_path = os.path.join(onnx_dir, FILE_NAMES["fp32"])
     t0 = time.monotonic()
-    model.set_attn_implementation("eager")  # traced as plain ops: softcapping, masks, no SDPA
     try:
         data_name = _export_fp32(model, fp32_path)
     except Exception as error:  # noqa: BLE001 - reported as a skip with the exporter's words

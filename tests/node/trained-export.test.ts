@@ -1,0 +1,173 @@
+/**
+ * The trainer's browser export (training/web_export.py) loaded by the REAL transformers.js code
+ * path (onnxruntime-node, CPU) from a loopback server laid out like the Hub: every exported
+ * variant of tiny trained models generates what the merged PyTorch model generates.
+ *
+ * `training/make_test_export.py OUTDIR` (run in beforeAll with the trainer's .venv) teaches tiny
+ * Llama and Gemma2 models one answer, exports them, and writes PyTorch's greedy tokens for a fixed
+ * chat prompt (and a second turn) to OUTDIR/expected.json.
+ *
+ * Rule: fp32 generates exactly PyTorch's 16 tokens. fp16, q4 and q4f16 generate PyTorch's tokens up
+ * to the first near-tie (a step where PyTorch's top-1 lead is below the variant's clear margin from
+ * export.json); the taught fixtures have no near-tie in 16 steps, and the test asserts that, so
+ * for them all 16 tokens are compared too.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  AutoModelForCausalLM,
+  AutoTokenizer,
+  Tensor,
+  env,
+  type DynamicCache,
+  type PreTrainedModel,
+} from '@huggingface/transformers';
+import { ROOT, serveModels, type RunningServer } from '../e2e/harness';
+
+interface Turn {
+  messages: { role: string; content: string }[];
+  prompt_ids: number[];
+  greedy: number[];
+  margins: number[];
+}
+interface ExportedModel {
+  web: string;
+  published: string[];
+  single: Turn;
+  multi_turn: Turn;
+  export: Record<string, { passed: boolean; clear_margin: number | null; max_abs_diff: number }>;
+}
+interface Expected {
+  new_tokens: number;
+  models: Record<string, ExportedModel>;
+}
+
+const KINDS = ['llama', 'gemma2'] as const;
+const VARIANTS = ['fp32', 'fp16', 'q4', 'q4f16'] as const;
+const PYTHON = join(ROOT, '.venv', 'bin', 'python');
+
+let outDir: string;
+let cacheDir: string;
+let server: RunningServer;
+let expected: Expected;
+
+const repoId = (kind: string) => `local/trained-${kind}`;
+
+function ids(t: Tensor): number[] {
+  return ((t.tolist() as bigint[][])[0] ?? []).map(Number);
+}
+
+function model(kind: string): ExportedModel {
+  const m = expected.models[kind];
+  if (!m) throw new Error(`make_test_export.py wrote no ${kind} model`);
+  return m;
+}
+
+/** How many leading tokens the rule compares for `variant` (see the file comment). */
+function comparedSteps(m: ExportedModel, turn: Turn, variant: string): number {
+  if (variant === 'fp32') return turn.greedy.length;
+  const clear = m.export[variant]?.clear_margin;
+  if (clear == null) throw new Error(`export.json has no clear margin for ${variant}`);
+  const firstTie = turn.margins.findIndex((margin) => margin < clear);
+  return firstTie === -1 ? turn.greedy.length : firstTie;
+}
+
+beforeAll(() => {
+  outDir = mkdtempSync(join(tmpdir(), 'trained-export-'));
+  execFileSync(PYTHON, [join(ROOT, 'training', 'make_test_export.py'), outDir, ...KINDS], {
+    cwd: ROOT,
+    stdio: 'pipe',
+    timeout: 540_000,
+  });
+  expected = JSON.parse(readFileSync(join(outDir, 'expected.json'), 'utf8')) as Expected;
+}, 600_000);
+
+beforeAll(async () => {
+  server = await serveModels(Object.fromEntries(KINDS.map((k) => [repoId(k), model(k).web])));
+  env.allowLocalModels = false;
+  env.allowRemoteModels = true;
+  env.remoteHost = server.url;
+  cacheDir = mkdtempSync(join(tmpdir(), 'trained-export-cache-'));
+  env.useFSCache = true;
+  env.cacheDir = cacheDir;
+  env.useBrowserCache = false;
+});
+
+afterAll(async () => {
+  await server?.close();
+  if (cacheDir) rmSync(cacheDir, { recursive: true, force: true });
+  if (outDir) rmSync(outDir, { recursive: true, force: true });
+});
+
+describe.each(KINDS)('trained tiny %s exported by training/web_export.py', (kind) => {
+  it('publishes every variant under transformers.js file names', () => {
+    const m = model(kind);
+    expect(m.published).toEqual([...VARIANTS]);
+    for (const name of ['model.onnx', 'model_fp16.onnx', 'model_q4.onnx', 'model_q4f16.onnx']) {
+      expect(existsSync(join(m.web, 'onnx', name))).toBe(true);
+    }
+    // The taught model has no near-tie in 16 steps, so the rule compares every token.
+    for (const variant of VARIANTS) {
+      expect(comparedSteps(m, m.single, variant)).toBe(expected.new_tokens);
+    }
+  });
+
+  it.each(VARIANTS)(
+    '%s: transformers.js generates what PyTorch generates, feeding the cache dtype the file declares',
+    async (variant) => {
+      const m = model(kind);
+      const tokenizer = await AutoTokenizer.from_pretrained(repoId(kind));
+      const lm: PreTrainedModel = await AutoModelForCausalLM.from_pretrained(repoId(kind), {
+        dtype: variant,
+        device: 'cpu',
+      });
+      try {
+        const session = (
+          lm.sessions as Record<
+            string,
+            { inputNames: string[]; inputMetadata: { name: string; type?: string }[] }
+          >
+        ).model;
+        expect(session?.inputNames.slice(0, 3)).toEqual([
+          'input_ids',
+          'attention_mask',
+          'position_ids',
+        ]);
+        const half = variant === 'fp16' || variant === 'q4f16';
+        const pastTypes = new Set(
+          session?.inputMetadata
+            .filter((meta) => meta.name.startsWith('past_key_values.'))
+            .map((meta) => meta.type),
+        );
+        expect([...pastTypes]).toEqual([half ? 'float16' : 'float32']);
+
+        for (const turn of [m.single, m.multi_turn]) {
+          const inputs = tokenizer.apply_chat_template(turn.messages, {
+            add_generation_prompt: true,
+            return_dict: true,
+          }) as { input_ids: Tensor; attention_mask: Tensor };
+          expect(ids(inputs.input_ids)).toEqual(turn.prompt_ids);
+          const out = (await lm.generate({
+            ...inputs,
+            max_new_tokens: expected.new_tokens,
+            min_new_tokens: expected.new_tokens,
+            do_sample: false,
+            return_dict_in_generate: true,
+          })) as { sequences: Tensor; past_key_values: DynamicCache };
+          const generated = ids(out.sequences).slice(turn.prompt_ids.length);
+          const n = comparedSteps(m, turn, variant);
+          expect(generated.slice(0, n)).toEqual(turn.greedy.slice(0, n));
+          // What transformers.js fed back as the past: the present tensors, in the file's dtype.
+          const cache = out.past_key_values as unknown as Record<string, Tensor>;
+          expect(cache['past_key_values.0.key']?.type).toBe(half ? 'float16' : 'float32');
+          await out.past_key_values.dispose();
+        }
+      } finally {
+        await lm.dispose();
+      }
+    },
+  );
+});

@@ -1,0 +1,274 @@
+"""training/web_export.py with real torch, ONNX and ONNX Runtime on tiny models made from a config
+(training/tiny_models.py, taught one answer for a second so that greedy decoding has clear margins,
+as a fine-tuned model has): npm run test:python."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+from unittest import mock
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import make_test_export  # noqa: E402
+import web_export  # noqa: E402
+from tiny_models import KINDS, make_tiny_model  # noqa: E402
+
+ALL = ["fp32", "fp16", "q4", "q4f16"]
+
+
+def make_taught(kind: str, dest: str) -> str:
+    """A tiny `kind` model taught make_test_export's answer (gemma2 with a sliding window of 8,
+    shorter than the check prompt, so that the window is in play)."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    make_tiny_model(kind, dest)
+    if kind == "gemma2":
+        path = os.path.join(dest, "config.json")
+        with open(path, encoding="utf-8") as handle:
+            config = json.load(handle)
+        config["sliding_window"] = 8
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump(config, handle)
+    model = AutoModelForCausalLM.from_pretrained(dest, dtype=torch.float32,
+                                                 attn_implementation="eager")
+    make_test_export.teach(model, AutoTokenizer.from_pretrained(dest))
+    model.save_pretrained(dest)
+    return dest
+
+
+class Log:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def __call__(self, text: str) -> None:
+        self.lines.append(text)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+class WebExportTest(unittest.TestCase):
+    tmp: str
+    models: dict[str, str]
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        import torch
+        torch.set_num_threads(1)
+        cls.ort_threads = mock.patch.object(web_export, "ORT_THREADS", 1)
+        cls.ort_threads.start()
+        cls.tmp = tempfile.mkdtemp(prefix="web-export-test.")
+        cls.models = {kind: make_taught(kind, os.path.join(cls.tmp, "models", kind))
+                      for kind in KINDS}
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        cls.ort_threads.stop()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def out(self, name: str) -> str:
+        return os.path.join(self.tmp, "out", name, "web")
+
+    def assert_nothing_written(self, web: str) -> None:
+        self.assertFalse(os.path.exists(web), web)
+        self.assertFalse(os.path.exists(web + ".partial"), web + ".partial")
+
+    def test_every_family_exports_every_variant_that_passes_its_checks(self):
+        import onnxruntime as ort
+
+        for kind, merged in self.models.items():
+            with self.subTest(kind=kind):
+                web, log = self.out(kind), Log()
+                report = web_export.export_web(merged, web, log)
+                self.assertEqual(report["published"], ALL, log.text)
+                self.assertEqual(report["failed"], [])
+                self.assertFalse(os.path.exists(web + ".partial"))
+                with open(os.path.join(web, "export.json"), encoding="utf-8") as handle:
+                    self.assertEqual(json.load(handle), json.loads(json.dumps(report)))
+                names = sorted(os.listdir(os.path.join(web, "onnx")))
+                self.assertEqual(names, ["model.onnx", "model_fp16.onnx", "model_q4.onnx",
+                                         "model_q4f16.onnx"])
+                for name in ("config.json", "generation_config.json", "tokenizer.json"):
+                    self.assertTrue(os.path.isfile(os.path.join(web, name)), name)
+                with open(os.path.join(web, "tokenizer_config.json"), encoding="utf-8") as handle:
+                    self.assertIn("chat_template", json.load(handle))
+                with open(os.path.join(web, "config.json"), encoding="utf-8") as handle:
+                    self.assertNotIn("transformers.js_config", json.load(handle))
+                layers = 2
+                for variant in ALL:
+                    entry = report["variants"][variant]
+                    self.assertTrue(entry["passed"], f"{kind} {variant}: {entry['failure']}")
+                    self.assertTrue(entry["published"])
+                    self.assertLessEqual(entry["max_abs_diff"], entry["tolerance"]["max_abs_diff"])
+                    self.assertGreaterEqual(entry["decode_steps"], 16)
+                    self.assertEqual(entry["steps"][0]["kind"], "prefill")
+                    self.assertEqual(entry["tokens_agreed"], entry["tokens_compared"])
+                    self.assertGreaterEqual(entry["tokens_compared"], 16, f"{kind} {variant}")
+                    self.assertEqual(entry["tokens"], "agree")
+                    self.assertEqual(entry["bytes"], os.path.getsize(os.path.join(web, entry["file"])))
+                    self.assertIsNone(entry["external_data"])
+                    self.assertGreater(entry["seconds"]["check"], 0)
+                    self.assertIn(f"{variant} ok", log.text)
+                    # The io transformers.js needs: its names, a batch_size symbol, fixed kv heads
+                    # and head dim, the past's dtype returned as present (float16 for fp16/q4f16).
+                    session = ort.InferenceSession(os.path.join(web, entry["file"]),
+                                                   providers=["CPUExecutionProvider"])
+                    inputs = {i.name: i for i in session.get_inputs()}
+                    self.assertEqual(list(inputs)[:3], ["input_ids", "attention_mask",
+                                                        "position_ids"])
+                    half = variant in ("fp16", "q4f16")
+                    past_type = "tensor(float16)" if half else "tensor(float)"
+                    for i in range(layers):
+                        for part in ("key", "value"):
+                            meta = inputs[f"past_key_values.{i}.{part}"]
+                            self.assertEqual(meta.type, past_type)
+                            self.assertEqual(meta.shape[0], "batch_size")
+                            self.assertIsInstance(meta.shape[1], int)
+                            self.assertIsInstance(meta.shape[3], int)
+                    outputs = {o.name: o for o in session.get_outputs()}
+                    self.assertEqual(outputs["logits"].type, "tensor(float)")
+                    self.assertEqual(outputs["present.1.value"].type, past_type)
+                fp32 = report["variants"]["fp32"]
+                self.assertLessEqual(fp32["max_abs_diff"], 1e-4 * fp32["tolerance"]["logit_scale"])
+                self.assertEqual(report["model_type"], "llama" if kind.startswith("llama") else kind)
+                self.assertIn("rule", report["check"])
+                self.assertIn("versions", report)
+                q4 = report["variants"]["q4"]
+                self.assertLess(q4["bytes"], fp32["bytes"])
+
+    def test_a_variant_that_fails_its_check_is_left_out_and_logged(self):
+        real_q4 = web_export._to_q4
+
+        def broken_q4(proto):
+            # A quantiser that garbles its output: the 4-bit scales of every layer multiplied.
+            from onnx import numpy_helper
+            out = real_q4(proto)
+            for init in out.graph.initializer:
+                if init.name.endswith("_scales"):
+                    init.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(init) * 3,
+                                                          init.name))
+            return out
+
+        web, log = self.out("broken-q4"), Log()
+        with mock.patch.object(web_export, "_to_q4", broken_q4):
+            report = web_export.export_web(self.models["llama"], web, log)
+        self.assertEqual(report["published"], ["fp32", "fp16"])
+        self.assertEqual(report["failed"], ["q4", "q4f16"])
+        self.assertEqual(sorted(os.listdir(os.path.join(web, "onnx"))),
+                         ["model.onnx", "model_fp16.onnx"])
+        for variant in ("q4", "q4f16"):
+            entry = report["variants"][variant]
+            self.assertFalse(entry["passed"])
+            self.assertFalse(entry["published"])
+            self.assertGreater(entry["max_abs_diff"], entry["tolerance"]["max_abs_diff"])
+            self.assertIn("logits differ by", entry["failure"])
+            self.assertRegex(log.text, rf"{variant} FAILED its check \(step 0: logits differ by")
+        with open(os.path.join(web, "export.json"), encoding="utf-8") as handle:
+            self.assertEqual(json.load(handle)["failed"], ["q4", "q4f16"])
+
+    def test_fp32_checked_against_another_model_skips_and_writes_nothing(self):
+        import torch
+        from transformers import AutoModelForCausalLM
+
+        other = AutoModelForCausalLM.from_pretrained(self.models["qwen2"], dtype=torch.float32,
+                                                     attn_implementation="eager")
+        real_reference = web_export.reference_run
+        web, log = self.out("wrong-reference"), Log()
+        with mock.patch.object(web_export, "reference_run",
+                               lambda _model, prompt, *a: real_reference(other, prompt, *a)):
+            with self.assertRaises(web_export.ExportSkipped) as caught:
+                web_export.export_web(self.models["llama"], web, log)
+        self.assertRegex(caught.exception.reason,
+                         r"^the fp32 ONNX export of this llama model does not match PyTorch \(step 0")
+        self.assertIn("fp32 FAILED its check", log.text)
+        self.assert_nothing_written(web)
+
+    def test_unsupported_architectures_are_skipped_with_the_reason(self):
+        from transformers import BertConfig, GPT2Config
+
+        for config in (GPT2Config(n_layer=1, n_embd=16, n_head=2, vocab_size=64),
+                       BertConfig(num_hidden_layers=1, hidden_size=16, num_attention_heads=2,
+                                  intermediate_size=32, vocab_size=64)):
+            with self.subTest(model_type=config.model_type):
+                merged = os.path.join(self.tmp, "unsupported", config.model_type)
+                config.save_pretrained(merged)
+                web = self.out(config.model_type)
+                with self.assertRaises(web_export.ExportSkipped) as caught:
+                    web_export.export_web(merged, web, Log())
+                reason = caught.exception.reason
+                self.assertIn(repr(config.model_type), reason)
+                self.assertIn("llama, qwen2, gemma2, phi3", reason)
+                self.assertEqual(str(caught.exception), reason)
+                self.assert_nothing_written(web)
+
+    def test_external_data_a_variant_subset_and_a_replaced_folder(self):
+        import onnx
+
+        web, log = self.out("external"), Log()
+        os.makedirs(os.path.join(web, "onnx"))
+        with open(os.path.join(web, "onnx", "model_fp16.onnx"), "w", encoding="utf-8") as handle:
+            handle.write("an older export")
+        with mock.patch.object(web_export, "EXTERNAL_DATA_THRESHOLD", 1):
+            report = web_export.export_web(self.models["llama_gqa_tied"], web, log,
+                                           variants=("fp32", "q4"))
+        self.assertEqual(report["published"], ["fp32", "q4"])
+        self.assertEqual(sorted(os.listdir(os.path.join(web, "onnx"))),
+                         ["model.onnx", "model.onnx_data", "model_q4.onnx", "model_q4.onnx_data"])
+        for variant, name in (("fp32", "model.onnx"), ("q4", "model_q4.onnx")):
+            entry = report["variants"][variant]
+            self.assertTrue(entry["passed"], entry["failure"])
+            self.assertEqual(entry["external_data"], name + "_data")
+            data = os.path.join(web, "onnx", name + "_data")
+            self.assertEqual(entry["bytes"], os.path.getsize(os.path.join(web, "onnx", name))
+                             + os.path.getsize(data))
+            self.assertGreater(os.path.getsize(data), os.path.getsize(os.path.join(web, "onnx", name)))
+            proto = onnx.load(os.path.join(web, "onnx", name), load_external_data=False)
+            locations = {kv.value for init in proto.graph.initializer
+                         for kv in init.external_data if kv.key == "location"}
+            self.assertEqual(locations, {name + "_data"})
+        with open(os.path.join(web, "config.json"), encoding="utf-8") as handle:
+            self.assertEqual(json.load(handle)["transformers.js_config"],
+                             {"use_external_data_format": {"model.onnx": 1, "model_q4.onnx": 1}})
+        self.assertFalse(os.path.exists(web + ".old"))
+
+
+class PureTest(unittest.TestCase):
+    def test_position_ids_and_empty_past_as_transformers_js_makes_them(self):
+        import numpy as np
+
+        mask = np.array([[0, 0, 1, 1, 1], [1, 1, 1, 1, 1]])
+        self.assertEqual(web_export.position_ids(mask, 5).tolist(),
+                         [[1, 1, 0, 1, 2], [0, 1, 2, 3, 4]])
+        self.assertEqual(web_export.position_ids(mask, 1).tolist(), [[2], [4]])
+
+        class Meta:
+            def __init__(self, name, shape, type_):
+                self.name, self.shape, self.type = name, shape, type_
+
+        class Session:
+            def get_inputs(self):
+                return [Meta("input_ids", ["batch_size", "sequence_length"], "tensor(int64)"),
+                        Meta("past_key_values.0.key", ["batch_size", 2, "past_sequence_length", 16],
+                             "tensor(float16)")]
+
+        past = web_export.empty_past(Session(), 3)
+        self.assertEqual(list(past), ["past_key_values.0.key"])
+        self.assertEqual(past["past_key_values.0.key"].shape, (3, 2, 0, 16))
+        self.assertEqual(past["past_key_values.0.key"].dtype, np.float16)
+
+    def test_supported_problem(self):
+        self.assertIsNone(web_export.supported_problem({"model_type": "phi3"}))
+        self.assertEqual(web_export.supported_problem({"model_type": "mistral",
+                                                        "architectures": ["MistralForCausalLM"]}),
+                         "the browser export supports decoder-only llama, qwen2, gemma2, phi3 "
+                         "models, and this one is model_type 'mistral' (MistralForCausalLM)")
+
+
+if __name__ == "__main__":
+    unittest.main()
