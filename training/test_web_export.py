@@ -192,7 +192,8 @@ class WebExportTest(unittest.TestCase):
     def test_unsupported_architectures_are_skipped_with_the_reason(self):
         from transformers import BertConfig, GPT2Config
 
-        for config in (GPT2Config(n_layer=1, n_embd=16, n_head=2, vocab_size=64),
+        for config in (GPT2Config(n_layer=1, n_embd=16, n_head=2, vocab_size=64, bos_token_id=0,
+                                  eos_token_id=0),
                        BertConfig(num_hidden_layers=1, hidden_size=16, num_attention_heads=2,
                                   intermediate_size=32, vocab_size=64)):
             with self.subTest(model_type=config.model_type):
