@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AutoModelForCausalLM,
   AutoTokenizer,
-  Tensor,
+  type Tensor,
   env,
   type DynamicCache,
   type PreTrainedModel,
