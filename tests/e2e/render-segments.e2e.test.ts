@@ -4,7 +4,9 @@
  * its rows into segments of frozen column widths, a list sizes the item being written apart. What
  * the user sees must not change: the paragraph keeps the whole render's line breaks, the rows stay
  * in the header's columns, the list is as tall as the whole render's, and the final DOM is the
- * whole render's. (jsdom has no layout, so the unit tests never split.)
+ * whole render's. A long answer rendered whole (in slices, one per frame) holds the main thread no
+ * longer than 100 ms at a time and ends as the whole render. (jsdom has no layout, so the unit
+ * tests never split.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from './harness';
@@ -69,4 +71,23 @@ describe('streamed open block split for layout', () => {
     expect(result.listMismatch).toBeNull();
     expect(result.same).toBe(true);
   }, 60_000);
+});
+
+describe('a long answer rendered whole (a saved conversation opened) in frames', () => {
+  it.each([
+    ['2,000 inline formulas in one paragraph', formulasText(2000)],
+    ['a 500 x 10 table', tableText(500, 10)],
+  ])(
+    "%s: no long task over 100 ms, and the final DOM is the whole render's",
+    async (_, text) => {
+      const result = await browser.page.evaluate(
+        ([t]) => window.harness.wholeInFrames(t ?? ''),
+        [text],
+      );
+      expect(result.same).toBe(true);
+      expect(result.frames).toBeGreaterThan(1);
+      expect(Math.max(0, ...result.longTasks)).toBeLessThanOrEqual(100);
+    },
+    600_000,
+  );
 });

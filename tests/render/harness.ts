@@ -5,7 +5,7 @@
 import { createStreamingRenderer, warmUpRenderer } from '../../src/ui/markdown/streaming-renderer';
 import { renderMarkdown } from '../../src/ui/markdown/markdown';
 import { loadKatex, typeset } from '../../src/ui/markdown/math';
-import { blocksHtml } from './shown-html';
+import { blocksHtml, normalize } from './shown-html';
 import '../../src/ui/markdown/markdown.css';
 
 const out = document.getElementById('out') as HTMLElement;
@@ -26,6 +26,45 @@ layoutAll.textContent = '.markdown .md-chunk { content-visibility: visible !impo
 document.head.append(layoutAll);
 
 const blocks = () => blocksHtml(out);
+
+/**
+ * The renderer's later slices, queued here and run by the timing functions one by one, each as a
+ * task of its own (what `requestAnimationFrame` does in the app), so each is timed alone.
+ */
+const slices: (() => void)[] = [];
+const manual = (task: () => void) => {
+  slices.push(task);
+  return () => {
+    const at = slices.indexOf(task);
+    if (at >= 0) slices.splice(at, 1);
+  };
+};
+
+/** Runs the queued slices; returns the time of each (ms, its layout included). */
+function runSlices(): number[] {
+  const times: number[] = [];
+  for (let task = slices.shift(); task; task = slices.shift()) {
+    const t0 = performance.now();
+    task();
+    void out.offsetHeight;
+    times.push(performance.now() - t0);
+  }
+  return times;
+}
+
+/** The renderer's slices in animation frames, as in the app. */
+const frames = (task: () => void) => {
+  const id = requestAnimationFrame(() => task());
+  return () => cancelAnimationFrame(id);
+};
+
+/** A whole render of `text` by marked + DOMPurify + KaTeX, as comparable HTML. */
+function referenceHtml(text: string): string {
+  const el = document.createElement('div');
+  el.innerHTML = renderMarkdown(text);
+  typeset(el);
+  return normalize(el.innerHTML);
+}
 
 /** A whole render of a text beside `out` (same width), to compare the streamed layout with. */
 const reference = document.createElement('div');
@@ -75,16 +114,49 @@ const harness = {
     s.finish(text);
     return { whole, streamed: out.innerHTML };
   },
-  /** Renders `text` whole (one `finish`, as for a finished message); returns the time (ms). */
-  wholeTimed(text: string): number {
+  /**
+   * Renders `text` whole (one `finish`, as for a finished message) in slices; returns the time
+   * from start to end (ms), the longest slice (the first, in `finish`, included) and the count.
+   */
+  wholeTimed(text: string): { total: number; longest: number; slices: number } {
     out.replaceChildren();
-    const r = createStreamingRenderer(out);
+    const r = createStreamingRenderer(out, { schedule: manual });
     const t0 = performance.now();
     r.finish(text);
     void out.offsetHeight;
-    const time = performance.now() - t0;
+    const times = [performance.now() - t0, ...runSlices()];
+    const total = performance.now() - t0;
     r.dispose();
-    return time;
+    return { total, longest: Math.max(...times), slices: times.length };
+  },
+  /**
+   * Renders `text` whole in animation frames as the app does, watching long tasks (over 50 ms,
+   * PerformanceObserver 'longtask'); returns their durations, the slices' count and whether the
+   * final DOM equals the reference whole render (marked + DOMPurify + KaTeX).
+   */
+  async wholeInFrames(
+    text: string,
+  ): Promise<{ longTasks: number[]; frames: number; same: boolean }> {
+    out.replaceChildren();
+    const longTasks: number[] = [];
+    const observer = new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) longTasks.push(entry.duration);
+    });
+    observer.observe({ type: 'longtask' });
+    const r = createStreamingRenderer(out, { schedule: frames });
+    await new Promise(requestAnimationFrame);
+    r.finish(text);
+    let count = 1;
+    while (r.pending) {
+      await new Promise(requestAnimationFrame);
+      count++;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the last long task reported
+    for (const entry of observer.takeRecords()) longTasks.push(entry.duration);
+    observer.disconnect();
+    const same = blocks() === referenceHtml(text);
+    r.dispose();
+    return { longTasks, frames: count, same };
   },
   /**
    * Streams `tokens` into the renderer while its container is hidden (`display: none`) from
@@ -180,19 +252,21 @@ const harness = {
   },
   /**
    * Streams `tokens` one per update; returns the time of each update from index `from` on (ms,
-   * including layout). The naive mode starts from the prefix directly (its cost depends only on
-   * the text length), the incremental one streams every token.
+   * including layout), and of each slice the renderer queued (a block's end), run after the update
+   * that queued it. The naive mode starts from the prefix directly (its cost depends only on the
+   * text length), the incremental one streams every token.
    */
   streamTimed(
     tokens: string[],
     mode: 'incremental' | 'naive' | 'naive+math',
     from = 0,
     layout = true,
-  ): number[] {
+  ): { times: number[]; slices: number[] } {
     const naive = mode !== 'incremental';
     out.replaceChildren();
-    const r = createStreamingRenderer(out);
+    const r = createStreamingRenderer(out, { schedule: manual });
     const times: number[] = [];
+    const later: number[] = [];
     let text = naive ? tokens.slice(0, from).join('') : '';
     for (let i = naive ? from : 0; i < tokens.length; i++) {
       const token = tokens[i] ?? '';
@@ -206,9 +280,14 @@ const harness = {
       }
       if (layout) void out.offsetHeight; // force layout: the cost the user pays
       if (i >= from) times.push(performance.now() - t0);
+      later.push(...runSlices());
     }
+    const t0 = performance.now();
     r.finish(text);
-    return times;
+    void out.offsetHeight;
+    later.push(performance.now() - t0, ...runSlices());
+    r.dispose();
+    return { times, slices: later };
   },
 };
 

@@ -15,6 +15,12 @@ const cancelFrame: (handle: number) => void =
     ? (handle) => cancelAnimationFrame(handle)
     : (handle) => window.clearTimeout(handle);
 
+/** The renderer's later slices (a long whole render, a long block's end), one per frame. */
+const inNextFrame = (task: () => void) => {
+  const handle = nextFrame(task);
+  return () => cancelFrame(handle);
+};
+
 // This module is loaded lazily (when a model is ready): warm the renderer and KaTeX up when idle.
 if (typeof window !== 'undefined' && typeof window.requestIdleCallback === 'function')
   window.requestIdleCallback(() => void warmUpRenderer(), { timeout: 2000 });
@@ -22,7 +28,9 @@ if (typeof window !== 'undefined' && typeof window.requestIdleCallback === 'func
 /**
  * An assistant message as sanitized Markdown with math. The div is owned by a streaming renderer
  * (React never sets its children): while streaming, updates are coalesced to one per animation
- * frame and each re-renders only the open block; when streaming ends the final text renders at once.
+ * frame and each re-renders only the open block; when streaming ends the final text renders, at
+ * once when short, otherwise in slices of a frame each (the content grows as they land; unmounting
+ * or a new text cancels them).
  */
 export function AssistantMarkdown({ content, streaming }: { content: string; streaming: boolean }) {
   const ref = useRef<HTMLDivElement>(null);
@@ -33,7 +41,7 @@ export function AssistantMarkdown({ content, streaming }: { content: string; str
   useLayoutEffect(() => {
     const el = ref.current;
     if (!el) return;
-    const r = createStreamingRenderer(el);
+    const r = createStreamingRenderer(el, { schedule: inNextFrame });
     renderer.current = r;
     return () => {
       if (frame.current !== null) cancelFrame(frame.current);

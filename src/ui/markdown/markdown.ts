@@ -211,9 +211,8 @@ export function renderMarkdown(markdown: string): string {
 }
 
 /**
- * Whether `text` starts with `prefix`. A streamed message is checked against the text shown last
- * on every update: V8's `startsWith` compares character by character (0.2 ms at 30 KB), string
- * equality of a slice compares memory (microseconds).
+ * Whether `text` starts with `prefix`, checked on every update against the text shown last: V8's
+ * `startsWith` compares character by character, string equality of a slice compares memory.
  */
 export function extendsText(text: string, prefix: string): boolean {
   return text.length >= prefix.length && text.slice(0, prefix.length) === prefix;

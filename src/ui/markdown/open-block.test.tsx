@@ -8,7 +8,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Tokens } from 'marked';
 import { createStreamingRenderer } from './streaming-renderer';
-import { splitPoint } from './open-block';
+import { splitPoint } from './open-paragraph';
 import { lex, renderMarkdown } from './markdown';
 import { loadKatex, typeset } from './math';
 import {
@@ -82,6 +82,68 @@ describe('heavy open blocks: streamed DOM equals the whole render', () => {
     },
     120_000,
   );
+});
+
+describe('a whole render in slices (finish with a schedule) ends as the whole render', () => {
+  /** Slices run by hand, each under a budget far smaller than the work. */
+  function sliced(text: string, before = ''): { el: HTMLElement; slices: number } {
+    const queue: (() => void)[] = [];
+    const el = document.createElement('div');
+    const r = createStreamingRenderer(el, {
+      schedule: (task) => {
+        queue.push(task);
+        return () => queue.splice(queue.indexOf(task), 1);
+      },
+    });
+    if (before) r.update(before);
+    r.finish(text);
+    let slices = 1;
+    for (let task = queue.shift(); task; task = queue.shift()) {
+      expect(r.pending).toBe(true);
+      task();
+      slices++;
+    }
+    expect(r.pending).toBe(false);
+    expect(html(el)).toBe(full(text));
+    expect(el.querySelector('.md-open, .md-live, .md-seg, li[style]')).toBeNull();
+    return { el, slices };
+  }
+
+  it.each([
+    ['a 60 x 4 table', tableText(60, 4)],
+    ['80 inline formulas in one line', formulasText(80)],
+    ['a 30-deep nested list', nestedListText(30)],
+    ['a 200-line code fence', codeFenceText(200)],
+    ['the 1,000-token answer', answer(1000).join('')],
+  ])(
+    '%s',
+    (_, text) => {
+      expect(sliced(text).slices).toBeGreaterThan(1);
+    },
+    120_000,
+  );
+
+  it('goes on from the text streamed so far, and a new text cancels the slices left', () => {
+    const text = formulasText(80);
+    sliced(text, text.slice(0, 1000));
+    const queue: (() => void)[] = [];
+    const el = document.createElement('div');
+    const r = createStreamingRenderer(el, {
+      schedule: (task) => {
+        queue.push(task);
+        return () => queue.splice(queue.indexOf(task), 1);
+      },
+    });
+    r.finish(text);
+    expect(queue).toHaveLength(1);
+    r.finish('Another *text*.');
+    expect(queue).toHaveLength(0); // the slices of the first text were cancelled
+    expect(html(el)).toBe(full('Another *text*.'));
+    r.finish(text);
+    r.dispose();
+    expect(queue).toHaveLength(0);
+    expect(el.childNodes).toHaveLength(0);
+  }, 120_000);
 });
 
 describe('finished parts of the open block are kept, not rendered again', () => {

@@ -1,11 +1,9 @@
-/** The open block when it is a table (see open-block.ts). */
-import type { Tokens, TokensList } from 'marked';
+/** The open block when it is a table (see block.ts). */
+import type { Tokens } from 'marked';
 import { lex } from './markdown';
 import { nodes } from './nodes';
-import type { OpenBlock } from './open-block';
+import type { Links, OpenBlock } from './block';
 import { appendPlain, plainText, type PlainText } from './plain-text';
-
-type Links = TokensList['links'];
 
 /** Finished rows per segment of a streamed table (see `tableBlock`). */
 const SEGMENT_ROWS = 8;
@@ -17,8 +15,8 @@ const FREEZE_ROWS = 32;
  * grows: once FREEZE_ROWS rows are finished, the column widths are measured (once) and frozen
  * (`table-layout: fixed` + `<colgroup>`), and later rows go into further tables of SEGMENT_ROWS
  * rows with the same widths inside one scrolling wrapper, so an update lays out only the last
- * segment. When the table is complete its rows move back into one table (the whole render's DOM,
- * automatic column widths again).
+ * segment. When the table is complete its rows move back into one table in slices (`settle`: the
+ * whole render's DOM, automatic column widths again).
  */
 export function tableBlock(token: Tokens.Table, links: Links): OpenBlock | null {
   const lines = token.raw.split('\n');
@@ -119,16 +117,27 @@ export function tableBlock(token: Tokens.Table, links: Links): OpenBlock | null 
         const row = live.at(-1);
         cell = !final && row instanceof HTMLTableRowElement ? lastCell(row, rowLines.at(-1)) : null;
       } else cell = null;
-      if (final && wrapper) {
-        // One table again, as the whole render has it.
-        const first = table.tBodies[0];
-        for (const t of [...wrapper.querySelectorAll('table')].slice(1))
-          first?.append(...(t.tBodies[0]?.rows ?? []));
-        table.querySelector('colgroup')?.remove();
-        wrapper.replaceWith(table);
-        element = table;
-        wrapper = null;
+    },
+    settle(size) {
+      // The segments' rows go back into the first table, a few at a time (each move styles the
+      // rows moved and lays out the first table, still of fixed widths); then one table again.
+      if (!wrapper) return true;
+      const first = table.tBodies[0];
+      for (let moved = 0; moved < size;) {
+        const next = table.nextElementSibling;
+        if (!(next instanceof HTMLTableElement)) break;
+        const row = next.tBodies[0]?.rows[0];
+        if (row && first) {
+          first.append(row);
+          moved++;
+        } else next.remove();
       }
+      if (table.nextElementSibling) return false;
+      table.querySelector('colgroup')?.remove();
+      wrapper.replaceWith(table);
+      element = table;
+      wrapper = null;
+      return true;
     },
     append(delta) {
       if (!cell) return false;

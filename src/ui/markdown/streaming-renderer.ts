@@ -18,15 +18,45 @@
 import type { Token, Tokens, TokensList } from 'marked';
 import { extendsText, lex, renderTokens, sanitizeToFragment } from './markdown';
 import { loadKatex, typeset } from './math';
-import { openBlockFor, type OpenBlock } from './open-block';
+import type { OpenBlock } from './block';
+import { openBlockFor } from './open-block';
 
 export interface StreamingRenderer {
   /** Renders the message so far (the full text, not a delta). */
   update(fullText: string): void;
-  /** The message is complete: final render (of `fullText`, or of the last text given). */
+  /**
+   * The message is complete: final render (of `fullText`, or of the last text given). With a
+   * `schedule`, long work goes on in slices after the first (see `RendererOptions`).
+   */
   finish(fullText?: string): void;
-  /** Empties the container. */
+  /** Whether slices are still to run (only with a `schedule`). */
+  readonly pending: boolean;
+  /** Empties the container and cancels the slices still to run. */
   dispose(): void;
+}
+
+export interface RendererOptions {
+  /**
+   * Runs `task` later, in a task of its own (e.g. the next animation frame); returns a cancel
+   * function. Given, a whole render (`finish` of text not shown yet) and a long block's end run in
+   * slices of about SLICE_MS each, so the page never freezes; the message grows as they land.
+   * Not given, everything is done at once (tests, the warm-up).
+   */
+  schedule?: (task: () => void) => () => void;
+}
+
+/** Main-thread time a slice may take, and the time its units aim at. */
+const SLICE_MS = 12;
+const UNIT_MS = 6;
+/** The first and the smallest step of each kind of work (an update costs some time whatever its size). */
+const CHARS = { first: 400, least: 100 };
+const NODES = { first: 64, least: 8 };
+
+/** A resumable piece of work: does about `size` units, returns true when nothing is left. */
+interface Job {
+  run(size: number): boolean;
+  size: number;
+  least: number;
 }
 
 const REFERENCE_DEFINITION = /^ {0,3}\[[^\]]+\]:/m;
@@ -82,7 +112,10 @@ export function finishedCount(tokens: Token[], tail: string): number {
   return count;
 }
 
-export function createStreamingRenderer(container: HTMLElement): StreamingRenderer {
+export function createStreamingRenderer(
+  container: HTMLElement,
+  { schedule }: RendererOptions = {},
+): StreamingRenderer {
   /** The last text rendered and its committed prefix (finished blocks). */
   let text = '';
   let committed = '';
@@ -98,8 +131,55 @@ export function createStreamingRenderer(container: HTMLElement): StreamingRender
   let chunk: HTMLElement | null = null;
   /** Reference definitions in finished blocks. */
   let links: TokensList['links'] = {};
+  /** Work left for later slices, the whole render among it (and the text it renders). */
+  let jobs: Job[] = [];
+  let whole: { job: Job; text: string } | null = null;
+  let cancelSlice: (() => void) | null = null;
+
+  /** Runs jobs for one slice, forcing the layout each unit causes so it is measured here. */
+  const slice = () => {
+    cancelSlice = null;
+    const start = performance.now();
+    while (jobs.length > 0 && performance.now() - start < SLICE_MS) {
+      const job = jobs[0] as Job;
+      const t0 = performance.now();
+      const done = job.run(job.size);
+      void container.offsetHeight;
+      const took = performance.now() - t0;
+      if (done) {
+        jobs.shift();
+        if (whole?.job === job) whole = null;
+      } else if (took < UNIT_MS / 2) job.size *= 2;
+      else if (took > UNIT_MS) job.size = Math.max(job.least, Math.floor(job.size / 2));
+    }
+    if (jobs.length > 0 && schedule) cancelSlice = schedule(slice);
+  };
+
+  /** Queues `run`; without a schedule it runs to the end now. */
+  const queue = (
+    run: (size: number) => boolean,
+    { first, least }: { first: number; least: number },
+  ): Job => {
+    const job = { run, size: first, least };
+    if (!schedule) {
+      while (!run(Infinity));
+      return job;
+    }
+    jobs.push(job);
+    cancelSlice ??= schedule(slice);
+    return job;
+  };
+
+  const dropWhole = () => {
+    if (whole) jobs = jobs.filter((job) => job !== whole?.job);
+    whole = null;
+  };
 
   const reset = () => {
+    cancelSlice?.();
+    cancelSlice = null;
+    jobs = [];
+    whole = null;
     container.replaceChildren();
     text = '';
     committed = '';
@@ -176,6 +256,9 @@ export function createStreamingRenderer(container: HTMLElement): StreamingRender
       openBlock.sync(true);
       while (open.childNodes.length > 1) open.lastChild?.remove();
       open.className = 'md-block';
+      // A block split for layout while it streamed becomes one element again, in slices.
+      const ending = openBlock;
+      if (ending.settle?.(0) === false) queue((size) => ending.settle?.(size) ?? true, NODES);
       open = null;
       openBlock = null;
       newlyDone.shift();
@@ -216,17 +299,43 @@ export function createStreamingRenderer(container: HTMLElement): StreamingRender
     }
   };
 
+  /** The whole render in slices: the text streamed in steps sized to fit a slice, then final. */
+  const renderWhole = (fullText: string) => {
+    let at = extendsText(fullText, text) && !finished ? text.length : 0;
+    const job: Job = queue((size) => {
+      at = Math.min(fullText.length, at + size);
+      render(fullText.slice(0, at), at === fullText.length);
+      return at === fullText.length;
+    }, CHARS);
+    whole = { job, text: fullText };
+    cancelSlice?.();
+    slice(); // the first slice now: a short message shows at once
+  };
+
   return {
-    update: (fullText) => render(fullText, false),
+    update(fullText) {
+      dropWhole();
+      render(fullText, false);
+    },
     finish(fullText = text) {
-      if (!REFERENCE_DEFINITION.test(fullText)) return render(fullText, true);
-      if (finished && fullText === text) return;
-      // Reference links can change earlier blocks: one full render settles them.
-      reset();
-      const tokens = lex(fullText);
-      appendFinished(block(renderTokens(tokens, tokens.links), 'md-block'));
-      text = committed = fullText;
-      finished = true;
+      if (whole?.text === fullText) return;
+      dropWhole();
+      if (REFERENCE_DEFINITION.test(fullText)) {
+        if (finished && fullText === text) return;
+        // Reference links can change earlier blocks: one full render settles them (at once: such
+        // definitions are rare in model output).
+        reset();
+        const tokens = lex(fullText);
+        appendFinished(block(renderTokens(tokens, tokens.links), 'md-block'));
+        text = committed = fullText;
+        finished = true;
+        return;
+      }
+      if (schedule && !(finished && fullText === text)) renderWhole(fullText);
+      else render(fullText, true);
+    },
+    get pending() {
+      return jobs.length > 0;
     },
     dispose: reset,
   };
