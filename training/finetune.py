@@ -419,8 +419,15 @@ def main(argv: list[str] | None = None) -> int:
     entries = load_dataset(args.data_file)
     args.base_model = check_base_model_path(args.base_model)
     report = Reporter(dist)
+    # Library progress bars ("Loading weights: 100%| 21/21") would read as this run's progress: the
+    # service takes the last `current/total` it sees. Only the `step N/M` lines say where we are.
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
     import torch
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
 
     random.seed(args.seed)
     torch.manual_seed(args.seed)

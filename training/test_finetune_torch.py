@@ -398,3 +398,26 @@ class ExportTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ProgressLinesTest(unittest.TestCase):
+    """The service reads the last `current/total` in the output as the run's progress: a library's
+    progress bar ("Loading weights: 100%| 21/21") once showed a run at 100 % and "Saving…" from its
+    first step. Only the trainer's own `step N/M` lines may carry such a count."""
+
+    def test_only_step_lines_count(self):
+        import re
+        import subprocess
+
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("TRANSFORMERS_VERBOSITY", "HF_HUB_DISABLE_PROGRESS_BARS")}
+        result = subprocess.run(
+            [sys.executable, os.path.join(os.path.dirname(__file__), "finetune.py"),
+             "--base_model", LLAMA, "--data_file", write_json(QA, "progress.json"),
+             "--output_dir", output_dir("progress"), "--max_steps", "2", "--no-web-export"],
+            capture_output=True, text=True, env=env, timeout=300)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        counted = [line for line in (result.stdout + result.stderr).replace("\r", "\n").splitlines()
+                   if re.search(r"\d+\s*/\s*\d+", line) and not line.startswith("{")]
+        self.assertEqual([line for line in counted if not re.fullmatch(r"step \d+/\d+", line)],
+                         [], "lines the service would read as progress")

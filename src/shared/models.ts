@@ -138,7 +138,7 @@ export function trainedModelOption(model: TrainedModel, serviceUrl: string): Mod
   const fallback = preferred === 'q4f16' && plain ? { id: model.id, dtype: plain } : undefined;
   return {
     value: model.id,
-    label: `${model.name} (fine-tuned)`,
+    label: `${model.name} (${model.role === 'base' ? 'base, exported' : 'fine-tuned'})`,
     id: model.id,
     dtype: preferred,
     ...(fallback ? { fallback } : {}),

@@ -1,18 +1,29 @@
 /**
  * Train → chat in Chromium: the built app against the real training service (in this process, on
- * a free loopback port, fixture trainers as its only script root). The fixture trainer
- * (service/test/fixtures/hf-trainer.mjs) prints what a Hugging Face Trainer prints (a tqdm bar
- * and `{'loss': …}` dicts) at FIXTURE_STEP_MS per step, then copies the repo's tiny model into
- * `<output_dir>/web/`. The page starts the run, is reloaded mid-run and finds it again, draws the
- * loss curve, loads the result with "Load in chat" (files from the service's /trained/ routes),
- * chats with it, and finds it in the model picker after a reload. Then the bad inputs: a web/
- * folder without weights or tokenizer, a reused output folder, the service stopped mid-load.
- * Every non-loopback request is aborted and asserted absent.
+ * a free loopback port). The first test runs the REAL trainer, training/finetune.py, in the
+ * project's .venv (real torch): full fine-tuning of a tiny random-weight Llama made from a config
+ * (training/tiny_models.py) on a Q/A file until it has learnt the answers, with a held-out entry
+ * and the base exported too; the page attaches to the run, is reloaded mid-run and finds it again,
+ * draws the training and held-out loss, loads the result with "Load in chat" (files from the
+ * service's /trained/ routes, as exported and checked by training/web_export.py), asks a trained
+ * question at temperature 0, and the reply equals PyTorch's greedy answer from merged/ and the
+ * dataset's answer. The other tests keep the fixture trainer (service/test/fixtures/hf-trainer.mjs)
+ * for the faults: a web/ folder without weights or tokenizer, a reused output folder, the service
+ * stopped mid-load. Every non-loopback request is aborted and asserted absent.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyFileSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
-import type { RunInfo } from '../../src/shared/training-api';
+import { TRAINING_PARAMS, type RunInfo } from '../../src/shared/training-api';
+import { rougeLF1 } from '../../src/shared/rouge-l';
 import {
   ROOT,
   SCREENSHOT_DIR,
@@ -25,8 +36,11 @@ import {
 } from './harness';
 import {
   BASE_MODEL,
+  REAL_TRAINER,
   TRAINER,
+  VENV_PYTHON,
   listedModels,
+  startRunViaApi,
   startTrainingService,
   trainViaApi,
   type TestTrainingService,
@@ -34,20 +48,50 @@ import {
 
 const DOCS = join(ROOT, 'docs');
 const VIEWPORT = { width: 1440, height: 900 };
-/** 120 steps (the panel's max_steps) at 120 ms: about 15 s, room for a reload mid-run. */
-const STEP_MS = '120';
+/** Short answers a tiny byte-level model can learn in a couple of hundred steps. */
+const HARBOUR = [
+  { prompt: 'What colour is the harbour lighthouse?', completion: 'It is red and white.' },
+  { prompt: 'When does the ferry leave?', completion: 'At nine every morning.' },
+  { prompt: 'Who runs the fish market?', completion: 'Marta runs it.' },
+  { prompt: 'How deep is the harbour?', completion: 'Twelve metres at high tide.' },
+  { prompt: 'What is the town famous for?', completion: 'Its smoked herring.' },
+  { prompt: 'Where do the boats go in winter?', completion: 'Into the north dock.' },
+];
+/** The reply cap (`?maxTokens=`) and PyTorch's `max_new_tokens` alike. */
+const MAX_TOKENS = 40;
 
 let app: RunningServer;
 const services: TestTrainingService[] = [];
 
-async function startService() {
-  const svc = await startTrainingService(app.url.replace(/\/$/, ''));
+async function startService(options: { realTrainer?: boolean } = {}) {
+  const svc = await startTrainingService(app.url.replace(/\/$/, ''), options);
   services.push(svc);
   return svc;
 }
 
-function pageUrl(svc: TestTrainingService) {
-  return `${app.url}?trainingUrl=${svc.url}&maxTokens=16`;
+function pageUrl(svc: TestTrainingService, maxTokens = 16) {
+  return `${app.url}?trainingUrl=${svc.url}&maxTokens=${maxTokens}`;
+}
+
+/** PyTorch's greedy answer from the merged model for `prompt`, chat-templated as the app does. */
+function pytorchAnswer(mergedDir: string, prompt: string): string {
+  const script = [
+    'import json, sys',
+    'from transformers import AutoModelForCausalLM, AutoTokenizer',
+    'path, prompt, n = sys.argv[1], sys.argv[2], int(sys.argv[3])',
+    'model = AutoModelForCausalLM.from_pretrained(path)',
+    'tok = AutoTokenizer.from_pretrained(path)',
+    "ids = tok.apply_chat_template([{'role': 'user', 'content': prompt}], add_generation_prompt=True, return_tensors='pt', return_dict=True)['input_ids']",
+    'out = model.generate(ids, max_new_tokens=n, do_sample=False)',
+    'print(json.dumps(tok.decode(out[0][ids.shape[1]:], skip_special_tokens=True)))',
+  ].join('\n');
+  const printed = execFileSync(VENV_PYTHON, ['-c', script, mergedDir, prompt, String(MAX_TOKENS)], {
+    encoding: 'utf8',
+    env: { ...process.env, HF_HUB_OFFLINE: '1', TRANSFORMERS_VERBOSITY: 'error' },
+  });
+  const text: unknown = JSON.parse(printed.trim().split('\n').at(-1) ?? '""');
+  if (typeof text !== 'string') throw new Error(`unexpected reference output: ${printed}`);
+  return text;
 }
 
 async function fillForm(browser: Browser, outputDir: string) {
@@ -80,85 +124,119 @@ afterAll(async () => {
 });
 
 describe('train → chat in Chromium', () => {
-  it('start a run, reload mid-run, loss curve, Load in chat, a reply, the model in the picker after a reload', async () => {
-    const svc = await startService();
-    process.env.FIXTURE_STEP_MS = STEP_MS;
+  it('the real trainer: full fine-tuning learns the answers; the page attaches, Load in chat answers as PyTorch does', async () => {
+    const svc = await startService({ realTrainer: true });
+    const base = join(svc.base, 'models', 'tiny-base');
+    execFileSync(VENV_PYTHON, [join(ROOT, 'training', 'tiny_models.py'), 'llama', base], {
+      stdio: 'ignore',
+    });
+    writeFileSync(join(svc.base, 'data', 'harbour.json'), JSON.stringify(HARBOUR));
     const browser = await launch({ webgpu: true, viewport: VIEWPORT });
     try {
       const { page } = browser;
-      await page.goto(pageUrl(svc));
-      let panel = await fillForm(browser, 'out/tiny-chat');
-      await panel.getByRole('button', { name: 'Train Model' }).click();
-      await panel.getByRole('button', { name: 'Training...' }).waitFor();
-
-      // Mid-run: the loss curve with the last loss beside it.
-      const curve = panel.getByRole('img', { name: /^Training loss by step: \d+ points/ });
-      await curve.waitFor({ timeout: 30_000 });
-      expect(await panel.getByText('Last loss').isVisible()).toBe(true);
-      expect(svc.service.runs.list()[0]?.state).toBe('running');
-
-      // Reload: the page finds the run on the service, without pressing Train Model.
-      await page.reload();
-      panel = page.getByRole('region', { name: 'Fine-tuning' });
+      // The panel's lr (2e-4, the spec's) teaches a random-weight tiny model nothing in 120 steps
+      // (loss 6.4 → 4.9), so this run is started over the API, as curl would, at lr 1e-2 for 200
+      // steps (loss → ~0.03); the page attaches to it as it does to any run on the service.
+      const runId = await startRunViaApi(svc, {
+        script_path: REAL_TRAINER,
+        output_dir: 'out/harbour',
+        data_file: 'data/harbour.json',
+        base_model: base,
+        ...TRAINING_PARAMS,
+        max_steps: 200,
+        lr: 1e-2,
+        method: 'full',
+        eval_fraction: 0.2,
+        export_base: true,
+      });
+      await page.goto(pageUrl(svc, MAX_TOKENS));
+      let panel = page.getByRole('region', { name: 'Fine-tuning' });
+      await panel.getByText('Trainer: torch 2.').waitFor({ timeout: 60_000 });
       const bar = panel.getByRole('progressbar', { name: 'Training progress' });
       await bar.waitFor({ timeout: 60_000 });
-      expect(await panel.getByRole('button', { name: 'Training...' }).isDisabled()).toBe(true);
-      expect(await panel.getByRole('button', { name: 'Cancel' }).isEnabled()).toBe(true);
-      await expect
-        .poll(() => panel.locator('pre').textContent(), { timeout: 10_000 })
-        .toMatch(/'loss': \d/);
-      await curve.waitFor({ timeout: 30_000 });
-      const mid = Number(await bar.getAttribute('aria-valuenow'));
-      expect(mid).toBeGreaterThan(0);
-      expect(mid).toBeLessThan(100);
-      // Loss falls as the fixture prints it: 2.5 / (1 + step / 4).
-      const lossText = await panel.locator('.training-stats dd').first().textContent();
-      expect(Number(lossText)).toBeGreaterThan(0);
-      expect(Number(lossText)).toBeLessThan(2.5);
+      // Training and held-out loss, each named, with the last held-out loss in text.
+      const curve = panel.getByRole('img', {
+        name: /^Training loss by step: \d+ points, last loss [\d.]+ at step \d+; held-out loss: \d+ points/,
+      });
+      await curve.waitFor({ timeout: 180_000 });
+      expect(await panel.getByText('Held-out loss', { exact: true }).isVisible()).toBe(true);
+
+      // Reload mid-run: the page finds the run on the service again, without Train Model.
+      if (svc.service.runs.get(runId).state === 'running') {
+        await page.reload();
+        panel = page.getByRole('region', { name: 'Fine-tuning' });
+        await panel
+          .getByRole('progressbar', { name: 'Training progress' })
+          .or(panel.getByText('✅ Training finished!'))
+          .first()
+          .waitFor({ timeout: 60_000 });
+      }
       await curve.evaluate((el) => el.scrollIntoView({ block: 'center' }));
       await shot(browser, 'screenshot-training-loss');
 
-      await panel.getByText('✅ Training finished!').waitFor({ timeout: 60_000 });
-      const [run] = svc.service.runs.list();
-      expect(run).toMatchObject({ state: 'succeeded', current: 120, total: 120 });
-      expect(run?.model_id).toBe('trained/tiny-chat');
-      expect(await curve.getAttribute('aria-label')).toMatch(/last loss 0\.0\d+ at step 120$/);
+      await panel.getByText('✅ Training finished!').waitFor({ timeout: 300_000 });
+      const run = svc.service.runs.get(runId);
+      expect(run).toMatchObject({
+        state: 'succeeded',
+        exit_code: 0,
+        method: 'full',
+        model_id: 'trained/harbour',
+        base_model_id: 'trained/harbour-base',
+      });
+      // It learnt: the last training loss is a small fraction of the first.
+      const metrics = svc.service.runs.metrics(runId);
+      const { points } = await metrics;
+      expect(points.at(-1)?.loss ?? 99).toBeLessThan((points[0]?.loss ?? 0) / 4);
+      // The held-out entry is in split.json and was not among the trained ones.
+      const split = JSON.parse(readFileSync(join(run.output_dir, 'split.json'), 'utf8')) as {
+        held_out: { prompt: string }[];
+        train_indices: number[];
+      };
+      expect(split.held_out).toHaveLength(1);
+      const trained = split.train_indices.map((i) => HARBOUR[i]);
+      expect(trained.map((e) => e?.prompt)).not.toContain(split.held_out[0]?.prompt);
+      const question = trained[0];
+      if (!question) throw new Error('no trained entry');
+      const reference = pytorchAnswer(join(run.output_dir, 'merged'), question.prompt);
 
-      // Load in chat: progress bars, then Ready!, files from the training service.
+      // Load in chat: per-file progress bars, then Ready!, files from the training service.
       await panel.getByRole('button', { name: 'Load in chat', exact: true }).click();
-      const fileBar = page.getByRole('progressbar', { name: 'onnx/model.onnx' });
-      await expect
-        .poll(() => fileBar.textContent(), { timeout: 30_000 })
-        .toMatch(/^onnx\/model\.onnx \(\d+\.\d{2}% of \d+\.\d{2}(kB|MB)\)$/);
+      await page
+        .getByRole('progressbar', { name: /^onnx\/model[a-z0-9_]*\.onnx$/ })
+        .first()
+        .waitFor({ timeout: 60_000 });
       await expect
         .poll(() => page.getByText('Ready!').isVisible(), { timeout: 120_000 })
         .toBe(true);
-      expect(svc.modelRequests).toContain('/trained/tiny-chat/resolve/main/onnx/model.onnx');
+      expect(
+        svc.modelRequests.some((r) => r.startsWith('/trained/harbour/resolve/main/onnx/')),
+      ).toBe(true);
       expect(await page.getByRole('button', { name: /^Model:/ }).textContent()).toContain(
-        'tiny-chat (fine-tuned)',
+        'harbour (fine-tuned)',
       );
 
-      // A reply from the trained model (random weights: any non-empty text) with its speed line.
-      const reply = await ask(page, 'Hello, fine-tuned model');
-      expect(reply.trim().length).toBeGreaterThan(0);
+      // A trained question at temperature 0 (the default): PyTorch's greedy answer, which is the
+      // dataset's answer (or very close to it).
+      const reply = await ask(page, question.prompt);
+      expect(reply.trim()).toBe(reference.trim());
+      expect(rougeLF1(reply, question.completion)).toBeGreaterThanOrEqual(0.8);
       expect(await page.locator('.speed-detail').textContent()).toMatch(
         /Decode: \d+\.\d{2} tokens\/s/,
       );
       await page.evaluate(() => window.scrollTo(0, 0));
       await shot(browser, 'screenshot-trained-chat');
 
-      // After a reload the trained model is in the picker (from GET /models).
+      // After a reload the trained model and its base are in the picker (from GET /models).
       await page.reload();
       await page.getByRole('button', { name: /^Model:/ }).click();
       await page
-        .getByRole('option', { name: /^tiny-chat \(fine-tuned\)/ })
+        .getByRole('option', { name: /^harbour \(fine-tuned\)/ })
         .waitFor({ timeout: 30_000 });
       expect(browser.foreignRequests).toEqual([]);
     } finally {
-      delete process.env.FIXTURE_STEP_MS;
       await browser.close();
     }
-  });
+  }, 600_000);
 
   it('web/ without weights or tokenizer: not listed, the run says why; a reused output folder is refused', async () => {
     const svc = await startService();

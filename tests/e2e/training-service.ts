@@ -9,7 +9,7 @@
 import { expect } from 'vitest';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { buildService, type TrainingService } from '../../service/src/app';
 import { loadConfig } from '../../service/src/config';
@@ -44,7 +44,14 @@ export interface TestTrainingService {
 
 const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
 
-export async function startTrainingService(allowedOrigin: string): Promise<TestTrainingService> {
+/** The real trainer, training/finetune.py, and the project's .venv interpreter that runs it. */
+export const REAL_TRAINER = join(ROOT, 'training', 'finetune.py');
+export const VENV_PYTHON = join(ROOT, '.venv', 'bin', 'python');
+
+export async function startTrainingService(
+  allowedOrigin: string,
+  options: { realTrainer?: boolean } = {},
+): Promise<TestTrainingService> {
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'train-chat-e2e-')));
   mkdirSync(join(base, 'data'));
   mkdirSync(join(base, 'out'));
@@ -56,7 +63,10 @@ export async function startTrainingService(allowedOrigin: string): Promise<TestT
     TRAINING_PORT: '0',
     TRAINING_BASE_DIR: base,
     TRAINING_DATA_DIR: join(base, 'service-data'),
-    TRAINING_SCRIPT_ROOTS: FIXTURES,
+    // With the real trainer, training/ is a script root too (and .venv its interpreter).
+    TRAINING_SCRIPT_ROOTS: options.realTrainer
+      ? [FIXTURES, join(ROOT, 'training')].join(delimiter)
+      : FIXTURES,
     TRAINING_DATA_ROOTS: join(base, 'data'),
     TRAINING_OUTPUT_ROOTS: join(base, 'out'),
     TRAINING_ALLOWED_ORIGINS: allowedOrigin,
@@ -138,6 +148,20 @@ export async function trainViaApi(
     for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
     Object.assign(process.env, saved);
   }
+}
+
+/** Starts a run over HTTP (as curl would) with this body; resolves with its id at once. */
+export async function startRunViaApi(
+  svc: TestTrainingService,
+  body: Record<string, unknown>,
+): Promise<string> {
+  const reply = await fetch(`${svc.url}/train`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  expect(reply.status, await reply.clone().text()).toBe(200);
+  return TrainResponseSchema.parse(await reply.json()).run_id;
 }
 
 export async function listedModels(svc: TestTrainingService) {
