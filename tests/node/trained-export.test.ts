@@ -46,6 +46,8 @@ interface Expected {
 }
 
 const KINDS = ['llama', 'gemma2'] as const;
+/** The llama model again, exported with its weights in `<file>_data` (as a model over 2 GB is). */
+const EXTERNAL = 'llama-external';
 const VARIANTS = ['fp32', 'fp16', 'q4', 'q4f16'] as const;
 const PYTHON = join(ROOT, '.venv', 'bin', 'python');
 
@@ -86,7 +88,9 @@ beforeAll(() => {
 }, 600_000);
 
 beforeAll(async () => {
-  server = await serveModels(Object.fromEntries(KINDS.map((k) => [repoId(k), model(k).web])));
+  server = await serveModels(
+    Object.fromEntries([...KINDS, EXTERNAL].map((k) => [repoId(k), model(k).web])),
+  );
   env.allowLocalModels = false;
   env.allowRemoteModels = true;
   env.remoteHost = server.url;
@@ -101,6 +105,60 @@ afterAll(async () => {
   if (cacheDir) rmSync(cacheDir, { recursive: true, force: true });
   if (outDir) rmSync(outDir, { recursive: true, force: true });
 });
+
+/** Loads `variant` of `kind` with transformers.js and checks its greedy output against PyTorch's. */
+async function checkVariant(kind: string, variant: (typeof VARIANTS)[number]): Promise<void> {
+  const m = model(kind);
+  const tokenizer = await AutoTokenizer.from_pretrained(repoId(kind));
+  const lm: PreTrainedModel = await AutoModelForCausalLM.from_pretrained(repoId(kind), {
+    dtype: variant,
+    device: 'cpu',
+  });
+  try {
+    const session = (
+      lm.sessions as Record<
+        string,
+        { inputNames: string[]; inputMetadata: { name: string; type?: string }[] }
+      >
+    ).model;
+    expect(session?.inputNames.slice(0, 3)).toEqual([
+      'input_ids',
+      'attention_mask',
+      'position_ids',
+    ]);
+    const half = variant === 'fp16' || variant === 'q4f16';
+    const pastTypes = new Set(
+      session?.inputMetadata
+        .filter((meta) => meta.name.startsWith('past_key_values.'))
+        .map((meta) => meta.type),
+    );
+    expect([...pastTypes]).toEqual([half ? 'float16' : 'float32']);
+
+    for (const turn of [m.single, m.multi_turn]) {
+      const inputs = tokenizer.apply_chat_template(turn.messages, {
+        add_generation_prompt: true,
+        return_dict: true,
+      }) as { input_ids: Tensor; attention_mask: Tensor };
+      expect(ids(inputs.input_ids)).toEqual(turn.prompt_ids);
+      const out = (await lm.generate({
+        ...inputs,
+        max_new_tokens: expected.new_tokens,
+        min_new_tokens: expected.new_tokens,
+        do_sample: false,
+        return_dict_in_generate: true,
+      })) as { sequences: Tensor; past_key_values: DynamicCache };
+      const generated = ids(out.sequences).slice(turn.prompt_ids.length);
+      const n = comparedSteps(m, turn, variant);
+      expect(generated.slice(0, n)).toEqual(turn.greedy.slice(0, n));
+      // What transformers.js fed back as the past: the present tensors, in the file's dtype.
+      const cache = out.past_key_values as unknown as Record<string, Tensor>;
+      expect(cache['past_key_values.0.key']?.type).toBe(half ? 'float16' : 'float32');
+      await out.past_key_values.dispose();
+    }
+  } finally {
+    await lm.dispose();
+  }
+}
 
 describe.each(KINDS)('trained tiny %s exported by training/web_export.py', (kind) => {
   it('publishes every variant under transformers.js file names', () => {
@@ -117,57 +175,34 @@ describe.each(KINDS)('trained tiny %s exported by training/web_export.py', (kind
 
   it.each(VARIANTS)(
     '%s: transformers.js generates what PyTorch generates, feeding the cache dtype the file declares',
-    async (variant) => {
-      const m = model(kind);
-      const tokenizer = await AutoTokenizer.from_pretrained(repoId(kind));
-      const lm: PreTrainedModel = await AutoModelForCausalLM.from_pretrained(repoId(kind), {
-        dtype: variant,
-        device: 'cpu',
-      });
-      try {
-        const session = (
-          lm.sessions as Record<
-            string,
-            { inputNames: string[]; inputMetadata: { name: string; type?: string }[] }
-          >
-        ).model;
-        expect(session?.inputNames.slice(0, 3)).toEqual([
-          'input_ids',
-          'attention_mask',
-          'position_ids',
-        ]);
-        const half = variant === 'fp16' || variant === 'q4f16';
-        const pastTypes = new Set(
-          session?.inputMetadata
-            .filter((meta) => meta.name.startsWith('past_key_values.'))
-            .map((meta) => meta.type),
-        );
-        expect([...pastTypes]).toEqual([half ? 'float16' : 'float32']);
+    (variant) => checkVariant(kind, variant),
+  );
+});
 
-        for (const turn of [m.single, m.multi_turn]) {
-          const inputs = tokenizer.apply_chat_template(turn.messages, {
-            add_generation_prompt: true,
-            return_dict: true,
-          }) as { input_ids: Tensor; attention_mask: Tensor };
-          expect(ids(inputs.input_ids)).toEqual(turn.prompt_ids);
-          const out = (await lm.generate({
-            ...inputs,
-            max_new_tokens: expected.new_tokens,
-            min_new_tokens: expected.new_tokens,
-            do_sample: false,
-            return_dict_in_generate: true,
-          })) as { sequences: Tensor; past_key_values: DynamicCache };
-          const generated = ids(out.sequences).slice(turn.prompt_ids.length);
-          const n = comparedSteps(m, turn, variant);
-          expect(generated.slice(0, n)).toEqual(turn.greedy.slice(0, n));
-          // What transformers.js fed back as the past: the present tensors, in the file's dtype.
-          const cache = out.past_key_values as unknown as Record<string, Tensor>;
-          expect(cache['past_key_values.0.key']?.type).toBe(half ? 'float16' : 'float32');
-          await out.past_key_values.dispose();
-        }
-      } finally {
-        await lm.dispose();
-      }
+describe('weights in external data files (transformers.js_config.use_external_data_format)', () => {
+  it('publishes fp32 and q4f16 with their _data files named in config.json', () => {
+    const m = model(EXTERNAL);
+    expect(m.published).toEqual(['fp32', 'q4f16']);
+    const config = JSON.parse(readFileSync(join(m.web, 'config.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    expect(config['transformers.js_config']).toEqual({
+      use_external_data_format: { 'model.onnx': 1, 'model_q4f16.onnx': 1 },
+    });
+    for (const name of ['model.onnx_data', 'model_q4f16.onnx_data']) {
+      expect(existsSync(join(m.web, 'onnx', name))).toBe(true);
+    }
+  });
+
+  it.each(['fp32', 'q4f16'] as const)(
+    '%s loads its data file and generates what PyTorch generates',
+    async (variant) => {
+      await checkVariant(EXTERNAL, variant);
+      const file = variant === 'fp32' ? 'model.onnx_data' : 'model_q4f16.onnx_data';
+      expect(
+        server.requests.some((r) => r.endsWith(`/${repoId(EXTERNAL)}/resolve/main/onnx/${file}`)),
+      ).toBe(true);
     },
   );
 });
