@@ -263,6 +263,14 @@ class PureTest(unittest.TestCase):
         self.assertEqual(past["past_key_values.0.key"].shape, (3, 2, 0, 16))
         self.assertEqual(past["past_key_values.0.key"].dtype, np.float16)
 
+    def test_rope_kinds_fixed_at_trace_time_are_noted(self):
+        self.assertEqual(web_export._notes({"rope_scaling": None}), [])
+        notes = web_export._notes({"rope_scaling": {"type": "longrope"},
+                                   "original_max_position_embeddings": 4096})
+        self.assertEqual(len(notes), 1)
+        self.assertIn("longrope rope", notes[0])
+        self.assertIn("4096 positions", notes[0])
+
     def test_supported_problem(self):
         self.assertIsNone(web_export.supported_problem({"model_type": "phi3"}))
         self.assertEqual(web_export.supported_problem({"model_type": "mistral",

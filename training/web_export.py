@@ -215,7 +215,7 @@ def _save(proto, path: str) -> str | None:
 
 def _load(path: str):
     import onnx
-    return onnx.load(path)
+    return onnx.load(path)  # with its external data, if any
 
 
 def _to_fp16(proto):
@@ -463,9 +463,16 @@ def _file_bytes(path: str, data_name: str | None) -> int:
 def _notes(config: dict) -> list[str]:
     notes = []
     rope = config.get("rope_scaling") or config.get("rope_parameters") or {}
-    if isinstance(rope, dict) and "longrope" in str(rope.get("rope_type", rope.get("type", ""))):
-        notes.append("longrope: the export follows the short-context factors (positions up to "
-                     f"{config.get('original_max_position_embeddings')}); the checks run there")
+    kind = str(rope.get("rope_type", rope.get("type", ""))) if isinstance(rope, dict) else ""
+    if kind in ("longrope", "dynamic"):
+        # transformers picks these frequencies with a Python `if` on the sequence length, which
+        # the tracer fixes at the traced (short) length.
+        limit = (rope.get("original_max_position_embeddings")
+                 or config.get("original_max_position_embeddings")
+                 or config.get("max_position_embeddings"))
+        notes.append(f"{kind} rope: the ONNX files use the short-context frequencies, right up to "
+                     f"{limit} positions; past that they differ from PyTorch (the checks run "
+                     "well inside it)")
     return notes
 
 
@@ -539,6 +546,9 @@ def _build(merged_dir: str, out: str, config: dict, variants: tuple, say, starte
         "published": [],
         "failed": [],
     }
+
+    for note in report["notes"]:
+        say(f"browser export: note: {note}")
 
     # fp32: the export itself, checked; the base of the others.
     fp32_path = os.path.join(onnx_dir, FILE_NAMES["fp32"])
@@ -645,7 +655,10 @@ def _check_and_record(variant: str, path: str, data_name: str | None, build_seco
     if entry["passed"]:
         say(f"browser export: {variant} ok (max logit diff {entry['max_abs_diff']:.3g} <= "
             f"{entry['tolerance']['max_abs_diff']:.3g}; tokens {entry['tokens_agreed']}/"
-            f"{entry['tokens_compared']} clear steps agree; {entry['bytes']:,} bytes)")
+            f"{entry['tokens_compared']} clear-margin steps agree"
+            + (f", fewer than {MIN_TOKENS_COMPARED} such steps: inconclusive, the logits decide"
+               if entry["tokens"] == "inconclusive" else "")
+            + f"; {entry['bytes']:,} bytes)")
     else:
         figure = entry.get("max_abs_diff")
         tol = (entry.get("tolerance") or {}).get("max_abs_diff")
