@@ -324,8 +324,8 @@ def io_contract(session, num_layers: int) -> dict:
             raise _VariantFailed(f"{past_name} has shape {shape}; transformers.js needs "
                                  "[batch_size, <kv heads>, <past symbol>, <head dim>]")
     past_type = inputs[want_in[3]][0] if num_layers else "tensor(float)"
-    return {"past_dtype": past_type.removeprefix("tensor(").removesuffix(")"),
-            "logits_dtype": outputs["logits"][0].removeprefix("tensor(").removesuffix(")"),
+    plain = {"tensor(float)": "float32", "tensor(float16)": "float16"}
+    return {"past_dtype": plain[past_type], "logits_dtype": plain[outputs["logits"][0]],
             "past_shape": inputs[want_in[3]][1] if num_layers else None}
 
 
