@@ -8,6 +8,7 @@ import type { ChunkSources, GenerateLocal } from '../actors/dataset-chunk';
 import type { AppActorRef } from '../machines/appMachine';
 import type { datasetMachine } from '../machines/datasetMachine';
 import type { trainingMachine } from '../machines/trainingMachine';
+import type { CompareServices } from '../actors/compare-services';
 import type { DatasetEntry, TrainerInfo, TrainerSetup } from '../shared/training-api';
 
 export type { ChunkSources, GenerateLocal };
@@ -32,6 +33,11 @@ export interface Services {
   };
   /** PUT /datasets/{name}: stores a 'Format Input' dataset, resolves with its path on the service. */
   storeDataset: (entries: DatasetEntry[], name: string) => Promise<string>;
+  /**
+   * Compare (#/compare): the evaluation machine with its IndexedDB store and the training
+   * service's queries, loaded on the first visit; the same promise every call.
+   */
+  loadCompare: () => Promise<CompareServices>;
   /** 'Format Input' on the loaded in-browser model, through the app actor. */
   localGenerator: (app: AppActorRef) => GenerateLocal;
 }
