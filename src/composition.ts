@@ -20,6 +20,7 @@ import {
   storeDatasetOnService,
 } from './actors/training-client';
 import type { Services } from './ui/services';
+import type { CompareServices } from './actors/compare-services';
 import { MAX_LOG_LINES } from './shared/training-api';
 
 /**
@@ -71,6 +72,7 @@ export function createServices(options: ServicesOptions = {}): Services {
   const client = createTrainingClient(
     options.trainingUrl !== undefined ? { baseUrl: options.trainingUrl } : {},
   );
+  let compare: Promise<CompareServices> | undefined;
   return {
     // The dataset machine and its chunk actor load with the first 'Format Input'.
     loadDatasetLogic: async (sources) => {
@@ -99,5 +101,10 @@ export function createServices(options: ServicesOptions = {}): Services {
     },
     storeDataset: (entries, name) => storeDatasetOnService(loadQueryClient, client, entries, name),
     localGenerator: createLocalGenerator,
+    // Loaded with the first visit to Compare, never with the page.
+    loadCompare: () =>
+      (compare ??= import('./actors/compare-services').then((m) =>
+        m.createCompareServices(client),
+      )),
   };
 }
