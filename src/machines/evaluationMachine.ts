@@ -93,6 +93,10 @@ export interface EvaluationContext {
   startError: string | null;
   /** Why the last save failed (the table stays), null after a save. */
   saveError: string | null;
+  /** The model the chat was handed when the evaluation ended (its label), if any. */
+  handedBack: string | null;
+  /** Saves that succeeded (the saved list reads itself again when it changes). */
+  saves: number;
 }
 
 /** Where to carry on: the first question A has not answered, else the first B has not. */
@@ -181,6 +185,7 @@ export const evaluationMachine = setup({
         error: null,
         startError: null,
         saveError: null,
+        handedBack: null,
       };
     }),
     /** Positions on the first unanswered question (a retry or a continue). */
@@ -198,6 +203,10 @@ export const evaluationMachine = setup({
       });
     },
     forgetLoaded: assign({ loaded: null, lastReady: null }),
+    noteHandedBack: assign({
+      handedBack: ({ context }) =>
+        (context.loaded && context.lastReady && modelOf(context, context.loaded)?.label) || null,
+    }),
     postLoad: ({ context }, params: { side: Side }) => {
       const model = modelOf(context, params.side);
       if (model) context.worker.send({ type: 'load', data: model.spec });
@@ -309,7 +318,7 @@ export const evaluationMachine = setup({
       if (record)
         enqueue.sendTo('store', { type: 'save', record } satisfies EvaluationStoreCommand);
     }),
-    storeSaved: assign({ saveError: null }),
+    storeSaved: assign({ saveError: null, saves: ({ context }) => context.saves + 1 }),
     storeSaveError: assign({
       saveError: ({ event }) => {
         assertEvent(event, 'evaluationStore.failed');
@@ -339,6 +348,8 @@ export const evaluationMachine = setup({
     error: null,
     startError: null,
     saveError: null,
+    handedBack: null,
+    saves: 0,
   }),
   invoke: { id: 'store', src: 'store' },
   on: {
@@ -553,7 +564,12 @@ export const evaluationMachine = setup({
       },
     },
     done: {
-      entry: ['detach', 'forgetLoaded', { type: 'save', params: { status: 'done' } }],
+      entry: [
+        'detach',
+        'noteHandedBack',
+        'forgetLoaded',
+        { type: 'save', params: { status: 'done' } },
+      ],
       on: {
         'evaluation.start': [
           { guard: 'hasNoQuestions', actions: 'refuseStart' },
@@ -562,7 +578,12 @@ export const evaluationMachine = setup({
       },
     },
     stopped: {
-      entry: ['detach', 'forgetLoaded', { type: 'save', params: { status: 'stopped' } }],
+      entry: [
+        'detach',
+        'noteHandedBack',
+        'forgetLoaded',
+        { type: 'save', params: { status: 'stopped' } },
+      ],
       on: {
         'evaluation.start': [
           { guard: 'hasNoQuestions', actions: 'refuseStart' },
@@ -572,7 +593,12 @@ export const evaluationMachine = setup({
       },
     },
     failed: {
-      entry: ['detach', 'forgetLoaded', { type: 'save', params: { status: 'failed' } }],
+      entry: [
+        'detach',
+        'noteHandedBack',
+        'forgetLoaded',
+        { type: 'save', params: { status: 'failed' } },
+      ],
       on: {
         'evaluation.start': [
           { guard: 'hasNoQuestions', actions: 'refuseStart' },
@@ -620,3 +646,14 @@ export const selectStartError = (s: EvaluationSnapshot) => s.context.startError;
 export const selectSaveError = (s: EvaluationSnapshot) => s.context.saveError;
 export const selectLoadFiles = (s: EvaluationSnapshot) => s.context.files;
 export const selectPartial = (s: EvaluationSnapshot) => s.context.partial;
+/** The label of the model the chat holds since the evaluation ended (null: none handed back). */
+export const selectHandedBack = (s: EvaluationSnapshot) => s.context.handedBack;
+export const selectSaves = (s: EvaluationSnapshot) => s.context.saves;
+
+/** The evaluation as a record (what is saved and exported), null before the first start. */
+export function selectRecord(s: EvaluationSnapshot): EvaluationRecord | null {
+  const phase = selectPhase(s);
+  const status: EvaluationStatus =
+    phase === 'done' || phase === 'stopped' || phase === 'failed' ? phase : 'running';
+  return toRecord(s.context, status, s.context.setup?.createdAt);
+}

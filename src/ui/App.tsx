@@ -21,6 +21,8 @@ import type { TrainedModel } from '../shared/training-api';
 // Loaded on demand: nothing of the hub or the inspector weighs on the first page load.
 // The hub reads the Hub API through TanStack Query: it and the app's client come with the hub.
 const HubView = lazyWithQuery(() => import('./hub/HubView'));
+// Compare (base vs fine-tuned, scored): its machine, store and table load with the route.
+const CompareView = lazyWithQuery(() => import('./compare/CompareView'));
 const InspectorPanel = lazy(() => import('./inspector/InspectorPanel'));
 // The dataset and training panels arrive as a chunk of their own, right after the first paint.
 const Tools = lazy(() => import('./Tools'));
@@ -63,6 +65,7 @@ function Header({
   onToggleInspector: () => void;
 }) {
   const onHub = route.startsWith('/hub');
+  const onCompare = route.startsWith('/compare');
   return (
     <header className="app-header">
       <SkipLink />
@@ -78,11 +81,14 @@ function Header({
         </span>
       )}
       <nav aria-label="Main">
-        <a href="#/" aria-current={onHub ? undefined : 'page'}>
+        <a href="#/" aria-current={onHub || onCompare ? undefined : 'page'}>
           Chat
         </a>
         <a href="#/hub" aria-current={onHub ? 'page' : undefined}>
           Hub
+        </a>
+        <a href="#/compare" aria-current={onCompare ? 'page' : undefined}>
+          Compare
         </a>
         <button
           type="button"
@@ -270,6 +276,10 @@ export function App({ initialInspect = false }: { initialInspect?: boolean }) {
         {route.startsWith('/hub') ? (
           <Suspense fallback={<p className="loading-view">Loading the hub…</p>}>
             <HubRoute route={route} />
+          </Suspense>
+        ) : route.startsWith('/compare') ? (
+          <Suspense fallback={<p className="loading-view">Loading Compare…</p>}>
+            <CompareView route={route} />
           </Suspense>
         ) : (
           <main className="main">

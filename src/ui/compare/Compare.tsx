@@ -1,0 +1,394 @@
+import { useSelector } from '@xstate/react';
+import { useQuery } from '@tanstack/react-query';
+import { useMemo, useState, type FormEvent } from 'react';
+import type { CompareServices } from '../../actors/compare-services';
+import type { AppActorRef } from '../../machines/appMachine';
+import { selectChatRef, selectGate, selectModelRef } from '../../machines/appMachine';
+import { selectIsGenerating } from '../../machines/chatMachine';
+import { toLoadSpec } from '../../machines/modelMachine';
+import {
+  selectError,
+  selectHandedBack,
+  selectIsRunning,
+  selectPhase,
+  selectRecord,
+  selectSaveError,
+  selectSaves,
+  selectStartError,
+  type EvalModel,
+  type EvaluationActorRef,
+} from '../../machines/evaluationMachine';
+import {
+  checkSetting,
+  defaultSettings,
+  type GenerationSettings,
+} from '../../shared/generation-settings';
+import type { ModelOption } from '../../shared/models';
+import type { EvaluationRecord } from '../../shared/evaluation';
+import { errorMessage } from '../../shared/errors';
+import { evaluationActor } from './evaluation-actor';
+import { defaultPair, modelChoices } from './defaults';
+import { QuestionSource, useQuestions, type SourceKind } from './QuestionSource';
+import { Progress } from './Progress';
+import { Results } from './Results';
+import { SavedList } from './SavedList';
+
+/** Compare's answers are short by default: 256 new tokens (within the app's cap). */
+const COMPARE_MAX_NEW_TOKENS = 256;
+
+type ModelRef = NonNullable<ReturnType<typeof selectModelRef>>;
+
+export function Compare({
+  compare,
+  app,
+  runId: routeRun,
+}: {
+  compare: CompareServices;
+  app: AppActorRef;
+  runId: string | null;
+}) {
+  const gate = useSelector(app, selectGate);
+  const model = useSelector(app, selectModelRef);
+  const worker = useSelector(app, (s) => s.context.worker);
+  const actor = useMemo(
+    () => (worker ? evaluationActor(compare.logic, { worker, session: app }) : null),
+    [compare.logic, worker, app],
+  );
+  return (
+    <section className="compare" aria-labelledby="compare-title">
+      <h1 id="compare-title">Compare models</h1>
+      <p className="compare-muted">
+        Did training help? Two models answer the same questions, one after the other on this device,
+        with the same settings; each answer is scored against the reference answer.
+      </p>
+      {gate === 'checking' && <p className="status-text">Checking WebGPU support…</p>}
+      {gate === 'unsupported' && (
+        <p role="alert" className="chat-error">
+          Comparing runs the models in this browser, which needs WebGPU; saved evaluations can still
+          be read and exported below.
+        </p>
+      )}
+      {actor && model ? (
+        <Session compare={compare} app={app} actor={actor} model={model} routeRun={routeRun} />
+      ) : (
+        <Saved compare={compare} refreshOn={null} />
+      )}
+    </section>
+  );
+}
+
+function Saved({ compare, refreshOn }: { compare: CompareServices; refreshOn: unknown }) {
+  const [opened, setOpened] = useState<EvaluationRecord | null>(null);
+  const [openError, setOpenError] = useState<string | null>(null);
+  return (
+    <>
+      {opened && (
+        <>
+          <p>
+            Showing the saved evaluation of {new Date(opened.updatedAt).toLocaleString()} (
+            {opened.status}).{' '}
+            <button type="button" className="link-button" onClick={() => setOpened(null)}>
+              Close it
+            </button>
+          </p>
+          <Results record={opened} />
+        </>
+      )}
+      {openError && (
+        <p role="alert" className="chat-error">
+          {openError}
+        </p>
+      )}
+      <SavedList
+        store={compare.store}
+        refreshOn={refreshOn}
+        openedId={opened?.id ?? null}
+        onOpen={(id) =>
+          void compare.store.get(id).then(
+            (record) => {
+              setOpened(record);
+              setOpenError(null);
+            },
+            (error: unknown) => setOpenError(errorMessage(error)),
+          )
+        }
+      />
+    </>
+  );
+}
+
+function Session({
+  compare,
+  app,
+  actor,
+  model,
+  routeRun,
+}: {
+  compare: CompareServices;
+  app: AppActorRef;
+  actor: EvaluationActorRef;
+  model: ModelRef;
+  routeRun: string | null;
+}) {
+  const chat = useSelector(app, selectChatRef);
+  const chatBusy = useSelector(chat ?? undefined, (s) => (s ? selectIsGenerating(s) : false));
+  const cap =
+    useSelector(app, (s) => s.context.input.maxNewTokens) ?? defaultSettings().maxNewTokens;
+  const pickerModels = useSelector(model, (s) => s.context.models);
+  // One model at a time: a load the chat started must end before the comparison takes the worker.
+  const chatLoading = useSelector(model, (s) => s.matches('loading'));
+  const runs = useQuery(compare.queries.runs());
+  const trained = useQuery(compare.queries.models());
+  const choices = useMemo(
+    () => modelChoices(pickerModels, trained.data?.models ?? [], compare.trainingUrl),
+    [pickerModels, trained.data, compare.trainingUrl],
+  );
+
+  const [runId, setRunId] = useState(routeRun ?? '');
+  const [kind, setKind] = useState<SourceKind>(routeRun ? 'held-out' : 'pasted');
+  // A new ?run= in the URL (a link from the training panel) chooses that run's held-out set.
+  const [seenRoute, setSeenRoute] = useState(routeRun);
+  if (seenRoute !== routeRun) {
+    setSeenRoute(routeRun);
+    setRunId(routeRun ?? '');
+    if (routeRun) setKind('held-out');
+  }
+  const run = runs.data?.runs.find((r) => r.id === runId) ?? null;
+  const [pasted, setPasted] = useState('');
+  const questions = useQuestions(compare, kind, runId, pasted);
+
+  const [a, setA] = useState('');
+  const [b, setB] = useState('');
+  const pair = run ? defaultPair(run, choices) : null;
+  // A run's defaults fill the choices once they are known (a choice made by hand stays).
+  const [defaultsFor, setDefaultsFor] = useState<string | null>(null);
+  if (run && pair && defaultsFor !== run.id && !trained.isPending) {
+    setDefaultsFor(run.id);
+    if (pair.a) setA(pair.a);
+    if (pair.b) setB(pair.b);
+  }
+
+  const [temperature, setTemperature] = useState('0');
+  const [maxTokens, setMaxTokens] = useState(String(Math.min(COMPARE_MAX_NEW_TOKENS, cap)));
+  const [systemPrompt, setSystemPrompt] = useState('');
+  const temperatureCheck = checkSetting('temperature', temperature, cap);
+  const maxTokensCheck = checkSetting('maxNewTokens', maxTokens, cap);
+
+  const phase = useSelector(actor, selectPhase);
+  const running = useSelector(actor, selectIsRunning);
+  const error = useSelector(actor, selectError);
+  const startError = useSelector(actor, selectStartError);
+  const saveError = useSelector(actor, selectSaveError);
+  const handedBack = useSelector(actor, selectHandedBack);
+  const saves = useSelector(actor, selectSaves);
+  const rows = useSelector(actor, (s) => s.context.rows);
+  // A new record only when its rows or status change (not with every token written).
+  const record = useSelector(
+    actor,
+    selectRecord,
+    (x, y) => x?.id === y?.id && x?.rows === y?.rows && x?.status === y?.status,
+  );
+  const [formError, setFormError] = useState<string | null>(null);
+
+  const optionOf = (value: string) => choices.find((m) => m.value === value);
+  const evalModel = (option: ModelOption): EvalModel | null => {
+    const context = model.getSnapshot().context;
+    const spec = toLoadSpec({
+      ...context,
+      models: [...context.models.filter((m) => m.value !== option.value), option],
+      selected: option.value,
+    });
+    return spec ? { value: option.value, label: option.label, id: option.id, spec } : null;
+  };
+
+  function start(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const optionA = optionOf(a);
+    const optionB = optionOf(b);
+    if (!optionA || !optionB) return setFormError('Choose model A and model B.');
+    if (!temperatureCheck.ok) return setFormError(temperatureCheck.error);
+    if (!maxTokensCheck.ok) return setFormError(maxTokensCheck.error);
+    if (questions.ok === null)
+      return setFormError('The questions are still being read; try again in a moment.');
+    if (questions.ok === false && !questions.empty) return setFormError(questions.error);
+    const modelA = evalModel(optionA);
+    const modelB = evalModel(optionB);
+    if (!modelA || !modelB) return setFormError('That model is no longer offered; choose another.');
+    setFormError(null);
+    // Trained models the picker does not list yet join it, so the chat can take B afterwards.
+    for (const option of [optionA, optionB])
+      if (!pickerModels.some((m) => m.value === option.value))
+        model.send({ type: 'model.add', id: option.id, option, select: false });
+    const settings: GenerationSettings = {
+      ...defaultSettings(cap),
+      temperature: temperatureCheck.value,
+      maxNewTokens: maxTokensCheck.value,
+      systemPrompt: systemPrompt.trim(),
+    };
+    actor.send({
+      type: 'evaluation.start',
+      setup: {
+        id: crypto.randomUUID(),
+        createdAt: Date.now(),
+        a: modelA,
+        b: modelB,
+        questions: questions.ok ? questions.questions : [],
+        settings,
+        source: kind === 'pasted' ? { kind } : { kind, runId },
+      },
+    });
+  }
+
+  const modelSelect = (label: string, value: string, set: (v: string) => void) => (
+    <label className="compare-field">
+      {label}
+      <select value={value} disabled={running} onChange={(e) => set(e.target.value)}>
+        <option value="">Choose a model…</option>
+        {choices.map((m) => (
+          <option key={m.value} value={m.value}>
+            {m.label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+
+  return (
+    <>
+      <form className="compare-form" onSubmit={start} aria-label="Comparison">
+        <fieldset className="compare-fieldset" disabled={running}>
+          <legend>Models</legend>
+          <div className="compare-row">
+            {modelSelect('Model A (before)', a, setA)}
+            {modelSelect('Model B (after)', b, setB)}
+          </div>
+          {pair && <p className="compare-muted">{pair.note}</p>}
+          {a !== '' && a === b && (
+            <p className="compare-note">
+              A and B are the same model: both answer with the same weights, so their answers differ
+              only if sampling is on (temperature above 0). It is loaded once.
+            </p>
+          )}
+          {trained.isError && (
+            <p className="compare-muted">
+              Trained models could not be listed ({errorMessage(trained.error)}); the picker's
+              models are offered.
+            </p>
+          )}
+        </fieldset>
+        <fieldset className="compare-fieldset" disabled={running}>
+          <QuestionSource
+            kind={kind}
+            onKind={setKind}
+            runId={runId}
+            onRun={setRunId}
+            runs={runs.data?.runs ?? []}
+            pasted={pasted}
+            onPasted={setPasted}
+            questions={questions}
+          />
+        </fieldset>
+        <fieldset className="compare-fieldset" disabled={running}>
+          <legend>Settings (the same for both)</legend>
+          <div className="compare-row">
+            <label className="compare-field">
+              Temperature
+              <input
+                inputMode="decimal"
+                value={temperature}
+                onChange={(e) => setTemperature(e.target.value)}
+              />
+            </label>
+            <label className="compare-field">
+              Max new tokens
+              <input
+                inputMode="numeric"
+                value={maxTokens}
+                onChange={(e) => setMaxTokens(e.target.value)}
+              />
+            </label>
+          </div>
+          {!temperatureCheck.ok && <p className="chat-error">{temperatureCheck.error}</p>}
+          {!maxTokensCheck.ok && <p className="chat-error">{maxTokensCheck.error}</p>}
+          <label className="compare-field">
+            System prompt (optional)
+            <textarea
+              rows={2}
+              value={systemPrompt}
+              onChange={(e) => setSystemPrompt(e.target.value)}
+            />
+          </label>
+          <p className="compare-muted">
+            Temperature 0 answers greedily (repeatable). Each question is a fresh conversation: no
+            earlier question or answer, no cache kept between questions.
+          </p>
+        </fieldset>
+        <div className="compare-actions">
+          {running ? (
+            <button
+              type="button"
+              className="primary"
+              disabled={phase === 'stopping'}
+              onClick={() => actor.send({ type: 'evaluation.stop' })}
+            >
+              {phase === 'stopping' ? 'Stopping…' : 'Stop'}
+            </button>
+          ) : (
+            <button type="submit" className="primary" disabled={chatBusy || chatLoading}>
+              Compare
+            </button>
+          )}
+          {(phase === 'failed' || phase === 'stopped') &&
+            rows.some((r) => r.a === null || r.b === null) && (
+              <button
+                type="button"
+                className="secondary"
+                onClick={() => actor.send({ type: 'evaluation.retry' })}
+              >
+                {phase === 'failed' ? 'Retry' : 'Continue'}
+              </button>
+            )}
+        </div>
+        {chatBusy && !running && (
+          <p className="compare-muted">
+            The chat is writing a reply; stop it or wait for it to compare.
+          </p>
+        )}
+        {chatLoading && !running && (
+          <p className="compare-muted">
+            The chat is loading a model; Compare can start once it is loaded.
+          </p>
+        )}
+        {(formError ?? startError) && (
+          <p role="alert" className="chat-error">
+            {formError ?? startError}
+          </p>
+        )}
+      </form>
+      <Progress actor={actor} />
+      {error && (
+        <div role="alert" className="load-error">
+          <p>The comparison stopped: {error}</p>
+          <p className="load-error-hint">
+            The answers so far are kept. Retry carries on from the first question not answered.
+          </p>
+        </div>
+      )}
+      {saveError && (
+        <p role="alert" className="chat-error">
+          {saveError}
+        </p>
+      )}
+      {handedBack && !running && (
+        <p className="compare-note" role="status">
+          The chat's model is now {handedBack}: the comparison left it loaded (one model at a time).
+        </p>
+      )}
+      {running && (
+        <p className="compare-muted">The chat waits while the comparison uses the model.</p>
+      )}
+      {record && <Results record={record} />}
+      <Saved compare={compare} refreshOn={saves} />
+    </>
+  );
+}
