@@ -239,6 +239,48 @@ class WebExportTest(unittest.TestCase):
         self.assertFalse(os.path.exists(web + ".old"))
 
 
+    def test_a_left_padded_batch_row_gives_what_the_row_alone_gives(self):
+        """transformers.js's batched generation: left padding, position_ids from the mask."""
+        import numpy as np
+        import onnxruntime as ort
+
+        web = self.out("padded")
+        web_export.export_web(self.models["gemma2"], web, Log(), variants=("fp32", "fp16"))
+
+        for name, tol in (("model.onnx", 1e-5), ("model_fp16.onnx", 1e-2)):
+            session = ort.InferenceSession(os.path.join(web, "onnx", name),
+                                           providers=["CPUExecutionProvider"])
+            outputs = [o.name for o in session.get_outputs()]
+
+            def greedy_logits(rows, steps=3):
+                width = max(map(len, rows))
+                ids = np.array([[0] * (width - len(r)) + r for r in rows], dtype=np.int64)
+                mask = np.array([[0] * (width - len(r)) + [1] * len(r) for r in rows],
+                                dtype=np.int64)
+                feeds = {"input_ids": ids, "attention_mask": mask,
+                         "position_ids": web_export.position_ids(mask, width),
+                         **web_export.empty_past(session, len(rows))}
+                found = []
+                for _ in range(steps):
+                    out = dict(zip(outputs, session.run(None, feeds)))
+                    last = out["logits"][:, -1].astype(np.float32)
+                    found.append(last)
+                    mask = np.concatenate([mask, np.ones((len(rows), 1), np.int64)], axis=1)
+                    feeds = {"input_ids": last.argmax(-1)[:, None].astype(np.int64),
+                             "attention_mask": mask,
+                             "position_ids": web_export.position_ids(mask, 1)}
+                    feeds.update({k.replace("present", "past_key_values"): v
+                                  for k, v in out.items() if k.startswith("present")})
+                return found
+
+            long, short = list(range(5, 17)), [20, 21, 22, 23]  # 12 tokens: past the window of 8
+            batch, alone = greedy_logits([long, short]), greedy_logits([short])
+            for step in range(3):
+                self.assertTrue(np.isfinite(batch[step]).all(), name)
+                self.assertLessEqual(float(np.abs(batch[step][1] - alone[step][0]).max()), tol,
+                                     f"{name} step {step}")
+
+
 class PureTest(unittest.TestCase):
     def test_position_ids_and_empty_past_as_transformers_js_makes_them(self):
         import numpy as np
