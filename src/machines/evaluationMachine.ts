@@ -639,8 +639,6 @@ export function selectPhase(s: EvaluationSnapshot): EvaluationPhase {
 
 /** Whether the evaluation holds the worker (Stop is offered). */
 export const selectIsRunning = (s: EvaluationSnapshot) => s.matches('running');
-export const selectRows = (s: EvaluationSnapshot) => s.context.rows;
-export const selectSetup = (s: EvaluationSnapshot) => s.context.setup;
 export const selectError = (s: EvaluationSnapshot) => s.context.error;
 export const selectStartError = (s: EvaluationSnapshot) => s.context.startError;
 export const selectSaveError = (s: EvaluationSnapshot) => s.context.saveError;

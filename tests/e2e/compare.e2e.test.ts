@@ -5,9 +5,10 @@
  * reload both evaluations in the saved list, one opened again.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  ROOT,
   SCREENSHOT_DIR,
   TINY_MODEL_DIR,
   TINY_MODEL_ID,
@@ -114,7 +115,11 @@ describe('Compare', () => {
       expect(exported.summary).toMatchObject({ bCloser: 0, compared: 3 });
 
       mkdirSync(SCREENSHOT_DIR, { recursive: true });
-      await page.screenshot({ path: join(SCREENSHOT_DIR, 'compare.png'), fullPage: true });
+      const shot = join(SCREENSHOT_DIR, 'screenshot-compare.png');
+      await page.screenshot({ path: shot, fullPage: true });
+      // UPDATE_DOCS_SCREENSHOTS=1 refreshes the README's copy in docs/.
+      if (process.env.UPDATE_DOCS_SCREENSHOTS)
+        copyFileSync(shot, join(ROOT, 'docs', 'screenshot-compare.png'));
 
       // A second comparison, two ids of the tiny model, stopped after A's first answer.
       await page.getByLabel('Model B (after)').selectOption(COPY_ID);

@@ -2,6 +2,7 @@ import { useSelector } from '@xstate/react';
 import { summarize, scoreRows } from '../../shared/evaluation';
 import {
   selectLoadFiles,
+  selectPartial,
   selectPhase,
   type EvaluationActorRef,
 } from '../../machines/evaluationMachine';
@@ -16,6 +17,7 @@ export function Progress({ actor }: { actor: EvaluationActorRef }) {
   const status = useSelector(actor, (s) => s.context.statusText);
   const liveTps = useSelector(actor, (s) => s.context.liveTps);
   const side = useSelector(actor, (s) => s.context.side);
+  const partial = useSelector(actor, selectPartial);
   if (!setup) return null;
   const summary = summarize(scoreRows(rows));
   const loading = phase === 'loadingA' || phase === 'loadingB';
@@ -43,6 +45,7 @@ export function Progress({ actor }: { actor: EvaluationActorRef }) {
     <section className="compare-progress" aria-label="Progress">
       {line('A', setup.a.label, summary.a)}
       {line('B', setup.b.label, summary.b)}
+      {answering && partial && <p className="compare-muted compare-partial">Writing: {partial}</p>}
       {loading && (
         <div className="loading" aria-live="polite">
           <p className="status-text">{status}</p>
