@@ -25,6 +25,8 @@ import {
   RunListSchema,
   RunSplitSchema,
   TrainResponseSchema,
+  TrainerInfoSchema,
+  TrainerSetupSchema,
   parseOrThrow,
   type DatasetEntry,
   type DatasetResponse,
@@ -37,6 +39,8 @@ import {
   type RunSplit,
   type TrainRequest,
   type TrainResponse,
+  type TrainerInfo,
+  type TrainerSetup,
 } from '../shared/training-api';
 import type {
   CancelRunInput,
@@ -88,6 +92,12 @@ export interface TrainingClient {
   /** GET /runs/{id}/dataset: every entry of the run's data file. */
   fetchRunDataset(runId: string, signal?: AbortSignal): Promise<RunDataset>;
   putDataset(name: string, entries: DatasetEntry[], signal?: AbortSignal): Promise<DatasetResponse>;
+  /** GET /trainer: interpreter, packages (or missing), device, set-up state. */
+  fetchTrainer(signal?: AbortSignal): Promise<TrainerInfo>;
+  /** GET /trainer/setup: the set-up's state and its output so far. */
+  fetchTrainerSetup(signal?: AbortSignal): Promise<TrainerSetup>;
+  /** POST /trainer/setup: starts the fixed set-up (202). */
+  startTrainerSetup(signal?: AbortSignal): Promise<TrainerSetup>;
 }
 
 export function createTrainingClient(options: TrainingClientOptions = {}): TrainingClient {
@@ -162,6 +172,10 @@ export function createTrainingClient(options: TrainingClientOptions = {}): Train
       call(RunDatasetSchema, 'GET', `/runs/${id(runId)}/dataset`, undefined, signal),
     putDataset: (name, entries, signal) =>
       call(DatasetResponseSchema, 'PUT', `/datasets/${encodeURIComponent(name)}`, entries, signal),
+    fetchTrainer: (signal) => call(TrainerInfoSchema, 'GET', '/trainer', undefined, signal),
+    fetchTrainerSetup: (signal) =>
+      call(TrainerSetupSchema, 'GET', '/trainer/setup', undefined, signal),
+    startTrainerSetup: (signal) => call(TrainerSetupSchema, 'POST', '/trainer/setup', {}, signal),
   };
 }
 
@@ -195,6 +209,9 @@ export function createTrainingActors(
       ]);
       return { lines: logs.lines, run, metrics };
     }),
+    // GET /trainer imports torch on the service (seconds the first time): read beside the
+    // catalog, never in its way.
+    fetchTrainer: fromPromise<TrainerInfo>(({ signal }) => client.fetchTrainer(signal)),
     fetchCatalog: fromPromise<Catalog>(async ({ signal }) => {
       const [runs, models] = await Promise.all([
         client.fetchRuns(signal),

@@ -26,6 +26,7 @@ import {
   type RunInfo,
   type RunList,
   type TrainedModel,
+  type TrainerInfo,
   type TrainRequest,
 } from '../shared/training-api';
 import { nextProgress } from '../shared/training-progress';
@@ -86,13 +87,18 @@ export interface TrainingContext {
   runs: RunInfo[];
   /** The service's browser-ready models (Load in chat, the model picker), as last fetched. */
   models: TrainedModel[];
+  /** The service's trainer (interpreter, packages, device), as last fetched. */
+  trainer: TrainerInfo | null;
 }
 
 /** Points kept in the page per run (the service thins beyond the same number). */
 export const MAX_POINTS_IN_PAGE = 100_000;
 
 export type TrainingEvent =
-  { type: 'training.start'; request: TrainRequest } | { type: 'training.cancel' };
+  | { type: 'training.start'; request: TrainRequest }
+  | { type: 'training.cancel' }
+  /** The trainer's environment changed (its set-up ended): what it has now. */
+  | { type: 'training.trainerChanged'; trainer: TrainerInfo };
 
 /** Emitted when POST /train is refused: the UI shows `message` (the server's text) in an alert. */
 export type TrainingEmitted = { type: 'training.startFailed'; message: string };
@@ -117,6 +123,9 @@ const startTrainingPlaceholder = fromPromise<StartTrainingOutput, StartTrainingI
 });
 const pollRunPlaceholder = fromPromise<PollRunOutput, PollRunInput>(() => {
   throw new Error('pollRun actor not provided');
+});
+const fetchTrainerPlaceholder = fromPromise<TrainerInfo>(() => {
+  throw new Error('fetchTrainer actor not provided');
 });
 const fetchCatalogPlaceholder = fromPromise<Catalog>(() => {
   throw new Error('fetchCatalog actor not provided');
@@ -147,6 +156,7 @@ export const trainingMachine = setup({
     startTraining: startTrainingPlaceholder,
     pollRun: pollRunPlaceholder,
     fetchCatalog: fetchCatalogPlaceholder,
+    fetchTrainer: fetchTrainerPlaceholder,
     cancelRun: cancelRunPlaceholder,
   },
   delays: {
@@ -181,6 +191,7 @@ export const trainingMachine = setup({
       runs: catalog.runs.runs,
       models: catalog.models,
     })),
+    storeTrainer: assign({ trainer: (_, trainer: TrainerInfo) => trainer }),
     storeRunId: assign({ runId: (_, runId: string) => runId }),
     applyPoll: assign(({ context }, output: PollRunOutput) => {
       const fromLines = nextProgress(context.percent, output.lines).percent;
@@ -232,7 +243,20 @@ export const trainingMachine = setup({
     metricsAfter: -1,
     runs: [],
     models: [],
+    trainer: null,
   }),
+  // What the service's trainer has is read once, beside the catalog (a failure leaves it unknown).
+  invoke: {
+    src: 'fetchTrainer',
+    onDone: { actions: { type: 'storeTrainer', params: ({ event }) => event.output } },
+    // The service not answering (yet): the trainer stays unknown; the panel says so.
+    onError: {},
+  },
+  on: {
+    'training.trainerChanged': {
+      actions: { type: 'storeTrainer', params: ({ event }) => event.trainer },
+    },
+  },
   initial: 'attaching',
   states: {
     /** The service owns the run: attach to whatever run is active there. */

@@ -1,5 +1,11 @@
 /** Snapshot selectors of the training machine, for the panel (pure). */
-import type { EvalPoint, MetricPoint, RunInfo, TrainedModel } from '../shared/training-api';
+import type {
+  EvalPoint,
+  MetricPoint,
+  RunInfo,
+  TrainedModel,
+  TrainerInfo,
+} from '../shared/training-api';
 import type { TrainingSnapshot } from './trainingMachine';
 
 export type TrainingStatus =
@@ -54,3 +60,6 @@ export const selectRunModel = (s: TrainingSnapshot): TrainedModel | undefined =>
   const id = s.context.run?.id;
   return id ? s.context.models.find((m) => m.run_id === id) : undefined;
 };
+
+/** The service's trainer (GET /trainer, read with the catalog), or null before it answered. */
+export const selectTrainer = (s: TrainingSnapshot): TrainerInfo | null => s.context.trainer;

@@ -398,7 +398,11 @@ describe('TrainingPanel', () => {
     // The Runs list offers it too, named for the run's folder.
     await user.click(await screen.findByRole('button', { name: 'Load in chat: lora' }));
     expect(loaded).toEqual(['trained/lora', 'trained/lora']);
-    expect(listed.at(-1)).toEqual(['http://127.0.0.1:8000 trained/lora']);
+    // The trained model, and its base exported to compare with (export_base: the 3B default).
+    expect(listed.at(-1)).toEqual([
+      'http://127.0.0.1:8000 trained/lora',
+      'http://127.0.0.1:8000 trained/lora-base',
+    ]);
   });
 
   it('a run whose web/ folder is incomplete: no Load in chat, and the run says why', async () => {

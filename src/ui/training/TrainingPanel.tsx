@@ -1,4 +1,13 @@
-import { lazy, Suspense, useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import {
+  lazy,
+  Suspense,
+  useCallback,
+  useEffect,
+  useId,
+  useRef,
+  useState,
+  type FormEvent,
+} from 'react';
 import { useSelector } from '@xstate/react';
 import {
   selectFailure,
@@ -13,6 +22,7 @@ import {
   selectRunModel,
   selectRuns,
   selectTrainedModels,
+  selectTrainer,
   selectTrainingStatus,
   selectUnreachable,
 } from '../../machines/trainingSelectors';
@@ -20,20 +30,22 @@ import {
   DEFAULT_BASE_MODEL,
   TRAINING_PARAMS,
   type TrainedModel,
+  type TrainerInfo,
   type TrainingMethod,
 } from '../../shared/training-api';
 import { useTrainingActor } from './useTrainingActor';
 import { LoadInChat, RunProgress } from './RunProgress';
 import { loadForm, saveForm, type TrainingForm } from './training-form';
+import { sizeWarning, trainerSummary } from './trainer-fit';
 import { lazyWithQuery } from '../lazy-with-query';
 import './training.css';
 
 // Its logs are TanStack queries: TanStack Query and the app's client come with the list.
 const RunsList = lazyWithQuery(() => import('./RunsList'));
 const FailedRun = lazy(() => import('./FailedRun'));
-// What the service's trainer has (GET /trainer), its set-up, and the size warning: server state
-// through TanStack Query, in a chunk fetched right after the panel.
-const TrainerStatus = lazyWithQuery(() => import('./TrainerStatus'));
+// The trainer's set-up (POST /trainer/setup and its output): only when its packages are missing
+// or a set-up was found going; TanStack Query comes with it.
+const TrainerSetup = lazyWithQuery(() => import('./TrainerSetup'));
 
 const METHODS: { value: TrainingMethod; label: string; cost: string }[] = [
   {
@@ -97,6 +109,11 @@ export function TrainingPanel({
   const outputDir = useSelector(actorRef, selectOutputDir);
   const points = useSelector(actorRef, selectPoints);
   const evalPoints = useSelector(actorRef, selectEvalPoints);
+  const trainer = useSelector(actorRef, selectTrainer);
+  const onTrainerChanged = useCallback(
+    (next: TrainerInfo) => actorRef.send({ type: 'training.trainerChanged', trainer: next }),
+    [actorRef],
+  );
   const run = useSelector(actorRef, selectRun);
   const runs = useSelector(actorRef, selectRuns);
   const trainedModels = useSelector(actorRef, selectTrainedModels);
@@ -129,6 +146,7 @@ export function TrainingPanel({
   const dataHintId = `${id}-data-hint`;
   const suggestId = `${id}-base-models`;
   const noDataset = form.dataFile.trim() === '';
+  const warning = sizeWarning(trainer ?? undefined, form.baseModel.trim(), form.method);
 
   // The log box follows its end, so the last (usually the telling) line is in view.
   const logRef = useRef<HTMLPreElement>(null);
@@ -202,9 +220,23 @@ export function TrainingPanel({
             </label>
           ))}
         </fieldset>
-        <Suspense fallback={<p className="trainer-status">Trainer: checking…</p>}>
-          <TrainerStatus baseModel={form.baseModel.trim()} method={form.method} busy={busy} />
-        </Suspense>
+        <div className="trainer-status">
+          {trainer === null ? (
+            <p>Trainer: not known yet (the training service has not said)</p>
+          ) : trainer.missing.length === 0 ? (
+            <p title={trainer.python ?? undefined}>Trainer: {trainerSummary(trainer)}</p>
+          ) : null}
+          {trainer && (trainer.missing.length > 0 || trainer.setup.state !== 'idle') && (
+            <Suspense fallback={<p>Trainer: its packages are missing…</p>}>
+              <TrainerSetup trainer={trainer} busy={busy} onChanged={onTrainerChanged} />
+            </Suspense>
+          )}
+          {warning && (
+            <p className="training-warning" role="note">
+              {warning}
+            </p>
+          )}
+        </div>
         <datalist id={suggestId}>
           {baseModelSuggestions.map((m) => (
             <option key={m.id} value={m.id}>
