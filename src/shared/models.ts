@@ -40,9 +40,10 @@ export const MODELS: readonly ModelOption[] = [
     dtype: 'q4f16',
     fallback: { id: 'onnx-community/Llama-3.2-1B-Instruct', dtype: 'q4' },
     source: 'meta-llama/Llama-3.2-1B-Instruct',
-    // Public files (issue 21's reading of the repo): q4f16 ~1.25 GB; template takes a system
-    // message and ends an assistant turn with <|eot_id|> (also in the generation config's eos);
-    // the q4 fallback repo ~1.66 GB. At run time the app checks the files exist, takes the sizes
+    // Checked against the Hub's file pages (24 Nov 2026): onnx/model_q4f16.onnx 1.24 GB in one
+    // file (the external-data split was removed in PR #2), tokenizer.json 9.09 MB; the fallback
+    // repo's onnx/model_q4.onnx 1.66 GB. The template takes a system message and ends an
+    // assistant turn with <|eot_id|> (also in the generation config's eos). At run time the app checks the files exist, takes the sizes
     // from their metadata and the end-of-turn token from the template. Cache reuse: on (plain
     // per-layer past_key_values; reuse only where the prompt provably starts with the cache).
   },
@@ -53,8 +54,8 @@ export const MODELS: readonly ModelOption[] = [
     dtype: 'q4f16',
     externalData: true,
     source: 'microsoft/Phi-3.5-mini-instruct',
-    // Public files (issue 21's reading): q4f16 only, ~2.32 GB with its external data, so it needs
-    // shader-f16 (no fallback); template takes a system message and ends an assistant turn with
+    // Checked against the Hub's file pages (24 Nov 2026): onnx/ holds only model_q4f16.onnx
+    // (220 MB) + model_q4f16.onnx_data (2.1 GB), so it needs shader-f16 (no fallback); template takes a system message and ends an assistant turn with
     // <|end|>, found from the template and added to the stop ids. Cache reuse: on, prefix-checked.
   },
   {
@@ -68,7 +69,10 @@ export const MODELS: readonly ModelOption[] = [
     // The model card: temperature 0.5-0.7 (0.6) to avoid endless repetition, no system prompt; the
     // reasoning needs room, so 2,048 new tokens.
     recommended: { temperature: 0.6, topP: 0.95, maxNewTokens: 2048, systemPrompt: '' },
-    // Public files (issue 21's reading): q4f16 ~1.38 GB, q4 ~1.97 GB in the same repo; template
+    // Checked against the Hub's file pages (24 Nov 2026): onnx/model_q4f16.onnx 1.37 GB and
+    // model_q4.onnx 1.97 GB in the same repo; generation_config.json: eos_token_id
+    // [151645, 151643], do_sample false (greedy unless told otherwise, hence the card's
+    // recommendation above); template
     // puts a system message before the first turn, opens <think> itself and ends an assistant turn
     // with <｜end▁of▁sentence｜> (the generation config's eos). Recommended settings from the model
     // card. Cache reuse: on; the template drops earlier reasoning, so the prompt rarely starts
@@ -82,7 +86,10 @@ export const MODELS: readonly ModelOption[] = [
     // Offered only where the host has its files (the plan checks before a load).
     fallback: { id: 'onnx-community/gemma-2-2b-jpn-it', dtype: 'q4' },
     source: 'google/gemma-2-2b-jpn-it',
-    // Public files (issue 21's reading): template raises 'System role not supported' (the
+    // Checked against the Hub's file pages (24 Nov 2026): generation_config.json is the 167-byte
+    // short form (eos_token_id 1; Gemma 2 copies that were fixed list [1, 107]); the onnx/ file
+    // list was not readable there, hence the run-time check. The template raises 'System role
+    // not supported' (the
     // system prompt goes at the start of the first user message, found by rendering it); the
     // generation config names only <eos> (1), not <end_of_turn> (107), which the template gives.
     // A q4 variant is most likely absent: it is offered only where its files exist. Cache reuse:
