@@ -239,6 +239,30 @@ class WebExportTest(unittest.TestCase):
         self.assertFalse(os.path.exists(web + ".old"))
 
 
+    def test_phi3_longrope_switches_to_the_long_factors_as_pytorch_does(self):
+        # The check prompt is 52 tokens: with an original context of 60, the prefill uses the
+        # short factors and the decode steps past position 60 the long ones (a Python `if` in
+        # transformers, which a plain trace would fix at the short ones).
+        merged = os.path.join(self.tmp, "models", "phi3-longrope")
+        shutil.copytree(self.models["phi3"], merged)
+        path = os.path.join(merged, "config.json")
+        with open(path, encoding="utf-8") as handle:
+            config = json.load(handle)
+        config["original_max_position_embeddings"] = 60
+        config["rope_parameters"] = {
+            "rope_type": "longrope", "rope_theta": 10000.0, "original_max_position_embeddings": 60,
+            "short_factor": [1.0, 1.1, 1.2, 1.3, 1.5, 2.0, 3.0, 4.0],
+            "long_factor": [1.0, 2.0, 4.0, 8.0, 16.0, 20.0, 30.0, 40.0]}
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump(config, handle)
+        report = web_export.export_web(merged, self.out("phi3-longrope"), Log(),
+                                       variants=("fp32", "fp16"))
+        self.assertEqual(report["published"], ["fp32", "fp16"])
+        self.assertEqual(report["notes"], [])
+        self.assertLess(report["check"]["prompt_tokens"], 60)
+        self.assertGreater(report["check"]["prompt_tokens"] + report["variants"]["fp32"]["decode_steps"], 60)
+        self.assertLessEqual(report["variants"]["fp32"]["max_abs_diff"], 1e-5)
+
     def test_a_left_padded_batch_row_gives_what_the_row_alone_gives(self):
         """transformers.js's batched generation: left padding, position_ids from the mask."""
         import numpy as np
@@ -307,10 +331,11 @@ class PureTest(unittest.TestCase):
 
     def test_rope_kinds_fixed_at_trace_time_are_noted(self):
         self.assertEqual(web_export._notes({"rope_scaling": None}), [])
-        notes = web_export._notes({"rope_scaling": {"type": "longrope"},
-                                   "original_max_position_embeddings": 4096})
+        self.assertEqual(web_export._notes({"rope_scaling": {"type": "longrope"}}), [])
+        notes = web_export._notes({"rope_scaling": {"type": "dynamic", "factor": 2.0},
+                                   "max_position_embeddings": 4096})
         self.assertEqual(len(notes), 1)
-        self.assertIn("longrope rope", notes[0])
+        self.assertIn("dynamic rope", notes[0])
         self.assertIn("4096 positions", notes[0])
 
     def test_supported_problem(self):

@@ -27,6 +27,7 @@ Everything is built in `web_dir + ".partial"` and renamed to web_dir only when c
 """
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 import os
@@ -154,6 +155,48 @@ def _wrapper(model, num_layers: int):
     return TransformersJsDecoder(model)
 
 
+class _TracedLongRope:
+    """Makes a longrope rotary embedding traceable: transformers picks the short or the long
+    frequencies with a Python `if` on max(position_ids) + 1 (which the tracer would fix at the
+    traced length); here the choice is a torch.where in the graph, per call as transformers
+    makes it. Undone on exit."""
+
+    def __init__(self, model) -> None:
+        self.model = model
+        self.patched: list = []
+
+    def __enter__(self):
+        import torch
+        from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+        for module in self.model.modules():
+            if getattr(module, "rope_type", None) != "longrope" or not hasattr(
+                    module, "original_inv_freq"):
+                continue
+            # The undecorated forward (under no_grad and dynamic_rope_update, whose `if` it skips).
+            forward = inspect.unwrap(type(module).forward)
+            if forward is type(module).forward:
+                continue
+            limit = module.config.rope_parameters["original_max_position_embeddings"]
+            short = module.original_inv_freq.detach().clone()
+            long, _ = ROPE_INIT_FUNCTIONS["longrope"](module.config, short.device,
+                                                       seq_len=limit + 1)
+
+            def traced(x, position_ids, _m=module, _f=forward, _s=short, _l=long, _n=limit):
+                beyond = (position_ids.max() + 1) > _n
+                _m.inv_freq = torch.where(beyond, _l.to(_s.dtype), _s)
+                return _f(_m, x, position_ids)
+
+            self.patched.append((module, module.inv_freq))
+            module.forward = traced
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for module, inv_freq in self.patched:
+            del module.forward
+            module.inv_freq = inv_freq
+
+
 def _kv_shape(config) -> tuple[int, int]:
     heads = getattr(config, "num_key_value_heads", None) or config.num_attention_heads
     head_dim = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
@@ -186,7 +229,7 @@ def _export_fp32(model, path: str) -> str | None:
     tmp_dir = os.path.join(os.path.dirname(path), ".torch-export")
     os.makedirs(tmp_dir, exist_ok=True)
     raw = os.path.join(tmp_dir, "model.onnx")
-    with warnings.catch_warnings(), torch.no_grad():
+    with warnings.catch_warnings(), torch.no_grad(), _TracedLongRope(model):
         warnings.simplefilter("ignore")
         torch.onnx.export(_wrapper(model, layers), tuple(example), raw, input_names=inputs,
                           output_names=outputs, dynamic_axes=axes, opset_version=OPSET,
@@ -464,9 +507,10 @@ def _notes(config: dict) -> list[str]:
     notes = []
     rope = config.get("rope_scaling") or config.get("rope_parameters") or {}
     kind = str(rope.get("rope_type", rope.get("type", ""))) if isinstance(rope, dict) else ""
-    if kind in ("longrope", "dynamic"):
-        # transformers picks these frequencies with a Python `if` on the sequence length, which
-        # the tracer fixes at the traced (short) length.
+    if kind == "dynamic":
+        # transformers recomputes these frequencies under a Python `if` on the sequence length,
+        # which the tracer fixes at the traced (short) length. (longrope's `if` is replaced by a
+        # graph op while exporting: _TracedLongRope.)
         limit = (rope.get("original_max_position_embeddings")
                  or config.get("original_max_position_embeddings")
                  or config.get("max_position_embeddings"))
