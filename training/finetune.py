@@ -44,7 +44,8 @@ from typing import NoReturn
 
 REQUIRED = ("torch", "transformers", "peft")
 # Import names of the packages the browser export needs (pip names are the same).
-EXPORT_REQUIRED = ("onnx", "onnxruntime")
+# onnx_ir: ONNX Runtime 1.30's 4-bit quantiser imports it without depending on it.
+EXPORT_REQUIRED = ("onnx", "onnxruntime", "onnx_ir")
 # Set to 1 to make every rank also print its own loss to stderr (`rank R step N loss X`): the test
 # that the printed loss is the mean over the ranks reads it.
 RANK_LOSS_ENV = "FINETUNE_PRINT_RANK_LOSS"
@@ -298,7 +299,10 @@ def load_base(args, dtype, say):
              "decoder-only model such as Llama, Qwen2, Gemma or Phi")
     try:
         tokenizer = AutoTokenizer.from_pretrained(args.base_model)
-        model = AutoModelForCausalLM.from_pretrained(args.base_model, dtype=dtype)
+        # Gemma 2's logit soft-capping exists only in eager attention (the default SDPA path
+        # drops it): train the model the export (eager, checked against merged/) will run.
+        extra = {"attn_implementation": "eager"} if config.model_type == "gemma2" else {}
+        model = AutoModelForCausalLM.from_pretrained(args.base_model, dtype=dtype, **extra)
     except (OSError, ValueError) as error:
         fail(f"could not load base model {args.base_model}: {one_line(error)}")
     if tokenizer.pad_token is None:

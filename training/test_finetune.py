@@ -67,7 +67,7 @@ class ArgumentsTest(unittest.TestCase):
 
     def test_export_packages_only_when_exporting(self):
         self.assertEqual(finetune.required_packages(False), ("torch", "transformers", "peft"))
-        self.assertEqual(finetune.required_packages(True)[3:], ("onnx", "onnxruntime"))
+        self.assertEqual(finetune.required_packages(True)[3:], ("onnx", "onnxruntime", "onnx_ir"))
 
 
 class DatasetTest(unittest.TestCase):

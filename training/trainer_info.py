@@ -18,7 +18,7 @@ import json
 import platform
 import sys
 
-PACKAGES = ("torch", "transformers", "peft", "accelerate", "onnx", "onnxruntime")
+PACKAGES = ("torch", "transformers", "peft", "accelerate", "onnx", "onnxruntime", "onnx-ir")
 
 
 def package_version(name: str) -> str | None:

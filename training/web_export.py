@@ -267,6 +267,9 @@ def _to_fp16(proto):
     import onnx
     from onnxruntime.transformers.float16 import convert_float_to_float16
 
+    # Its INFO lines dump whole graph nodes into the run's log.
+    logging.getLogger("onnxruntime.transformers.float16").setLevel(logging.WARNING)
+
     big = proto.ByteSize() >= onnx.checker.MAXIMUM_PROTOBUF
     # Two parts stay float32, as in the PyTorch code (which upcasts both):
     # - the rotary embedding: its angles (position x frequency) reach the context length, where

@@ -319,6 +319,7 @@ export const TRAINER_PACKAGES = [
   'accelerate',
   'onnx',
   'onnxruntime',
+  'onnx-ir',
 ] as const;
 
 /** Where a run would compute: CUDA GPUs (name, memory), Apple's MPS, or the CPU alone. */

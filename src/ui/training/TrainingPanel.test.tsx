@@ -118,7 +118,7 @@ describe('TrainingPanel: the trainer and the method', () => {
     renderPanel();
     const alert = await screen.findByText(/The trainer is not set up:/, {}, { timeout: 5000 });
     expect(alert.parentElement).toHaveTextContent(
-      'torch, transformers, peft, accelerate, onnx, onnxruntime are missing',
+      'torch, transformers, peft, accelerate, onnx, onnxruntime, onnx-ir are missing',
     );
     await user.click(screen.getByRole('button', { name: 'Set up the trainer' }));
     expect(await screen.findByText('The trainer is set up.', {}, { timeout: 8000 })).toBeVisible();
