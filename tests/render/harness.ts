@@ -118,7 +118,7 @@ const harness = {
    * Renders `text` whole (one `finish`, as for a finished message) in slices; returns the time
    * from start to end (ms), the longest slice (the first, in `finish`, included) and the count.
    */
-  wholeTimed(text: string): { total: number; longest: number; slices: number } {
+  wholeTimed(text: string): { total: number; longest: number; slices: number; times: number[] } {
     out.replaceChildren();
     const r = createStreamingRenderer(out, { schedule: manual });
     const t0 = performance.now();
@@ -127,7 +127,7 @@ const harness = {
     const times = [performance.now() - t0, ...runSlices()];
     const total = performance.now() - t0;
     r.dispose();
-    return { total, longest: Math.max(...times), slices: times.length };
+    return { total, longest: Math.max(...times), slices: times.length, times };
   },
   /**
    * Renders `text` whole in animation frames as the app does, watching long tasks (over 50 ms,

@@ -139,6 +139,11 @@ describe('a whole render in slices (finish with a schedule) ends as the whole re
     r.finish('Another *text*.');
     expect(queue).toHaveLength(0); // the slices of the first text were cancelled
     expect(html(el)).toBe(full('Another *text*.'));
+    // Regression: a long text replacing another one stopped after its first step.
+    const other = tableText(40, 3);
+    r.finish(other);
+    for (let task = queue.shift(); task; task = queue.shift()) task();
+    expect(html(el)).toBe(full(other));
     r.finish(text);
     r.dispose();
     expect(queue).toHaveLength(0);

@@ -50,7 +50,7 @@ const SLICE_MS = 12;
 const UNIT_MS = 6;
 /** The first and the smallest step of each kind of work (an update costs some time whatever its size). */
 const CHARS = { first: 400, least: 100 };
-const NODES = { first: 64, least: 8 };
+const NODES = { first: 16, least: 8 };
 
 /** A resumable piece of work: does about `size` units, returns true when nothing is left. */
 interface Job {
@@ -301,7 +301,8 @@ export function createStreamingRenderer(
 
   /** The whole render in slices: the text streamed in steps sized to fit a slice, then final. */
   const renderWhole = (fullText: string) => {
-    let at = extendsText(fullText, text) && !finished ? text.length : 0;
+    if (finished || !extendsText(fullText, text)) reset(); // before queueing: reset drops jobs
+    let at = text.length;
     const job: Job = queue((size) => {
       at = Math.min(fullText.length, at + size);
       render(fullText.slice(0, at), at === fullText.length);
