@@ -62,7 +62,7 @@ env.useBrowserCache = true;
 
 const post = (message: WorkerResponse) => self.postMessage(message);
 
-/** `debug.loseDevice` is honoured only when the page was opened with `?debug` (worker name). */
+/** `debug.loseDevice` and `debug.close` are honoured only when the page was opened with `?debug` (worker name). */
 const DEBUG = self.name.endsWith('-debug');
 
 /** Text is posted at most this often (plus at once for the first token and at the end). */
@@ -465,6 +465,30 @@ async function storage(request: StorageRequest) {
   }
 }
 
+/**
+ * The heartbeat: `alive` every HEARTBEAT_MS while a load or a generation runs, so the machine
+ * waiting on it tells a dead worker (closed, crashed: silent) from a slow one within seconds.
+ * A timer on this thread is a faithful sign of life because ONNX Runtime Web runs here without
+ * blocking it for long: in a worker its proxy is off (`isProxy` needs a `document`), and
+ * `InferenceSession.run` (the asyncify build's `_OrtRun`) only encodes the GPU work
+ * synchronously, then awaits the GPU's results (`mapAsync`) — so however long a prefill takes
+ * on a slow GPU, the event loop turns and the beat goes out. The long synchronous stretches
+ * are in `InferenceSession.create` (graph optimisation and weight upload in WebAssembly,
+ * seconds for the bigger models), which is why the model machine allows more silence while
+ * loading than the chat allows during a reply.
+ */
+const HEARTBEAT_MS = 2000;
+let busy = 0;
+let beating: ReturnType<typeof setInterval> | undefined;
+async function withHeartbeat(work: Promise<void>) {
+  if (busy++ === 0) beating = setInterval(() => post({ status: 'alive' }), HEARTBEAT_MS);
+  try {
+    await work;
+  } finally {
+    if (--busy === 0) clearInterval(beating);
+  }
+}
+
 self.addEventListener('message', (event: MessageEvent<WorkerRequest>) => {
   const request = event.data;
   switch (request.type) {
@@ -474,11 +498,15 @@ self.addEventListener('message', (event: MessageEvent<WorkerRequest>) => {
     case 'debug.loseDevice':
       if (DEBUG) watchedDevice?.destroy();
       break;
+    case 'debug.close':
+      // A worker that dies without an error event (what a crash looks like from the page).
+      if (DEBUG) self.close();
+      break;
     case 'load':
-      void load(request.data);
+      void withHeartbeat(load(request.data));
       break;
     case 'generate':
-      void generate(request);
+      void withHeartbeat(generate(request));
       break;
     case 'interrupt':
       stopping.interrupt();

@@ -261,6 +261,57 @@ describe('chatMachine', () => {
     }
   });
 
+  // Before the heartbeat a dead worker froze the reply for 60 s; a slow one must still never be called dead.
+  it('generating ⇄ worker.alive: a slow but live reply (a long prefill) is never abandoned; silence after it is', () => {
+    vi.useFakeTimers();
+    try {
+      const { actor, worker } = ready();
+      actor.send({ type: 'chat.send', text: 'a long prompt' });
+      // Ten times the allowed silence without a token, the worker beating every 2 s.
+      for (let t = 0; t < 10 * REPLY_STALL_MS; t += 2000) {
+        vi.advanceTimersByTime(2000);
+        actor.send({ type: 'worker.alive', message: { status: 'alive' } });
+      }
+      expect(actor.getSnapshot().value).toBe('generating');
+      expect(worker.posted.some((r) => r.type === 'abandon')).toBe(false);
+      actor.send({ type: 'worker.start', message: { status: 'start' } });
+      actor.send(update('late but fine', 3));
+      // The beat stops (the worker closed itself): abandoned after the allowed silence.
+      vi.advanceTimersByTime(REPLY_STALL_MS - 1);
+      expect(actor.getSnapshot().value).toBe('generating');
+      vi.advanceTimersByTime(1);
+      expect(worker.posted.at(-1)).toMatchObject({ type: 'abandon' });
+      expect(actor.getSnapshot().value).toBe('unavailable');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('stopping ⇄ worker.alive: a Stop waiting for a slow step keeps waiting while the worker beats', () => {
+    const fast = chatMachine.provide({ delays: { replyStall: 50 } });
+    vi.useFakeTimers();
+    try {
+      const worker = fakeWorker();
+      const actor = createActor(fast, { input: { worker } }).start();
+      actor.send({ type: 'worker.ready', message: { status: 'ready' } });
+      actor.send({ type: 'chat.send', text: 'a' });
+      actor.send({ type: 'chat.stop' });
+      for (let i = 0; i < 20; i++) {
+        vi.advanceTimersByTime(40);
+        actor.send({ type: 'worker.alive', message: { status: 'alive' } });
+      }
+      expect(actor.getSnapshot().value).toBe('stopping');
+      actor.send({
+        type: 'worker.complete',
+        message: { status: 'complete', numTokens: 0, seconds: 1, interrupted: true },
+      });
+      expect(actor.getSnapshot().value).toBe('idle');
+      expect(worker.posted.some((r) => r.type === 'abandon')).toBe(false);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('a fault ends the reply; ready again re-enables the chat with the draft kept', () => {
     const { actor } = ready();
     actor.send({ type: 'chat.send', text: 'a' });

@@ -82,8 +82,12 @@ export type ChatEvent =
   | { type: 'chat.settings'; patch: Partial<GenerationSettings> }
   | ChatWorkerEvent;
 
-/** No worker message for this long while a reply is due = the worker is stuck (a GPU hang). */
-export const REPLY_STALL_MS = 60_000;
+/**
+ * No worker message for this long while a reply is due = the worker is gone (closed, crashed).
+ * A live worker beats every 2 s while it generates (llm.worker.ts `HEARTBEAT_MS`), however slow
+ * its GPU, so this can be short without ever calling a slow reply dead.
+ */
+export const REPLY_STALL_MS = 10_000;
 
 /** What goes to the worker: roles normalised (anything but assistant is user), no reasoning. */
 export function toWorkerMessages(messages: DisplayMessage[]): ChatMessage[] {
@@ -319,10 +323,11 @@ export const chatMachine = setup({
         'chat.reset': { actions: ['postReset', 'clearConversation'] },
       },
     },
-    // Every worker message re-enters the state, restarting the stall timer.
+    // Every worker message (the heartbeat too) re-enters the state, restarting the stall timer.
     generating: {
       after: { replyStall: { target: 'unavailable', actions: 'abandonWorker' } },
       on: {
+        'worker.alive': { target: 'generating', reenter: true },
         'worker.start': { target: 'generating', reenter: true, actions: 'appendAssistantMessage' },
         'worker.update': { target: 'generating', reenter: true, actions: 'appendOutput' },
         'worker.complete': { target: 'idle', actions: 'storeCompletion' },
@@ -340,6 +345,7 @@ export const chatMachine = setup({
     stopping: {
       after: { replyStall: { target: 'unavailable', actions: 'abandonWorker' } },
       on: {
+        'worker.alive': { target: 'stopping', reenter: true },
         'worker.update': { target: 'stopping', reenter: true },
         'worker.complete': { target: 'idle', actions: 'storeCompletion' },
         'worker.error': { target: 'idle', actions: ['logError', 'storeError'] },
@@ -352,6 +358,7 @@ export const chatMachine = setup({
       after: { replyStall: { target: 'unavailable', actions: 'abandonWorker' } },
       on: {
         'chat.load': { actions: 'loadConversation' },
+        'worker.alive': { target: 'resetting', reenter: true },
         'worker.update': { target: 'resetting', reenter: true },
         'worker.complete': 'idle',
         'worker.error': 'idle',

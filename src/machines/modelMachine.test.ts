@@ -162,6 +162,44 @@ describe('modelMachine — never a hang', () => {
   });
 });
 
+describe('modelMachine — a dead worker while loading', () => {
+  const loadingActor = () => {
+    const worker = fakeWorker();
+    const actor = createActor(
+      modelMachine.provide({ delays: { loadStall: 10_000, loadSilence: 60 } }),
+      { input: { worker, models: MODELS, shaderF16: true } },
+    ).start();
+    actor.send({ type: 'model.select', value: 'phi-3.5-mini' });
+    actor.send({ type: 'model.load' });
+    return { actor, worker };
+  };
+
+  it('loading ⇄ worker.alive: a live worker with no progress (a long session creation) is not abandoned', async () => {
+    const { actor, worker } = loadingActor();
+    for (let i = 0; i < 6; i++) {
+      await new Promise((r) => setTimeout(r, 30));
+      actor.send({ type: 'worker.alive', message: { status: 'alive' } });
+    }
+    expect(actor.getSnapshot().matches('loading')).toBe(true);
+    expect(worker.posted.some((r) => r.type === 'abandon')).toBe(false);
+  });
+
+  it('loading, silent for loadSilence → the worker is abandoned; its fault → lost', async () => {
+    const { actor, worker } = loadingActor();
+    await new Promise((r) => setTimeout(r, 120));
+    expect(worker.posted.at(-1)).toEqual({ type: 'abandon', data: 'it went silent while loading' });
+    actor.send({
+      type: 'worker.fault',
+      message: {
+        status: 'fault',
+        kind: 'unresponsive',
+        data: 'The model stopped responding: it went silent while loading. Load the model again.',
+      },
+    });
+    await waitFor(actor, (s) => s.matches('lost'));
+  });
+});
+
 describe('modelMachine — Load in chat from the hub', () => {
   it('model.add appends a hub model (q4f16 with q4 fallback) and selects it', () => {
     const { actor, worker } = start(false);

@@ -201,6 +201,9 @@ export const modelMachine = setup({
       },
       files: [],
     }),
+    /** Ask the worker actor to drop a silent worker; it answers with a `fault` (→ lost). */
+    abandonWorker: ({ context }) =>
+      context.worker.send({ type: 'abandon', data: 'it went silent while loading' }),
     clearError: assign({ error: null }),
     markReady: assign({
       files: [],
@@ -213,6 +216,12 @@ export const modelMachine = setup({
   delays: {
     /** No worker event for this long while loading = a hang, shown as an error. */
     loadStall: 120_000,
+    /**
+     * No message at all (not even the heartbeat, every 2 s while the worker loads) for this long
+     * = the worker is gone. Longer than the chat's: creating an ONNX Runtime session runs
+     * synchronously on the worker thread for seconds with a big model (see llm.worker.ts).
+     */
+    loadSilence: 30_000,
   },
 }).createMachine({
   id: 'model',
@@ -258,6 +267,14 @@ export const modelMachine = setup({
         // Every worker event re-enters `waiting` (only it), restarting the stall timer.
         waiting: {
           after: { loadStall: { target: '#model.failed', actions: 'storeStall' } },
+          // The heartbeat re-enters only `alive`: it proves the worker lives, not that it progresses.
+          initial: 'alive',
+          states: {
+            alive: {
+              after: { loadSilence: { actions: 'abandonWorker' } },
+              on: { 'worker.alive': { target: 'alive', reenter: true } },
+            },
+          },
           on: {
             'worker.loading': { target: 'waiting', reenter: true, actions: 'setStatus' },
             'worker.initiate': { target: 'waiting', reenter: true, actions: 'addFile' },

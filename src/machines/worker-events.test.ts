@@ -32,6 +32,8 @@ describe('routeWorkerResponse', () => {
       Object.keys(routeWorkerResponse({ status: 'storage-error', op: 'plan', data: 'offline' })),
     ).toEqual(['model']);
     expect(Object.keys(routeWorkerResponse({ status: 'done', file: 'f' }))).toEqual(['model']);
+    // The heartbeat goes to both that may be waiting on the worker (a load, a reply).
+    expect(Object.keys(routeWorkerResponse({ status: 'alive' }))).toEqual(['model', 'chat']);
     const update = { status: 'update', output: 'a', numTokens: 1, channel: 'answer' } as const;
     expect(routeWorkerResponse(update)).toEqual({
       chat: { type: 'worker.update', message: update },

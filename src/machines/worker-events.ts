@@ -1,6 +1,7 @@
 import type {
   FaultResponse,
   GenerationResponse,
+  HeartbeatResponse,
   Purpose,
   LoadResponse,
   WorkerActorEvent,
@@ -21,10 +22,14 @@ type Loading = Extract<LoadResponse, { status: 'loading' }>;
 type PlanResponse = Extract<StorageResponse, { status: 'plan' }>;
 type StorageError = Extract<StorageResponse, { status: 'storage-error' }>;
 
-/** What the model machine accepts from the worker: loading, download plans, and faults. */
-export type ModelWorkerEvent = EventOf<LoadResponse | FaultResponse | PlanResponse | StorageError>;
-/** What the chat machine accepts from the worker: `loading` (a switch), `ready`, its generations, and faults. */
-export type ChatWorkerEvent = EventOf<Loading | Ready | GenerationResponse | FaultResponse>;
+/** What the model machine accepts from the worker: loading, download plans, faults, heartbeats. */
+export type ModelWorkerEvent = EventOf<
+  LoadResponse | FaultResponse | PlanResponse | StorageError | HeartbeatResponse
+>;
+/** What the chat machine accepts from the worker: `loading` (a switch), `ready`, its generations, faults, heartbeats. */
+export type ChatWorkerEvent = EventOf<
+  Loading | Ready | GenerationResponse | FaultResponse | HeartbeatResponse
+>;
 /** What the stored-models machine hears: the cache listing, deletions, their errors. */
 export type StoredModelsWorkerEvent = EventOf<Exclude<StorageResponse, PlanResponse>>;
 /** What 'Format Input' hears (as the app's `dataset.output` emission): its generations only. */
@@ -128,6 +133,9 @@ export function routeWorkerResponse(message: WorkerResponse, evaluating = false)
     case 'stored':
     case 'deleted':
       return { storedModels: eventOf(message) };
+    case 'alive':
+      // The worker is busy and alive: whoever waits on it (a load, a reply) keeps waiting.
+      return { model: eventOf(message), chat: eventOf(message) };
     case 'fault':
       // Everyone waiting on the worker stops; 'Format Input' hears it as a failed generation.
       return {

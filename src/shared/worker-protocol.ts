@@ -71,7 +71,9 @@ export type WorkerRequest =
    * Tests only: destroys the GPU device ONNX Runtime uses, so the e2e can provoke `device.lost`.
    * The worker ignores it unless the page was opened with `?debug` (see runtime-config).
    */
-  | { type: 'debug.loseDevice' };
+  | { type: 'debug.loseDevice' }
+  /** Tests only (`?debug`): the worker closes itself, dying without an error event. */
+  | { type: 'debug.close' };
 
 /**
  * What the worker actor accepts besides requests to post: `abandon` (a machine waited too long)
@@ -131,14 +133,21 @@ export type GenerationResponse =
 
 /**
  * The worker (or its GPU) is gone: every owner stops waiting. `device-lost`: the worker saw
- * GPUDevice.lost; `crashed`: the Worker raised error/messageerror; `unresponsive`: no message for the
- * stall delay of the machine that was waiting.
+ * GPUDevice.lost; `crashed`: the Worker raised error/messageerror; `unresponsive`: no message (not even the
+ * heartbeat) for the silence allowed by the machine that was waiting.
  */
 export type FaultKind = 'device-lost' | 'crashed' | 'unresponsive';
 export type FaultResponse = { status: 'fault'; kind: FaultKind; data: string };
 
+/**
+ * Sent every few seconds while the worker loads or generates (llm.worker.ts `HEARTBEAT_MS`): a
+ * live worker is never silent for long, however slow its GPU, so silence means it is gone.
+ */
+export type HeartbeatResponse = { status: 'alive' };
+
 /** Worker → main thread. Field names follow the spec's table. Stored models and download plans: storage-protocol.ts. */
-export type WorkerResponse = LoadResponse | GenerationResponse | FaultResponse | StorageResponse;
+export type WorkerResponse =
+  LoadResponse | GenerationResponse | FaultResponse | HeartbeatResponse | StorageResponse;
 
 /** The message shown for a fault: says what happened and the way back. */
 export function faultMessage(kind: FaultKind, detail: string): string {

@@ -244,14 +244,15 @@ describe('chat in Chromium', () => {
     const browser = await launch({ webgpu: true });
     try {
       const { page } = browser;
-      // ?debug exposes window.__llmWorker and lets the worker accept debug.loseDevice;
-      // ?stallSeconds=3 shortens the silence allowed while a reply is due.
+      // ?debug exposes window.__llmWorker and lets the worker accept debug.close and
+      // debug.loseDevice. The silence allowed is the app's own (no ?stallSeconds).
       await page.goto(
-        `${app.url}?modelHost=${encodeURIComponent(host.url)}&extraModel=${TINY_MODEL_ID}&maxTokens=400&debug&stallSeconds=3`,
+        `${app.url}?modelHost=${encodeURIComponent(host.url)}&extraModel=${TINY_MODEL_ID}&maxTokens=400&debug`,
       );
       await loadModel(page, /tiny-random-llama/);
 
-      // (a) The worker is terminated mid-reply: silence, then the way back.
+      // (a) The worker closes itself mid-reply (dies without an error event): its heartbeat
+      // stops, and the alert comes within 15 s (it took the 60 s stall timer before).
       const box = page.getByRole('textbox', { name: 'Message' });
       await box.fill('Count to one hundred');
       await box.press('Enter');
@@ -260,12 +261,16 @@ describe('chat in Chromium', () => {
         .not.toBe('');
       await box.fill('my next question');
       await page.evaluate(() =>
-        (window as unknown as { __llmWorker: Worker }).__llmWorker.terminate(),
+        (window as unknown as { __llmWorker: Worker }).__llmWorker.postMessage({
+          type: 'debug.close',
+        }),
       );
+      const closedAt = Date.now();
       const alert = page.getByRole('alert');
       await expect
-        .poll(() => alert.textContent(), { timeout: 30_000 })
-        .toContain('The model stopped responding: no reply for 3 seconds. Load the model again.');
+        .poll(() => alert.textContent(), { timeout: 15_000, interval: 250 })
+        .toContain('The model stopped responding: no reply for 10 seconds. Load the model again.');
+      expect(Date.now() - closedAt).toBeLessThan(15_000);
       expect(await box.inputValue()).toBe('my next question');
       await shot(browser, 'worker-lost');
       await page.getByRole('button', { name: 'Load the model again' }).click();
