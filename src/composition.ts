@@ -103,8 +103,12 @@ export function createServices(options: ServicesOptions = {}): Services {
     localGenerator: createLocalGenerator,
     // Loaded with the first visit to Compare, never with the page.
     loadCompare: () =>
-      (compare ??= import('./actors/compare-services').then((m) =>
-        m.createCompareServices(client),
-      )),
+      (compare ??= Promise.all([
+        import('./machines/evaluationMachine'),
+        import('./actors/compare-services'),
+      ]).then(([{ evaluationMachine }, m]) => {
+        const { storeActor, ...services } = m.createCompareServices(client);
+        return { ...services, logic: evaluationMachine.provide({ actors: { store: storeActor } }) };
+      })),
   };
 }

@@ -1,11 +1,12 @@
 /**
  * What the Compare view needs, loaded with its first visit (never with the page): the evaluation
- * machine with its IndexedDB store provided, the store itself (the saved list), and TanStack
+ * machine's IndexedDB store actor (src/composition.ts provides it), the store itself (the saved
+ * list), and TanStack
  * Query options for the training service's runs, models, held-out split and data file (the
  * client's fetchers, keyed by the training key factory, so the view's hooks share one cache).
  */
 import { queryOptions } from '@tanstack/react-query';
-import { evaluationMachine } from '../machines/evaluationMachine';
+import type { evaluationMachine } from '../machines/evaluationMachine';
 import {
   createEvaluationStore,
   createEvaluationStoreActor,
@@ -58,7 +59,8 @@ export function createCompareServices(
   store: EvaluationStore = createEvaluationStore(),
 ) {
   return {
-    logic: evaluationMachine.provide({ actors: { store: createEvaluationStoreActor(store) } }),
+    /** The evaluation machine's `store` actor (the composition root provides it). */
+    storeActor: createEvaluationStoreActor(store),
     store,
     trainingUrl: client.baseUrl,
     queries: {
@@ -70,4 +72,7 @@ export function createCompareServices(
   };
 }
 
-export type CompareServices = ReturnType<typeof createCompareServices>;
+/** What the view gets: the above, with the evaluation machine's logic (store provided). */
+export type CompareServices = Omit<ReturnType<typeof createCompareServices>, 'storeActor'> & {
+  logic: typeof evaluationMachine;
+};

@@ -261,6 +261,11 @@ function HubRoute({ route }: { route: string }) {
   );
 }
 
+function CompareRoute({ route }: { route: string }) {
+  const app = AppActorContext.useActorRef();
+  return <CompareView route={route} app={app} />;
+}
+
 export function App({ initialInspect = false }: { initialInspect?: boolean }) {
   const gate = AppActorContext.useSelector(selectGate);
   const route = useHashRoute();
@@ -279,7 +284,7 @@ export function App({ initialInspect = false }: { initialInspect?: boolean }) {
           </Suspense>
         ) : route.startsWith('/compare') ? (
           <Suspense fallback={<p className="loading-view">Loading Compare…</p>}>
-            <CompareView route={route} />
+            <CompareRoute route={route} />
           </Suspense>
         ) : (
           <main className="main">
