@@ -5,7 +5,7 @@
  * the text so far while streaming. KaTeX is loaded before the tests, so typesetting is synchronous
  * and every comparison is deterministic (no timers, no frames).
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Tokens } from 'marked';
 import { createStreamingRenderer } from './streaming-renderer';
 import { splitPoint } from './open-paragraph';
@@ -85,6 +85,13 @@ describe('heavy open blocks: streamed DOM equals the whole render', () => {
 });
 
 describe('a whole render in slices (finish with a schedule) ends as the whole render', () => {
+  // Each clock read advances 5 ms, so every unit fills its slice: slicing does not hang on speed.
+  let clock = 0;
+  beforeEach(() => {
+    vi.spyOn(performance, 'now').mockImplementation(() => (clock += 5));
+  });
+  afterEach(() => vi.restoreAllMocks());
+
   /** Slices run by hand, each under a budget far smaller than the work. */
   function sliced(text: string, before = ''): { el: HTMLElement; slices: number } {
     const queue: (() => void)[] = [];

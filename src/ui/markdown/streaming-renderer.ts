@@ -152,7 +152,7 @@ export function createStreamingRenderer(
       } else if (took < UNIT_MS / 2) job.size *= 2;
       else if (took > UNIT_MS) job.size = Math.max(job.least, Math.floor(job.size / 2));
     }
-    if (jobs.length > 0 && schedule) cancelSlice = schedule(slice);
+    if (jobs.length > 0 && schedule) cancelSlice ??= schedule(slice); // once (a job may queue one)
   };
 
   /** Queues `run`; without a schedule it runs to the end now. */
