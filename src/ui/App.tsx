@@ -94,9 +94,12 @@ function Header({
           type="button"
           className="link-button"
           aria-pressed={inspecting}
+          aria-label={inspecting ? 'Close inspector' : 'Inspect state machines'}
           onClick={onToggleInspector}
         >
-          {inspecting ? 'Close inspector' : 'Inspect state machines'}
+          {/* On a phone it says only "Close" / "Inspect" (.nav-long); the name stays whole. */}
+          {inspecting ? 'Close' : 'Inspect'}
+          <span className="nav-long">{inspecting ? ' inspector' : ' state machines'}</span>
         </button>
       </nav>
     </header>
