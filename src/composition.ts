@@ -6,22 +6,18 @@
  */
 import type { QueryClient } from '@tanstack/react-query';
 import { appMachine } from './machines/appMachine';
-import { trainingMachine } from './machines/trainingMachine';
 import { createLlmWorkerActor } from './actors/llm-worker-actor';
 import { probeWebGPUActor } from './actors/webgpu-probe';
 import { createConversationStoreActor } from './actors/conversation-store';
 import { requestPersistActor, storageEstimateActor } from './actors/storage-manager';
 import { storedModelsMachine } from './machines/storedModelsMachine';
 import type { HostedChatOptions } from './actors/hosted-chat';
-import { createLocalGenerator } from './actors/local-generator';
-import {
-  createTrainingActors,
-  createTrainingClient,
-  storeDatasetOnService,
-} from './actors/training-client';
+import type { TrainingClient } from './actors/training-client';
+import type * as TrainingClientModule from './actors/training-client';
+import type * as TrainingMachineModule from './machines/trainingMachine';
 import type { Services } from './ui/services';
 import type { CompareServices } from './actors/compare-services';
-import { MAX_LOG_LINES } from './shared/training-api';
+import { resolveTrainingUrl } from './runtime-config';
 
 /**
  * The root actor's logic: the Web Worker and the WebGPU probe provided. `debug` (`?debug`, tests
@@ -63,15 +59,52 @@ export interface ServicesOptions {
   pollInterval?: number;
 }
 
+type TrainingModules = {
+  client: typeof TrainingClientModule;
+  machine: typeof TrainingMachineModule;
+};
+/** The training modules once loaded (they are the same for every `createServices`). */
+let trainingModules: TrainingModules | undefined;
+async function loadTrainingModules(): Promise<TrainingModules> {
+  if (!trainingModules) {
+    const [client, machine] = await Promise.all([
+      import('./actors/training-client'),
+      import('./machines/trainingMachine'),
+    ]);
+    trainingModules = { client, machine };
+  }
+  return trainingModules;
+}
+
+/** A promise already settled the way React's `use` reads it (`status`, `value`): no suspending. */
+function settled<T>(value: T): Promise<T> {
+  return Object.assign(Promise.resolve(value), { status: 'fulfilled', value });
+}
+
 /** The panels' services (see src/ui/services.ts). */
 export function createServices(options: ServicesOptions = {}): Services {
   const { queryClient } = options;
   const loadQueryClient = queryClient
     ? () => Promise.resolve(queryClient)
     : () => import('./ui/query-client').then((m) => m.queryClient);
-  const client = createTrainingClient(
-    options.trainingUrl !== undefined ? { baseUrl: options.trainingUrl } : {},
-  );
+  const trainingUrl = (options.trainingUrl ?? resolveTrainingUrl()).replace(/\/+$/, '');
+  // The training client (with its zod schemas) and the training machine load with their first
+  // user (the training panel, right after the first paint), not with the page.
+  let client: TrainingClient | undefined;
+  const clientOf = (modules: TrainingModules) =>
+    (client ??= modules.client.createTrainingClient({ baseUrl: trainingUrl }));
+  const loadTraining = async () => {
+    const modules = await loadTrainingModules();
+    return { client: clientOf(modules) };
+  };
+  const trainingLogicOf = (modules: TrainingModules) =>
+    modules.machine.trainingMachine.provide({
+      actors: modules.client.createTrainingActors(loadQueryClient, clientOf(modules)),
+      ...(options.pollInterval !== undefined
+        ? { delays: { pollInterval: options.pollInterval } }
+        : {}),
+    });
+  let trainingLogic: ReturnType<Services['loadTrainingLogic']> | undefined;
   let compare: Promise<CompareServices> | undefined;
   return {
     // The dataset machine and its chunk actor load with the first 'Format Input'.
@@ -84,29 +117,43 @@ export function createServices(options: ServicesOptions = {}): Services {
         actors: { generateChunk: createGenerateChunk(loadQueryClient, sources, options.hosted) },
       });
     },
-    trainingLogic: () =>
-      trainingMachine.provide({
-        actors: createTrainingActors(loadQueryClient, client),
-        ...(options.pollInterval !== undefined
-          ? { delays: { pollInterval: options.pollInterval } }
-          : {}),
-      }),
-    trainingUrl: client.baseUrl,
-    trainingLog: async (runId, signal) =>
-      (await client.fetchLogs(runId, MAX_LOG_LINES, signal)).lines,
-    trainer: {
-      info: (signal) => client.fetchTrainer(signal),
-      setup: (signal) => client.fetchTrainerSetup(signal),
-      startSetup: () => client.startTrainerSetup(),
+    // One promise per page; once the modules are in, one React's `use` reads without suspending.
+    loadTrainingLogic: () =>
+      (trainingLogic ??= trainingModules
+        ? settled(trainingLogicOf(trainingModules))
+        : loadTrainingModules().then(trainingLogicOf)),
+    trainingUrl,
+    trainingLog: async (runId, signal) => {
+      const [{ client }, { MAX_LOG_LINES }] = await Promise.all([
+        loadTraining(),
+        import('./shared/training-api'),
+      ]);
+      return (await client.fetchLogs(runId, MAX_LOG_LINES, signal)).lines;
     },
-    storeDataset: (entries, name) => storeDatasetOnService(loadQueryClient, client, entries, name),
-    localGenerator: createLocalGenerator,
+    trainer: {
+      info: async (signal) => (await loadTraining()).client.fetchTrainer(signal),
+      setup: async (signal) => (await loadTraining()).client.fetchTrainerSetup(signal),
+      startSetup: async () => (await loadTraining()).client.startTrainerSetup(),
+    },
+    storeDataset: async (entries, name) => {
+      const [{ storeDatasetOnService }, { client }] = await Promise.all([
+        import('./actors/training-client'),
+        loadTraining(),
+      ]);
+      return storeDatasetOnService(loadQueryClient, client, entries, name);
+    },
+    // Loaded with the first 'Format Input' on the local model.
+    localGenerator: (app) => async (prompt, signal, onText) => {
+      const { createLocalGenerator } = await import('./actors/local-generator');
+      return createLocalGenerator(app)(prompt, signal, onText);
+    },
     // Loaded with the first visit to Compare, never with the page.
     loadCompare: () =>
       (compare ??= Promise.all([
         import('./machines/evaluationMachine'),
         import('./actors/compare-services'),
-      ]).then(([{ evaluationMachine }, m]) => {
+        loadTraining(),
+      ]).then(([{ evaluationMachine }, m, { client }]) => {
         const { storeActor, ...services } = m.createCompareServices(client);
         return { ...services, logic: evaluationMachine.provide({ actors: { store: storeActor } }) };
       })),

@@ -1,5 +1,6 @@
 import { isModelId } from './shared/model-id';
 import { DEFAULT_MODEL_HOST, MODELS, type ModelOption } from './shared/models';
+import { DEFAULT_TRAINING_URL } from './shared/training-url';
 
 export interface RuntimeConfig {
   models: readonly ModelOption[];
@@ -58,4 +59,17 @@ export function readRuntimeConfig(location: { search: string }): RuntimeConfig {
   const replyStallMs =
     Number.isInteger(stall) && stall >= 1 && stall <= 600 ? stall * 1000 : undefined;
   return { models, modelHost, maxNewTokens, inspect, debug: params.has('debug'), replyStallMs };
+}
+
+/**
+ * The service's base URL: `?trainingUrl=` when it is a loopback URL (tests, another port), else
+ * `VITE_TRAINING_URL`, else http://127.0.0.1:8000.
+ */
+export function resolveTrainingUrl(
+  search: string = globalThis.location?.search ?? '',
+  envUrl: string | undefined = import.meta.env.VITE_TRAINING_URL as string | undefined,
+): string {
+  const param = new URLSearchParams(search).get('trainingUrl');
+  const chosen = param && isLoopbackUrl(param) ? param : envUrl || DEFAULT_TRAINING_URL;
+  return chosen.replace(/\/+$/, '');
 }

@@ -10,11 +10,10 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { fromPromise } from 'xstate';
 import type * as z from 'zod/mini';
-import { isLoopbackUrl } from '../runtime-config';
+import { resolveTrainingUrl } from '../runtime-config';
 import { ApiError, createApiError, type HttpFailure } from '../shared/api-error';
 import { errorMessage } from '../shared/errors';
 import {
-  DEFAULT_TRAINING_URL,
   DatasetResponseSchema,
   LOG_TAIL,
   LogsResponseSchema,
@@ -51,18 +50,7 @@ import type {
   StartTrainingOutput,
 } from '../machines/trainingMachine';
 
-/**
- * The service's base URL: `?trainingUrl=` when it is a loopback URL (tests, another port), else
- * `VITE_TRAINING_URL`, else http://127.0.0.1:8000.
- */
-export function resolveTrainingUrl(
-  search: string = globalThis.location?.search ?? '',
-  envUrl: string | undefined = import.meta.env.VITE_TRAINING_URL as string | undefined,
-): string {
-  const param = new URLSearchParams(search).get('trainingUrl');
-  const chosen = param && isLoopbackUrl(param) ? param : envUrl || DEFAULT_TRAINING_URL;
-  return chosen.replace(/\/+$/, '');
-}
+export { resolveTrainingUrl };
 
 export interface TrainingClientOptions {
   baseUrl?: string;

@@ -15,8 +15,7 @@ export type TrainingMethod = (typeof TRAINING_METHODS)[number];
 export const DEFAULT_EVAL_FRACTION = 0.1;
 /** The default base model: a 3B-parameter instruct model from the Hub. */
 export const DEFAULT_BASE_MODEL = 'meta-llama/Llama-3.2-3B-Instruct';
-/** The service listens on a fixed loopback address, port 8000. */
-export const DEFAULT_TRAINING_URL = 'http://127.0.0.1:8000';
+export { DEFAULT_TRAINING_URL } from './training-url';
 /** The browser asks for the last 10 log lines (every 2 s: the training machine's `pollInterval`). */
 export const LOG_TAIL = 10;
 /** The most lines one logs request returns (tail or page). */

@@ -19,8 +19,11 @@ export interface Services {
    * `sources` is read at each request.
    */
   loadDatasetLogic: (sources: () => ChunkSources) => Promise<typeof datasetMachine>;
-  /** The training machine with its HTTP actors provided. */
-  trainingLogic: () => typeof trainingMachine;
+  /**
+   * The training machine with its HTTP actors provided, loaded with the training panel (not with
+   * the page); the same promise every call (the panel reads it with React's `use`).
+   */
+  loadTrainingLogic: () => Promise<typeof trainingMachine>;
   /** The training service's base URL (shown when it does not answer). */
   trainingUrl: string;
   /** A run's log (GET /logs/{id}?tail=1000), for the Runs list. */

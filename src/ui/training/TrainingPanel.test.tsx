@@ -32,7 +32,11 @@ vi.mock('uplot', () => ({
 const mock = createTrainingMock({ stepsPerPoll: 40 });
 const server = setupServer(...mock.handlers);
 
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+beforeAll(async () => {
+  server.listen({ onUnhandledRequest: 'error' });
+  // The training code is a chunk of its own: loaded once here, so each panel renders at once.
+  await createServices().loadTrainingLogic();
+});
 beforeEach(() => {
   localStorage.clear();
   // Lazy views use the app's one QueryClient: nothing cached crosses from one test to the next.
