@@ -50,6 +50,15 @@ function serviceWorker(): Plugin {
 // (see src/main.tsx), every other mode talks to the real services.
 export default defineConfig({
   plugins: [react(), serviceWorker()],
+  // DEV_CACHE_DIR: a dependency cache of its own (tests/e2e/mock-dev.e2e.test.ts starts a dev
+  // server with an empty one, leaving node_modules/.vite to the other servers).
+  cacheDir: process.env.DEV_CACHE_DIR || 'node_modules/.vite',
+  // The dev server pre-bundles every dependency before the first page: its scan starts from
+  // index.html and cannot see the worker (`new Worker(new URL(…))`), so @huggingface/transformers
+  // was found only when the worker asked for it, and the page reloaded ("optimized dependencies
+  // changed. reloading") seconds after it opened. Scanning the worker too makes the first page
+  // the only one (tests/e2e/mock-dev.e2e.test.ts).
+  optimizeDeps: { entries: ['index.html', 'src/actors/llm.worker.ts'] },
   worker: { format: 'es' },
   build: {
     target: 'es2022',
