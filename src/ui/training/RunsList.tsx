@@ -7,6 +7,7 @@ import { useId, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import type { RunInfo, TrainedModel } from '../../shared/training-api';
 import { formatDuration, formatLoss } from './run-stats';
+import { CompareLink } from './CompareLink';
 
 export interface RunsListProps {
   runs: readonly RunInfo[];
@@ -88,6 +89,9 @@ function RunItem({
           >
             Load in chat
           </button>
+        )}
+        {run.state === 'succeeded' && model && (
+          <CompareLink runId={run.id} name={folderOf(run.output_dir)} />
         )}
       </div>
       {run.state === 'succeeded' && !model && run.model_error && (

@@ -402,6 +402,12 @@ describe('TrainingPanel', () => {
     // The Runs list offers it too, named for the run's folder.
     await user.click(await screen.findByRole('button', { name: 'Load in chat: lora' }));
     expect(loaded).toEqual(['trained/lora', 'trained/lora']);
+    // Compare with base: from the finished run and from the Runs list, to the run's Compare URL.
+    const compare = screen.getAllByRole('link', { name: /^Compare with base/ });
+    expect(compare.map((l) => l.getAttribute('href'))).toEqual([
+      '#/compare?run=mock-run-1',
+      '#/compare?run=mock-run-1',
+    ]);
     // The trained model, and its base exported to compare with (export_base: the 3B default).
     expect(listed.at(-1)).toEqual([
       'http://127.0.0.1:8000 trained/lora',

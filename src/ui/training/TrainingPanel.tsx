@@ -35,6 +35,7 @@ import {
 } from '../../shared/training-api';
 import { useTrainingActor } from './useTrainingActor';
 import { LoadInChat, RunProgress } from './RunProgress';
+import { CompareLink } from './CompareLink';
 import { loadForm, saveForm, type TrainingForm } from './training-form';
 import { sizeWarning, trainerSummary } from './trainer-fit';
 import { lazyWithQuery } from '../lazy-with-query';
@@ -295,7 +296,10 @@ export function TrainingPanel({
         </div>
       )}
       {status === 'finished' && run && (
-        <LoadInChat run={run} model={trainedModel} onLoadInChat={onLoadInChat} />
+        <div className="training-finished-actions">
+          <LoadInChat run={run} model={trainedModel} onLoadInChat={onLoadInChat} />
+          {trainedModel && <CompareLink runId={run.id} />}
+        </div>
       )}
       {failure && (
         <Suspense fallback={null}>
