@@ -1,5 +1,4 @@
 import {
-  assertEvent,
   assign,
   emit,
   enqueueActions,
@@ -166,15 +165,18 @@ export const appMachine = setup({
       const storedModels = spawn('storedModels', { id: 'storedModels', input: { worker } });
       return { worker, model, chat, conversations, storedModels };
     }),
-    routeWorkerMessage: enqueueActions(({ context, event, enqueue }) => {
-      assertEvent(event, 'worker.message');
+    routeWorkerMessage: enqueueActions(({ context, enqueue }, message: WorkerResponse) => {
       // Each child is sent only the events it owns, typed as such (see routeWorkerResponse).
-      const routed = routeWorkerResponse(event.message, context.evaluation !== null);
-      if (routed.model) context.model?.send(routed.model);
-      if (routed.chat) context.chat?.send(routed.chat);
-      if (routed.storedModels) context.storedModels?.send(routed.storedModels);
-      if (routed.dataset) enqueue(emit({ type: 'dataset.output', message: routed.dataset }));
-      if (routed.evaluation) context.evaluation?.send(routed.evaluation);
+      const routed = routeWorkerResponse(message, context.evaluation !== null);
+      if (routed.model && context.model) enqueue.sendTo(context.model, routed.model);
+      if (routed.chat && context.chat) enqueue.sendTo(context.chat, routed.chat);
+      if (routed.storedModels && context.storedModels)
+        enqueue.sendTo(context.storedModels, routed.storedModels);
+      if (routed.dataset) enqueue.emit({ type: 'dataset.output', message: routed.dataset });
+      const evaluation = context.evaluation;
+      const toEvaluation = routed.evaluation;
+      // The evaluation is a root of its own (a port, not a child), so it is told directly.
+      if (evaluation && toEvaluation) enqueue(() => evaluation.send(toEvaluation));
     }),
     refuseDatasetGenerate: emit({
       type: 'dataset.output',
@@ -185,44 +187,42 @@ export const appMachine = setup({
         data: 'The local model is busy with a comparison (Compare). Wait for it to finish or stop it, then try again.',
       },
     }),
-    attachEvaluation: assign({
-      evaluation: ({ event }) => {
-        assertEvent(event, 'evaluation.attach');
-        return event.port;
-      },
-    }),
+    attachEvaluation: assign({ evaluation: (_, port: EvaluationPort) => port }),
     detachEvaluation: assign({ evaluation: null }),
     /**
      * After an evaluation: the chat hears the `ready` it was not given, and the picker selects
      * and loads the model the worker now holds (no load when the picker already has it loaded;
      * the worker reloads it otherwise, from the browser cache, so picker and worker agree).
      */
-    handBackModel: ({ context, event }) => {
-      assertEvent(event, 'evaluation.detach');
-      if (!event.loaded) return;
-      context.chat?.send(event.loaded.ready);
-      context.model?.send({ type: 'model.select', value: event.loaded.value });
-      context.model?.send({ type: 'model.load' });
-      context.model?.send({ type: 'model.retry' });
-    },
-    postDatasetGenerate: sendTo(
-      ({ context }) => context.worker ?? '',
-      ({ context, event }): WorkerActorEvent => {
-        assertEvent(event, 'dataset.generate');
-        return {
-          type: 'generate',
-          purpose: 'dataset',
-          data: [{ role: 'user', content: event.prompt }],
-          options: {
-            maxNewTokens:
-              event.maxNewTokens ?? context.input.maxNewTokens ?? DATASET_MAX_NEW_TOKENS,
-          },
-        };
+    handBackModel: enqueueActions(
+      ({ context, enqueue }, loaded: { value: string; ready: ReadyEvent } | null) => {
+        if (!loaded) return;
+        if (context.chat) enqueue.sendTo(context.chat, loaded.ready);
+        if (!context.model) return;
+        enqueue.sendTo(context.model, { type: 'model.select', value: loaded.value });
+        enqueue.sendTo(context.model, { type: 'model.load' });
+        enqueue.sendTo(context.model, { type: 'model.retry' });
       },
     ),
-    routeStoreResult: ({ context, event }) => {
-      if (event.type.startsWith('store.')) context.conversations?.send(event as StoreResult);
-    },
+    postDatasetGenerate: sendTo(
+      ({ context }) => context.worker ?? '',
+      (
+        { context },
+        request: { prompt: string; maxNewTokens?: number | undefined },
+      ): WorkerActorEvent => ({
+        type: 'generate',
+        purpose: 'dataset',
+        data: [{ role: 'user', content: request.prompt }],
+        options: {
+          maxNewTokens:
+            request.maxNewTokens ?? context.input.maxNewTokens ?? DATASET_MAX_NEW_TOKENS,
+        },
+      }),
+    ),
+    routeStoreResult: sendTo(
+      ({ context }) => context.conversations ?? '',
+      (_, result: StoreResult) => result,
+    ),
     postInterrupt: sendTo(({ context }) => context.worker ?? '', { type: 'interrupt' }),
     postCheck: sendTo(({ context }) => context.worker ?? '', { type: 'check' }),
   },
@@ -272,17 +272,31 @@ export const appMachine = setup({
     supported: {
       entry: ['spawnSession', 'postCheck'],
       on: {
-        'worker.message': { actions: 'routeWorkerMessage' },
+        'worker.message': {
+          actions: { type: 'routeWorkerMessage', params: ({ event }) => event.message },
+        },
         'dataset.generate': [
           { guard: 'isEvaluating', actions: 'refuseDatasetGenerate' },
-          { actions: 'postDatasetGenerate' },
+          {
+            actions: {
+              type: 'postDatasetGenerate',
+              params: ({ event }) => ({ prompt: event.prompt, maxNewTokens: event.maxNewTokens }),
+            },
+          },
         ],
-        'evaluation.attach': { actions: 'attachEvaluation' },
-        'evaluation.detach': { actions: ['detachEvaluation', 'handBackModel'] },
+        'evaluation.attach': {
+          actions: { type: 'attachEvaluation', params: ({ event }) => event.port },
+        },
+        'evaluation.detach': {
+          actions: [
+            'detachEvaluation',
+            { type: 'handBackModel', params: ({ event }) => event.loaded },
+          ],
+        },
         // While an evaluation runs, the interrupt would stop its reply, not 'Format Input''s.
         'dataset.cancel': { guard: not('isEvaluating'), actions: 'postInterrupt' },
         // The persistence actor's replies go to the conversations machine.
-        'store.*': { actions: 'routeStoreResult' },
+        'store.*': { actions: { type: 'routeStoreResult', params: ({ event }) => event } },
       },
     },
   },
