@@ -59,6 +59,17 @@ export default defineConfig({
   // changed. reloading") seconds after it opened. Scanning the worker too makes the first page
   // the only one (tests/e2e/mock-dev.e2e.test.ts).
   optimizeDeps: { entries: ['index.html', 'src/actors/llm.worker.ts'] },
+  // @xstate/react imports use-sync-external-store's shim (a fallback for React < 18): React 19
+  // has the hook, so the non-shim entries (which call React's own) keep the fallback out.
+  resolve: {
+    alias: [
+      {
+        find: /^use-sync-external-store\/shim\/with-selector$/,
+        replacement: 'use-sync-external-store/with-selector',
+      },
+      { find: /^use-sync-external-store\/shim$/, replacement: 'use-sync-external-store' },
+    ],
+  },
   worker: { format: 'es' },
   build: {
     target: 'es2022',

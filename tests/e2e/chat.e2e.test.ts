@@ -270,6 +270,7 @@ describe('chat in Chromium', () => {
       await expect
         .poll(() => alert.textContent(), { timeout: 15_000, interval: 250 })
         .toContain('The model stopped responding: no reply for 10 seconds. Load the model again.');
+      console.log(`dead worker noticed ${Date.now() - closedAt} ms after it closed`);
       expect(Date.now() - closedAt).toBeLessThan(15_000);
       expect(await box.inputValue()).toBe('my next question');
       await shot(browser, 'worker-lost');
