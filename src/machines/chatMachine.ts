@@ -1,4 +1,4 @@
-import { assertEvent, assign, setup, type SnapshotFrom } from 'xstate';
+import { assign, setup, type SnapshotFrom } from 'xstate';
 import type { ChatMessage, GenerateOptions } from '../shared/worker-protocol';
 import type { GenerationStats } from '../shared/generation-stats';
 import type { ConversationMessage } from '../shared/conversations/types';
@@ -125,6 +125,9 @@ export function toGenerateOptions(settings: GenerationSettings, cap: number): Ge
   };
 }
 
+type ChatEventOf<T extends ChatEvent['type']> = Extract<ChatEvent, { type: T }>;
+type ReadyMessage = ChatEventOf<'worker.ready'>['message'];
+
 function textOf(context: ChatContext, event: { text?: string }): string {
   return (event.text ?? context.draft).trim();
 }
@@ -136,23 +139,15 @@ export const chatMachine = setup({
     input: {} as ChatInput,
   },
   guards: {
-    hasText: ({ context, event }) => {
-      assertEvent(event, 'chat.send');
-      return textOf(context, event).length > 0;
-    },
+    hasText: ({ context }, send: ChatEventOf<'chat.send'>) => textOf(context, send).length > 0,
   },
   actions: {
-    setDraft: assign({
-      draft: ({ event }) => {
-        assertEvent(event, 'chat.input');
-        return event.text;
-      },
-    }),
+    setDraft: assign({ draft: (_, text: string) => text }),
     appendUserMessage: assign({
-      messages: ({ context, event }) => {
-        assertEvent(event, 'chat.send');
-        return [...context.messages, { role: 'user' as const, content: textOf(context, event) }];
-      },
+      messages: ({ context }, send: ChatEventOf<'chat.send'>) => [
+        ...context.messages,
+        { role: 'user' as const, content: textOf(context, send) },
+      ],
     }),
     clearDraftAndStats: assign({
       draft: '',
@@ -193,9 +188,8 @@ export const chatMachine = setup({
     appendAssistantMessage: assign({
       messages: ({ context }) => [...context.messages, { role: 'assistant' as const, content: '' }],
     }),
-    appendOutput: assign(({ context, event }) => {
-      assertEvent(event, 'worker.update');
-      const { output, tps, numTokens, channel } = event.message;
+    appendOutput: assign(({ context }, message: ChatEventOf<'worker.update'>['message']) => {
+      const { output, tps, numTokens, channel } = message;
       const messages = withLastReply(context.messages, (last) =>
         channel === 'thinking'
           ? { ...last, thinking: (last.thinking ?? '') + output }
@@ -203,9 +197,8 @@ export const chatMachine = setup({
       );
       return { messages, tps: tps ?? context.tps, numTokens };
     }),
-    storeCompletion: assign(({ context, event }) => {
-      assertEvent(event, 'worker.complete');
-      const { numTokens, seconds, stats, finish } = event.message;
+    storeCompletion: assign(({ context }, message: ChatEventOf<'worker.complete'>['message']) => {
+      const { numTokens, seconds, stats, finish } = message;
       const tps = stats?.decodeTps ?? context.tps;
       // The reply keeps its figures (and how it ended) when saved and reloaded.
       const messages = withLastReply(context.messages, (last) => ({
@@ -222,13 +215,12 @@ export const chatMachine = setup({
       }));
       return { messages, numTokens, seconds, stats: stats ?? null, tps };
     }),
-    loadConversation: assign(({ context, event }) => {
-      assertEvent(event, 'chat.load');
+    loadConversation: assign(({ context }, load: ChatEventOf<'chat.load'>) => {
       return {
-        messages: event.messages,
+        messages: load.messages,
         // A new conversation starts with the loaded model's recommended settings.
-        settings: event.fresh ? freshSettings(context) : event.settings,
-        settingsChosen: !event.fresh,
+        settings: load.fresh ? freshSettings(context) : load.settings,
+        settingsChosen: !load.fresh,
         draft: '',
         tps: null,
         numTokens: null,
@@ -238,17 +230,13 @@ export const chatMachine = setup({
       };
     }),
     changeSettings: assign({
-      settings: ({ context, event }) => {
-        assertEvent(event, 'chat.settings');
-        // Values are checked in the form; re-checked here so nothing out of range reaches the model.
-        return sanitizeSettings({ ...context.settings, ...event.patch }, capOf(context));
-      },
+      // Values are checked in the form; re-checked here so nothing out of range reaches the model.
+      settings: ({ context }, patch: Partial<GenerationSettings>) =>
+        sanitizeSettings({ ...context.settings, ...patch }, capOf(context)),
       settingsChosen: true,
     }),
-    storeModelId: assign(({ context, event }) => {
-      assertEvent(event, 'worker.ready');
-      // `message` may be absent in hand-written events (the inspector's tests send bare ones).
-      const message = event.message as typeof event.message | undefined;
+    // `message` may be absent in hand-written events (the inspector's tests send bare ones).
+    storeModelId: assign(({ context }, message: ReadyMessage | undefined) => {
       const recommended = message?.data?.recommended ?? null;
       const next = { ...context, recommended };
       return {
@@ -260,17 +248,9 @@ export const chatMachine = setup({
           : {}),
       };
     }),
-    storeError: assign({
-      error: ({ event }) => {
-        assertEvent(event, 'worker.error');
-        return event.message.data;
-      },
-    }),
-    logError: ({ event }) => {
-      assertEvent(event, 'worker.error');
-      // Spec: worker error events are logged to the console.
-      console.error(event.message.data);
-    },
+    storeError: assign({ error: (_, error: string) => error }),
+    // Spec: worker error events are logged to the console.
+    logError: (_, error: string) => console.error(error),
   },
   delays: {
     replyStall: ({ context }) => context.replyStallMs,
@@ -296,8 +276,8 @@ export const chatMachine = setup({
   }),
   initial: 'unavailable',
   on: {
-    'chat.input': { actions: 'setDraft' },
-    'chat.settings': { actions: 'changeSettings' },
+    'chat.input': { actions: { type: 'setDraft', params: ({ event }) => event.text } },
+    'chat.settings': { actions: { type: 'changeSettings', params: ({ event }) => event.patch } },
     // The worker or its GPU is gone: wait for the model to be loaded again (the draft is kept).
     'worker.fault': '.unavailable',
   },
@@ -305,20 +285,27 @@ export const chatMachine = setup({
     /** The text box is disabled until the model is ready (spec); sends are ignored. */
     unavailable: {
       on: {
-        'worker.ready': { target: 'idle', actions: 'storeModelId' },
-        'chat.load': { actions: 'loadConversation' },
+        'worker.ready': {
+          target: 'idle',
+          actions: { type: 'storeModelId', params: ({ event }) => event.message },
+        },
+        'chat.load': { actions: { type: 'loadConversation', params: ({ event }) => event } },
       },
     },
     idle: {
       on: {
         // Another model is loading (a switch): the chat waits for it.
         'worker.loading': 'unavailable',
-        'worker.ready': { actions: 'storeModelId' },
-        'chat.load': { actions: 'loadConversation' },
+        'worker.ready': { actions: { type: 'storeModelId', params: ({ event }) => event.message } },
+        'chat.load': { actions: { type: 'loadConversation', params: ({ event }) => event } },
         'chat.send': {
-          guard: 'hasText',
+          guard: { type: 'hasText', params: ({ event }) => event },
           target: 'generating',
-          actions: ['appendUserMessage', 'clearDraftAndStats', 'postGenerate'],
+          actions: [
+            { type: 'appendUserMessage', params: ({ event }) => event },
+            'clearDraftAndStats',
+            'postGenerate',
+          ],
         },
         'chat.reset': { actions: ['postReset', 'clearConversation'] },
       },
@@ -329,12 +316,28 @@ export const chatMachine = setup({
       on: {
         'worker.alive': { target: 'generating', reenter: true },
         'worker.start': { target: 'generating', reenter: true, actions: 'appendAssistantMessage' },
-        'worker.update': { target: 'generating', reenter: true, actions: 'appendOutput' },
-        'worker.complete': { target: 'idle', actions: 'storeCompletion' },
-        'worker.error': { target: 'idle', actions: ['logError', 'storeError'] },
+        'worker.update': {
+          target: 'generating',
+          reenter: true,
+          actions: { type: 'appendOutput', params: ({ event }) => event.message },
+        },
+        'worker.complete': {
+          target: 'idle',
+          actions: { type: 'storeCompletion', params: ({ event }) => event.message },
+        },
+        'worker.error': {
+          target: 'idle',
+          actions: [
+            { type: 'logError', params: ({ event }) => event.message.data },
+            { type: 'storeError', params: ({ event }) => event.message.data },
+          ],
+        },
         'chat.stop': { target: 'stopping', actions: ['postInterrupt', 'markStopped'] },
         // Another conversation chosen mid-reply: stop this one and ignore its tail.
-        'chat.load': { target: 'resetting', actions: ['postInterrupt', 'loadConversation'] },
+        'chat.load': {
+          target: 'resetting',
+          actions: ['postInterrupt', { type: 'loadConversation', params: ({ event }) => event }],
+        },
         'chat.reset': {
           target: 'resetting',
           actions: ['postInterrupt', 'postReset', 'clearConversation'],
@@ -347,9 +350,21 @@ export const chatMachine = setup({
       on: {
         'worker.alive': { target: 'stopping', reenter: true },
         'worker.update': { target: 'stopping', reenter: true },
-        'worker.complete': { target: 'idle', actions: 'storeCompletion' },
-        'worker.error': { target: 'idle', actions: ['logError', 'storeError'] },
-        'chat.load': { target: 'resetting', actions: 'loadConversation' },
+        'worker.complete': {
+          target: 'idle',
+          actions: { type: 'storeCompletion', params: ({ event }) => event.message },
+        },
+        'worker.error': {
+          target: 'idle',
+          actions: [
+            { type: 'logError', params: ({ event }) => event.message.data },
+            { type: 'storeError', params: ({ event }) => event.message.data },
+          ],
+        },
+        'chat.load': {
+          target: 'resetting',
+          actions: { type: 'loadConversation', params: ({ event }) => event },
+        },
         'chat.reset': { target: 'resetting', actions: ['postReset', 'clearConversation'] },
       },
     },
@@ -357,7 +372,7 @@ export const chatMachine = setup({
     resetting: {
       after: { replyStall: { target: 'unavailable', actions: 'abandonWorker' } },
       on: {
-        'chat.load': { actions: 'loadConversation' },
+        'chat.load': { actions: { type: 'loadConversation', params: ({ event }) => event } },
         'worker.alive': { target: 'resetting', reenter: true },
         'worker.update': { target: 'resetting', reenter: true },
         'worker.complete': 'idle',
