@@ -1,4 +1,4 @@
-import { assertEvent, assign, setup, type SnapshotFrom } from 'xstate';
+import { assign, setup, type SnapshotFrom } from 'xstate';
 import type { ModelLoadSpec } from '../shared/worker-protocol';
 import { missingVariantMessage, modelsWithoutF16, type ModelOption } from '../shared/models';
 import type { ModelWorkerEvent, WorkerPort } from './worker-events';
@@ -92,6 +92,9 @@ export function isSelectedLoaded(context: ModelContext): boolean {
   return variant !== null && context.loaded?.id === variant.id;
 }
 
+type ModelEventOf<T extends ModelEvent['type']> = Extract<ModelEvent, { type: T }>;
+type ModelAdd = ModelEventOf<'model.add'>;
+
 export const modelMachine = setup({
   types: {
     context: {} as ModelContext,
@@ -99,20 +102,17 @@ export const modelMachine = setup({
     input: {} as ModelInput,
   },
   guards: {
-    isRepoId: ({ event }) =>
-      event.type === 'model.add' && /^[\w.-]+\/[\w.-]+$/.test(event.id.trim()),
+    isRepoId: (_, add: ModelAdd) => /^[\w.-]+\/[\w.-]+$/.test(add.id.trim()),
     hasSelection: ({ context }) => toLoadSpec(context) !== null,
     /** A model.add that only lists an entry (trained models found on the training service). */
-    listsOnly: ({ event }) =>
-      event.type === 'model.add' && event.select === false && event.option !== undefined,
-    selectsAnotherModel: ({ context, event }) =>
-      event.type === 'model.select' && normaliseSelection(event.value) !== context.selected,
+    listsOnly: (_, add: ModelAdd) => add.select === false && add.option !== undefined,
+    selectsAnotherModel: ({ context }, value: string) =>
+      normaliseSelection(value) !== context.selected,
     /** A switch: another model than the loaded one is selected. */
     canSwitch: ({ context }) => toLoadSpec(context) !== null && !isSelectedLoaded(context),
   },
   actions: {
-    addAndSelect: assign(({ context, event }) => {
-      assertEvent(event, 'model.add');
+    addAndSelect: assign(({ context }, event: ModelAdd) => {
       const id = event.id.trim();
 
       if (event.option) {
@@ -132,21 +132,14 @@ export const modelMachine = setup({
       };
       return { models: [...context.models, option], selected: id, error: null };
     }),
-    select: assign({
-      selected: ({ event }) => {
-        assertEvent(event, 'model.select');
-        return normaliseSelection(event.value);
-      },
-    }),
+    select: assign({ selected: (_, value: string) => normaliseSelection(value) }),
     postPlan: ({ context }) => {
       const variant = variantOf(context);
       if (variant && !isSelectedLoaded(context))
         context.worker.send({ type: 'plan', data: { ...variant, host: context.host } });
     },
     clearPlan: assign({ plan: null }),
-    storePlan: assign(({ context, event }) => {
-      assertEvent(event, 'worker.plan');
-      const { plan } = event.message;
+    storePlan: assign(({ context }, plan: ModelEventOf<'worker.plan'>['message']['plan']) => {
       const variant = variantOf(context);
       // An answer for an earlier selection is dropped.
       if (plan.id !== variant?.id || plan.dtype !== variant.dtype) return {};
@@ -160,34 +153,25 @@ export const modelMachine = setup({
       if (spec) context.worker.send({ type: 'load', data: spec });
     },
     startLoading: assign({ files: [], error: null, statusText: 'Loading model...' }),
-    setStatus: assign({
-      statusText: ({ event }) => {
-        assertEvent(event, 'worker.loading');
-        return event.message.data;
-      },
-    }),
+    setStatus: assign({ statusText: (_, text: string) => text }),
     addFile: assign({
-      files: ({ context, event }) => {
-        assertEvent(event, 'worker.initiate');
-        const { file, total } = event.message;
+      files: ({ context }, { file, total }: ModelEventOf<'worker.initiate'>['message']) => {
         if (context.files.some((f) => f.file === file)) return context.files;
         return [...context.files, { file, progress: 0, total }];
       },
     }),
     updateFile: assign({
-      files: ({ context, event }) => {
-        assertEvent(event, 'worker.progress');
-        const { file, progress, total } = event.message;
+      files: (
+        { context },
+        { file, progress, total }: ModelEventOf<'worker.progress'>['message'],
+      ) => {
         return context.files.map((f) =>
           f.file === file ? { file, progress, total: total ?? f.total } : f,
         );
       },
     }),
     removeFile: assign({
-      files: ({ context, event }) => {
-        assertEvent(event, 'worker.done');
-        return context.files.filter((f) => f.file !== event.message.file);
-      },
+      files: ({ context }, file: string) => context.files.filter((f) => f.file !== file),
     }),
     storeStall: assign({
       error:
@@ -195,10 +179,7 @@ export const modelMachine = setup({
       files: [],
     }),
     storeError: assign({
-      error: ({ event }) => {
-        assertEvent(event, ['worker.error', 'worker.fault']);
-        return event.message.data;
-      },
+      error: (_, error: string) => error,
       files: [],
     }),
     /** Ask the worker actor to drop a silent worker; it answers with a `fault` (→ lost). */
@@ -207,10 +188,8 @@ export const modelMachine = setup({
     clearError: assign({ error: null }),
     markReady: assign({
       files: [],
-      loaded: ({ event, context }) => {
-        assertEvent(event, 'worker.ready');
-        return event.message.data ?? toLoadSpec(context);
-      },
+      loaded: ({ context }, spec: ModelEventOf<'worker.ready'>['message']['data']) =>
+        spec ?? toLoadSpec(context),
     }),
   },
   delays: {
@@ -243,21 +222,39 @@ export const modelMachine = setup({
     // Load in chat from the Hub works in every state: the model is added and selected.
     // Trained models found on the training service are only listed (a load error stays in view).
     'model.add': [
-      { guard: 'listsOnly', actions: 'addAndSelect' },
-      { guard: 'isRepoId', actions: ['addAndSelect', 'clearPlan', 'postPlan'] },
+      {
+        guard: { type: 'listsOnly', params: ({ event }) => event },
+        actions: { type: 'addAndSelect', params: ({ event }) => event },
+      },
+      {
+        guard: { type: 'isRepoId', params: ({ event }) => event },
+        actions: [{ type: 'addAndSelect', params: ({ event }) => event }, 'clearPlan', 'postPlan'],
+      },
     ],
-    'worker.plan': { actions: 'storePlan' },
+    'worker.plan': { actions: { type: 'storePlan', params: ({ event }) => event.message.plan } },
     // From any state: nothing the old worker was doing will finish.
-    'worker.fault': { target: '.lost', actions: 'storeError' },
+    'worker.fault': {
+      target: '.lost',
+      actions: { type: 'storeError', params: ({ event }) => event.message.data },
+    },
   },
   states: {
     none: {
       on: {
-        'model.select': { actions: ['select', 'clearPlan', 'postPlan'] },
+        'model.select': {
+          actions: [
+            { type: 'select', params: ({ event }) => event.value },
+            'clearPlan',
+            'postPlan',
+          ],
+        },
         // Spec: "Load model does nothing with no model selected."
         'model.load': { guard: 'hasSelection', target: 'loading' },
         // The worker failed to start, or WebGPU failed inside it: show it before any load.
-        'worker.error': { target: 'failed', actions: 'storeError' },
+        'worker.error': {
+          target: 'failed',
+          actions: { type: 'storeError', params: ({ event }) => event.message.data },
+        },
       },
     },
     loading: {
@@ -276,16 +273,38 @@ export const modelMachine = setup({
             },
           },
           on: {
-            'worker.loading': { target: 'waiting', reenter: true, actions: 'setStatus' },
-            'worker.initiate': { target: 'waiting', reenter: true, actions: 'addFile' },
-            'worker.progress': { target: 'waiting', reenter: true, actions: 'updateFile' },
-            'worker.done': { target: 'waiting', reenter: true, actions: 'removeFile' },
+            'worker.loading': {
+              target: 'waiting',
+              reenter: true,
+              actions: { type: 'setStatus', params: ({ event }) => event.message.data },
+            },
+            'worker.initiate': {
+              target: 'waiting',
+              reenter: true,
+              actions: { type: 'addFile', params: ({ event }) => event.message },
+            },
+            'worker.progress': {
+              target: 'waiting',
+              reenter: true,
+              actions: { type: 'updateFile', params: ({ event }) => event.message },
+            },
+            'worker.done': {
+              target: 'waiting',
+              reenter: true,
+              actions: { type: 'removeFile', params: ({ event }) => event.message.file },
+            },
           },
         },
       },
       on: {
-        'worker.ready': { target: 'ready', actions: 'markReady' },
-        'worker.error': { target: 'failed', actions: 'storeError' },
+        'worker.ready': {
+          target: 'ready',
+          actions: { type: 'markReady', params: ({ event }) => event.message.data },
+        },
+        'worker.error': {
+          target: 'failed',
+          actions: { type: 'storeError', params: ({ event }) => event.message.data },
+        },
       },
     },
     failed: {
@@ -293,18 +312,31 @@ export const modelMachine = setup({
       // model, or retrying, recovers.
       on: {
         'model.select': {
-          guard: 'selectsAnotherModel',
+          guard: { type: 'selectsAnotherModel', params: ({ event }) => event.value },
           target: 'none',
-          actions: ['select', 'clearError', 'clearPlan', 'postPlan'],
+          actions: [
+            { type: 'select', params: ({ event }) => event.value },
+            'clearError',
+            'clearPlan',
+            'postPlan',
+          ],
         },
         'model.retry': { guard: 'hasSelection', target: 'loading' },
         'model.add': [
           // Listing a trained model keeps the error in view.
-          { guard: 'listsOnly', actions: 'addAndSelect' },
           {
-            guard: 'isRepoId',
+            guard: { type: 'listsOnly', params: ({ event }) => event },
+            actions: { type: 'addAndSelect', params: ({ event }) => event },
+          },
+          {
+            guard: { type: 'isRepoId', params: ({ event }) => event },
             target: 'none',
-            actions: ['addAndSelect', 'clearError', 'clearPlan', 'postPlan'],
+            actions: [
+              { type: 'addAndSelect', params: ({ event }) => event },
+              'clearError',
+              'clearPlan',
+              'postPlan',
+            ],
           },
         ],
       },
@@ -313,7 +345,13 @@ export const modelMachine = setup({
       on: {
         // The picker stays usable: choosing and loading another model switches (the worker
         // disposes of the previous one first).
-        'model.select': { actions: ['select', 'clearPlan', 'postPlan'] },
+        'model.select': {
+          actions: [
+            { type: 'select', params: ({ event }) => event.value },
+            'clearPlan',
+            'postPlan',
+          ],
+        },
         'model.load': { guard: 'canSwitch', target: 'loading' },
       },
     },
@@ -325,9 +363,14 @@ export const modelMachine = setup({
       on: {
         'model.reload': { guard: 'hasSelection', target: 'loading' },
         'model.select': {
-          guard: 'selectsAnotherModel',
+          guard: { type: 'selectsAnotherModel', params: ({ event }) => event.value },
           target: 'none',
-          actions: ['select', 'clearError', 'clearPlan', 'postPlan'],
+          actions: [
+            { type: 'select', params: ({ event }) => event.value },
+            'clearError',
+            'clearPlan',
+            'postPlan',
+          ],
         },
       },
     },
