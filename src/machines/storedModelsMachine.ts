@@ -1,11 +1,4 @@
-import {
-  assertEvent,
-  assign,
-  fromPromise,
-  setup,
-  type ErrorActorEvent,
-  type SnapshotFrom,
-} from 'xstate';
+import { assign, fromPromise, setup, type ErrorActorEvent, type SnapshotFrom } from 'xstate';
 import type { StoredModel, StorageEstimate } from '../shared/storage';
 import { errorMessage } from '../shared/errors';
 import type { StorageRequest, StorageResponse } from '../shared/storage-protocol';
@@ -63,50 +56,26 @@ export const storedModelsMachine = setup({
   },
   actors: { storageEstimate: estimatePlaceholder, requestPersist: persistPlaceholder },
   guards: {
-    isLoadedModel: ({ context, event }) =>
-      event.type === 'storedModels.delete' && event.id === context.loadedId,
-    isListError: ({ event }) =>
-      event.type === 'worker.storage-error' && event.message.op === 'list',
-    isDeleteError: ({ event }) =>
-      event.type === 'worker.storage-error' && event.message.op === 'delete',
+    isLoadedModel: ({ context }, id: string) => id === context.loadedId,
+    isListError: (_, op: string) => op === 'list',
+    isDeleteError: (_, op: string) => op === 'delete',
   },
   actions: {
     postList: ({ context }) => context.worker.send({ type: 'storage.list' }),
-    postDelete: ({ context, event }) => {
-      assertEvent(event, 'storedModels.delete');
-      context.worker.send({ type: 'storage.delete', id: event.id });
-    },
-    storeModels: assign({
-      models: ({ event }) => {
-        assertEvent(event, 'worker.stored');
-        return event.message.models;
-      },
-    }),
+    postDelete: ({ context }, id: string) => context.worker.send({ type: 'storage.delete', id }),
+    storeModels: assign({ models: (_, models: StoredModel[]) => models }),
     storeEstimate: assign((_, output: EstimateOutput) => ({
       estimate: { usage: output.usage, quota: output.quota },
       persisted: output.persisted,
     })),
     storePersisted: assign({ persisted: (_, persisted: boolean) => persisted }),
-    storeWorkerError: assign({
-      error: ({ event }) => {
-        assertEvent(event, 'worker.storage-error');
-        return event.message.data;
-      },
-    }),
+    storeWorkerError: assign({ error: (_, error: string) => error }),
     storeError: assign({ error: (_, error: unknown) => errorMessage(error) }),
     refuseLoaded: assign({
-      error: ({ event }) => {
-        assertEvent(event, 'storedModels.delete');
-        return `${event.id} is the loaded model: load another model before deleting it.`;
-      },
+      error: (_, id: string) => `${id} is the loaded model: load another model before deleting it.`,
     }),
     clearError: assign({ error: null }),
-    setLoaded: assign({
-      loadedId: ({ event }) => {
-        assertEvent(event, 'storedModels.loaded');
-        return event.id;
-      },
-    }),
+    setLoaded: assign({ loadedId: (_, id: StoredModelsContext['loadedId']) => id }),
   },
 }).createMachine({
   id: 'storedModels',
@@ -120,7 +89,7 @@ export const storedModelsMachine = setup({
   }),
   initial: 'idle',
   on: {
-    'storedModels.loaded': { actions: 'setLoaded' },
+    'storedModels.loaded': { actions: { type: 'setLoaded', params: ({ event }) => event.id } },
   },
   states: {
     /** Nothing asked yet (the dialog has not been opened). */
@@ -137,11 +106,17 @@ export const storedModelsMachine = setup({
           states: {
             waiting: {
               on: {
-                'worker.stored': { target: 'done', actions: 'storeModels' },
-                'worker.storage-error': {
-                  guard: 'isListError',
+                'worker.stored': {
                   target: 'done',
-                  actions: 'storeWorkerError',
+                  actions: { type: 'storeModels', params: ({ event }) => event.message.models },
+                },
+                'worker.storage-error': {
+                  guard: { type: 'isListError', params: ({ event }) => event.message.op },
+                  target: 'done',
+                  actions: {
+                    type: 'storeWorkerError',
+                    params: ({ event }) => event.message.data,
+                  },
                 },
               },
             },
@@ -177,8 +152,14 @@ export const storedModelsMachine = setup({
       on: {
         'storedModels.refresh': 'listing',
         'storedModels.delete': [
-          { guard: 'isLoadedModel', actions: 'refuseLoaded' },
-          { target: 'deleting', actions: ['clearError', 'postDelete'] },
+          {
+            guard: { type: 'isLoadedModel', params: ({ event }) => event.id },
+            actions: { type: 'refuseLoaded', params: ({ event }) => event.id },
+          },
+          {
+            target: 'deleting',
+            actions: ['clearError', { type: 'postDelete', params: ({ event }) => event.id }],
+          },
         ],
         'storedModels.persist': 'persisting',
       },
@@ -187,9 +168,9 @@ export const storedModelsMachine = setup({
       on: {
         'worker.deleted': 'listing',
         'worker.storage-error': {
-          guard: 'isDeleteError',
+          guard: { type: 'isDeleteError', params: ({ event }) => event.message.op },
           target: 'shown',
-          actions: 'storeWorkerError',
+          actions: { type: 'storeWorkerError', params: ({ event }) => event.message.data },
         },
       },
     },
