@@ -1,5 +1,4 @@
 import {
-  assertEvent,
   assign,
   enqueueActions,
   fromCallback,
@@ -117,6 +116,10 @@ function recordOf(context: ConversationsContext, event: ChatState): Conversation
   };
 }
 
+type StoreFailure = Extract<StoreResult, { type: 'store.failed' }>;
+/** The chat's state a `chat.changed` event carries. */
+const chatOf = ({ event }: { event: { type: 'chat.changed' } & ChatState }): ChatState => event;
+
 export const conversationsMachine = setup({
   types: {
     context: {} as ConversationsContext,
@@ -129,39 +132,26 @@ export const conversationsMachine = setup({
     saveThrottle: 1000,
   },
   guards: {
-    isUnchanged: ({ context, event }) =>
-      event.type === 'chat.changed' &&
-      (isSameContent(context.current, event) ||
-        (context.current === null && !event.messages.some((m) => m.role === 'user'))),
+    isUnchanged: ({ context }, chat: ChatState) =>
+      isSameContent(context.current, chat) ||
+      (context.current === null && !chat.messages.some((m) => m.role === 'user')),
     /** The chat was reset: the saved conversation stays as it was; the chat is a new one. */
-    isCleared: ({ context, event }) =>
-      event.type === 'chat.changed' &&
-      context.current !== null &&
-      !event.messages.some((m) => m.role === 'user'),
-    isSettled: ({ event }) => event.type === 'chat.changed' && !event.streaming,
-    isRequested: ({ context, event }) =>
-      event.type === 'store.loaded' && event.conversation.id === context.requestedId,
-    isValidTitle: ({ event }) =>
-      event.type === 'conversation.rename' && checkTitle(event.title) === null,
-    isCurrent: ({ context, event }) =>
-      event.type === 'conversation.delete' && event.id === context.current?.id,
-    isOtherConversation: ({ context, event }) =>
-      event.type === 'conversation.select' && event.id !== context.current?.id,
+    isCleared: ({ context }, chat: ChatState) =>
+      context.current !== null && !chat.messages.some((m) => m.role === 'user'),
+    isSettled: (_, chat: ChatState) => !chat.streaming,
+    isRequested: ({ context }, id: string) => id === context.requestedId,
+    isValidTitle: (_, title: string) => checkTitle(title) === null,
+    isCurrent: ({ context }, id: string) => id === context.current?.id,
+    isOtherConversation: ({ context }, id: string) => id !== context.current?.id,
   },
   actions: {
-    storeList: assign({
-      list: ({ event }) => {
-        assertEvent(event, 'store.listed');
-        return event.conversations;
-      },
-    }),
-    track: assign(({ context, event }) => {
-      assertEvent(event, 'chat.changed');
-      const record = recordOf(context, event);
+    storeList: assign({ list: (_, list: ConversationSummary[]) => list }),
+    track: assign(({ context }, chat: ChatState) => {
+      const record = recordOf(context, chat);
       // Keep the chat's own arrays as `current`, so the echo of a `chat.load` is recognised.
       return record
         ? {
-            current: { ...record, messages: event.messages },
+            current: { ...record, messages: chat.messages },
             pending: record,
           }
         : {};
@@ -173,31 +163,21 @@ export const conversationsMachine = setup({
       enqueue.assign({ pending: null });
     }),
     noteSaved: assign({
-      list: ({ context, event }) => {
-        assertEvent(event, 'store.saved');
-        return upsert(context.list, event.summary);
-      },
+      list: ({ context }, summary: ConversationSummary) => upsert(context.list, summary),
     }),
     storeFailure: assign({
-      error: ({ event }) => {
-        assertEvent(event, 'store.failed');
-        return event.error.message;
-      },
-      requestedId: ({ context, event }) =>
-        event.type === 'store.failed' && event.op === 'store.get' ? null : context.requestedId,
+      error: (_, failure: StoreFailure) => failure.error.message,
+      requestedId: ({ context }, failure: StoreFailure) =>
+        failure.op === 'store.get' ? null : context.requestedId,
     }),
     detach: assign({ current: null }),
     dismissError: assign({ error: null, importError: null }),
-    requestConversation: enqueueActions(({ context, event, enqueue }) => {
-      assertEvent(event, 'conversation.select');
+    requestConversation: enqueueActions(({ context, enqueue }, id: string) => {
       const { store } = context;
-      const { id } = event;
       enqueue(() => store.send({ type: 'store.get', id }));
-      enqueue.assign({ requestedId: event.id });
+      enqueue.assign({ requestedId: id });
     }),
-    showLoaded: enqueueActions(({ context, event, enqueue }) => {
-      assertEvent(event, 'store.loaded');
-      const { conversation } = event;
+    showLoaded: enqueueActions(({ context, enqueue }, conversation: Conversation) => {
       const { chat } = context;
       enqueue(() =>
         chat.send({
@@ -220,59 +200,51 @@ export const conversationsMachine = setup({
       );
       enqueue.assign({ current: null, requestedId: null });
     }),
-    forgetConversation: assign(({ context, event }) => {
-      assertEvent(event, 'conversation.delete');
-      return {
-        pending: context.pending?.id === event.id ? null : context.pending,
-        list: context.list.filter((s) => s.id !== event.id),
-      };
-    }),
-    postDelete: ({ context, event }) => {
-      assertEvent(event, 'conversation.delete');
-      context.store.send({ type: 'store.delete', id: event.id });
-    },
-    renameCurrent: assign(({ context, event }) => {
-      assertEvent(event, 'conversation.rename');
-      if (context.current?.id !== event.id) return {};
-      const title = event.title.trim();
+    forgetConversation: assign(({ context }, id: string) => ({
+      pending: context.pending?.id === id ? null : context.pending,
+      list: context.list.filter((s) => s.id !== id),
+    })),
+    postDelete: ({ context }, id: string) => context.store.send({ type: 'store.delete', id }),
+    renameCurrent: assign(({ context }, rename: { id: string; title: string }) => {
+      if (context.current?.id !== rename.id) return {};
+      const title = rename.title.trim();
       return {
         current: { ...context.current, customTitle: title },
         pending: context.pending ? { ...context.pending, customTitle: title } : null,
       };
     }),
-    postRename: ({ context, event }) => {
-      assertEvent(event, 'conversation.rename');
-      context.store.send({ type: 'store.rename', id: event.id, title: event.title });
-    },
-    importConversation: enqueueActions(({ context, event, enqueue }) => {
-      assertEvent(event, 'conversation.import');
-      const result = parseConversationFile(event.text, event.size, context.maxTokensCap);
-      if (!result.ok) {
-        enqueue.assign({ importError: result.error.message });
-        return;
-      }
-      const now = Date.now();
-      const conversation: Conversation = {
-        ...result.conversation,
-        id: newId(),
-        createdAt: now,
-        updatedAt: now,
-      };
-      const { chat } = context;
-      enqueue(() =>
-        chat.send({
-          type: 'chat.load',
-          messages: conversation.messages,
-          settings: conversation.settings,
-        }),
-      );
-      enqueue.assign({
-        importError: null,
-        current: conversation,
-        pending: conversation,
-        requestedId: null,
-      });
-    }),
+    postRename: ({ context }, { id, title }: { id: string; title: string }) =>
+      context.store.send({ type: 'store.rename', id, title }),
+    importConversation: enqueueActions(
+      ({ context, enqueue }, file: { text: string; size: number }) => {
+        const result = parseConversationFile(file.text, file.size, context.maxTokensCap);
+        if (!result.ok) {
+          enqueue.assign({ importError: result.error.message });
+          return;
+        }
+        const now = Date.now();
+        const conversation: Conversation = {
+          ...result.conversation,
+          id: newId(),
+          createdAt: now,
+          updatedAt: now,
+        };
+        const { chat } = context;
+        enqueue(() =>
+          chat.send({
+            type: 'chat.load',
+            messages: conversation.messages,
+            settings: conversation.settings,
+          }),
+        );
+        enqueue.assign({
+          importError: null,
+          current: conversation,
+          pending: conversation,
+          requestedId: null,
+        });
+      },
+    ),
   },
 }).createMachine({
   id: 'conversations',
@@ -293,24 +265,46 @@ export const conversationsMachine = setup({
   on: {
     'conversation.new': { actions: ['postSave', 'startNew'] },
     'conversation.select': {
-      guard: 'isOtherConversation',
-      actions: ['postSave', 'requestConversation'],
+      guard: { type: 'isOtherConversation', params: ({ event }) => event.id },
+      actions: ['postSave', { type: 'requestConversation', params: ({ event }) => event.id }],
     },
-    'store.loaded': { guard: 'isRequested', actions: 'showLoaded' },
+    'store.loaded': {
+      guard: { type: 'isRequested', params: ({ event }) => event.conversation.id },
+      actions: { type: 'showLoaded', params: ({ event }) => event.conversation },
+    },
     'conversation.delete': [
       {
-        guard: 'isCurrent',
-        actions: ['forgetConversation', 'postDelete', 'startNew'],
+        guard: { type: 'isCurrent', params: ({ event }) => event.id },
+        actions: [
+          { type: 'forgetConversation', params: ({ event }) => event.id },
+          { type: 'postDelete', params: ({ event }) => event.id },
+          'startNew',
+        ],
       },
-      { actions: ['forgetConversation', 'postDelete'] },
+      {
+        actions: [
+          { type: 'forgetConversation', params: ({ event }) => event.id },
+          { type: 'postDelete', params: ({ event }) => event.id },
+        ],
+      },
     ],
     'conversation.rename': {
-      guard: 'isValidTitle',
-      actions: ['renameCurrent', 'postSave', 'postRename'],
+      guard: { type: 'isValidTitle', params: ({ event }) => event.title },
+      actions: [
+        { type: 'renameCurrent', params: ({ event }) => event },
+        'postSave',
+        { type: 'postRename', params: ({ event }) => event },
+      ],
     },
-    'conversation.import': { actions: ['postSave', 'importConversation', 'postSave'] },
-    'store.saved': { actions: 'noteSaved' },
-    'store.failed': { actions: 'storeFailure' },
+    'conversation.import': {
+      actions: [
+        'postSave',
+        { type: 'importConversation', params: ({ event }) => event },
+        'postSave',
+      ],
+    },
+    'store.saved': { actions: { type: 'noteSaved', params: ({ event }) => event.summary } },
+    'store.failed': { actions: { type: 'storeFailure', params: ({ event }) => event } },
     'conversation.dismissError': { actions: 'dismissError' },
   },
   states: {
@@ -320,8 +314,14 @@ export const conversationsMachine = setup({
       states: {
         loading: {
           on: {
-            'store.listed': { target: 'loaded', actions: 'storeList' },
-            'store.failed': { target: 'unavailable', actions: 'storeFailure' },
+            'store.listed': {
+              target: 'loaded',
+              actions: { type: 'storeList', params: ({ event }) => event.conversations },
+            },
+            'store.failed': {
+              target: 'unavailable',
+              actions: { type: 'storeFailure', params: ({ event }) => event },
+            },
           },
         },
         loaded: {},
@@ -336,10 +336,13 @@ export const conversationsMachine = setup({
         clean: {
           on: {
             'chat.changed': [
-              { guard: 'isUnchanged' },
-              { guard: 'isCleared', actions: 'detach' },
-              { guard: 'isSettled', actions: ['track', 'postSave'] },
-              { target: 'dirty', actions: 'track' },
+              { guard: { type: 'isUnchanged', params: chatOf } },
+              { guard: { type: 'isCleared', params: chatOf }, actions: 'detach' },
+              {
+                guard: { type: 'isSettled', params: chatOf },
+                actions: [{ type: 'track', params: chatOf }, 'postSave'],
+              },
+              { target: 'dirty', actions: { type: 'track', params: chatOf } },
             ],
           },
         },
@@ -347,10 +350,18 @@ export const conversationsMachine = setup({
           after: { saveThrottle: { target: 'clean', actions: 'postSave' } },
           on: {
             'chat.changed': [
-              { guard: 'isUnchanged' },
-              { guard: 'isCleared', target: 'clean', actions: ['postSave', 'detach'] },
-              { guard: 'isSettled', target: 'clean', actions: ['track', 'postSave'] },
-              { actions: 'track' },
+              { guard: { type: 'isUnchanged', params: chatOf } },
+              {
+                guard: { type: 'isCleared', params: chatOf },
+                target: 'clean',
+                actions: ['postSave', 'detach'],
+              },
+              {
+                guard: { type: 'isSettled', params: chatOf },
+                target: 'clean',
+                actions: [{ type: 'track', params: chatOf }, 'postSave'],
+              },
+              { actions: { type: 'track', params: chatOf } },
             ],
           },
         },
