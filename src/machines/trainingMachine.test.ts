@@ -1,3 +1,4 @@
+import { ApiError, httpErrorKind } from '../shared/api-error';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createActor, fromPromise, waitFor } from 'xstate';
 import {
@@ -59,12 +60,10 @@ function runInfo(patch: Partial<RunInfo> = {}): RunInfo {
   };
 }
 
-class HttpError extends Error {
-  constructor(
-    message: string,
-    readonly status: number,
-  ) {
-    super(message);
+/** What the training client throws for a non-OK answer. */
+class HttpError extends ApiError {
+  constructor(message: string, status: number) {
+    super(httpErrorKind(status), message, { status });
   }
 }
 
@@ -202,7 +201,7 @@ describe('trainingMachine', () => {
     expect(selectPercent(actor.getSnapshot())).toBe(100);
     expect(selectIsBusy(actor.getSnapshot())).toBe(true);
     await vi.advanceTimersByTimeAsync(2000);
-    expect(actor.getSnapshot().value).toBe('finished');
+    expect(actor.getSnapshot().value).toEqual({ ended: 'finished' });
     expect(actor.getSnapshot().context.percent).toBe(100);
     expect(actor.getSnapshot().context.lines).toEqual(['step 120/120', 'saved']);
     await vi.advanceTimersByTimeAsync(10_000);
@@ -222,7 +221,7 @@ describe('trainingMachine', () => {
     const seen: number[] = [];
     actor.subscribe((s) => seen.push(s.context.percent));
     actor.send({ type: 'training.start', request });
-    await waitFor(actor, (s) => s.matches('finished'));
+    await waitFor(actor, (s) => s.matches({ ended: 'finished' }));
     const distinct = [...new Set(seen)];
     expect(distinct).toEqual([0, 33.33, 66.67, 100]);
   });
@@ -264,7 +263,7 @@ describe('trainingMachine', () => {
     });
     await waitFor(actor, (s) => s.context.percent === 50);
     expect(selectUnreachable(actor.getSnapshot())).toBe(false);
-    await waitFor(actor, (s) => s.matches('finished'));
+    await waitFor(actor, (s) => s.matches({ ended: 'finished' }));
   });
 
   it('running → the script exits non-zero → failed with its exit code', async () => {
@@ -275,7 +274,7 @@ describe('trainingMachine', () => {
       ],
     });
     actor.send({ type: 'training.start', request });
-    await waitFor(actor, (s) => s.matches('failed'));
+    await waitFor(actor, (s) => s.matches({ ended: 'failed' }));
     expect(selectFailure(actor.getSnapshot())).toEqual({
       message: 'The training script exited with code 2.',
       exitCode: 2,
@@ -286,7 +285,7 @@ describe('trainingMachine', () => {
   it('running → the service forgot the run (404) → failed', async () => {
     const { actor } = await harness({ polls: [new HttpError('No run with id "run-1"', 404)] });
     actor.send({ type: 'training.start', request });
-    await waitFor(actor, (s) => s.matches('failed'));
+    await waitFor(actor, (s) => s.matches({ ended: 'failed' }));
     expect(selectFailure(actor.getSnapshot())?.message).toMatch(/no longer knows run run-1/);
   });
 
@@ -296,7 +295,7 @@ describe('trainingMachine', () => {
     await waitFor(actor, (s) => s.matches('running'));
     actor.send({ type: 'training.cancel' });
     expect(selectTrainingStatus(actor.getSnapshot())).toBe('cancelling');
-    await waitFor(actor, (s) => s.matches('cancelled'));
+    await waitFor(actor, (s) => s.matches({ ended: 'cancelled' }));
     expect(calls.cancel).toBe(1);
     expect(selectIsBusy(actor.getSnapshot())).toBe(false);
   });
@@ -310,18 +309,18 @@ describe('trainingMachine', () => {
     actor.send({ type: 'training.start', request });
     await waitFor(actor, (s) => s.matches('running'));
     actor.send({ type: 'training.cancel' });
-    await waitFor(actor, (s) => s.matches('finished'));
+    await waitFor(actor, (s) => s.matches({ ended: 'finished' }));
     expect(actor.getSnapshot().context.lastError).toBeNull();
   });
 
   it('finished → training.start again starts a new run from 0%', async () => {
     const { actor, calls } = await harness({ polls: [poll(['step 5/5'], succeeded)] });
     actor.send({ type: 'training.start', request });
-    await waitFor(actor, (s) => s.matches('finished'));
+    await waitFor(actor, (s) => s.matches({ ended: 'finished' }));
     actor.send({ type: 'training.start', request });
     expect(actor.getSnapshot().context.percent).toBe(0);
     expect(actor.getSnapshot().context.lines).toEqual([]);
-    await waitFor(actor, (s) => s.matches('running') || s.matches('finished'));
+    await waitFor(actor, (s) => s.matches('running') || s.matches({ ended: 'finished' }));
     expect(calls.start).toHaveLength(2);
   });
 
@@ -335,7 +334,7 @@ describe('trainingMachine', () => {
     const statuses = new Set<string>();
     actor.subscribe((s) => statuses.add(selectTrainingStatus(s)));
     actor.send({ type: 'training.start', request });
-    await waitFor(actor, (s) => s.matches('failed'));
+    await waitFor(actor, (s) => s.matches({ ended: 'failed' }));
     expect(statuses.has('saving')).toBe(true);
     expect(statuses.has('finished')).toBe(false);
     expect(selectFailure(actor.getSnapshot())?.exitCode).toBe(1);
@@ -350,7 +349,7 @@ describe('trainingMachine', () => {
       ],
     });
     actor.send({ type: 'training.start', request });
-    await waitFor(actor, (s) => s.matches('finished'));
+    await waitFor(actor, (s) => s.matches({ ended: 'finished' }));
     expect(selectPoints(actor.getSnapshot()).map((p) => p.loss)).toEqual([2.0, 1.5, 1.1, 0.9]);
     expect(calls.after).toEqual([-1, 1, 3]);
     // A new run starts a new curve.
@@ -377,7 +376,7 @@ describe('trainingMachine', () => {
     });
     // The first answer (on load) already lists them; the end of the run asks again.
     actor.send({ type: 'training.start', request });
-    await waitFor(actor, (s) => s.matches('finished'));
+    await waitFor(actor, (s) => s.matches({ ended: 'finished' }));
     await waitFor(actor, () => calls.catalog === 2);
     expect(selectRuns(actor.getSnapshot())).toEqual([done]);
     expect(selectRunModel(actor.getSnapshot())).toEqual(model);
@@ -398,7 +397,7 @@ describe('trainingMachine', () => {
       expect(selectTrainingStatus(actor.getSnapshot())).toBe('running');
       expect(calls.after).toEqual([-1]); // the whole curve so far
       actor.send({ type: 'training.cancel' });
-      await waitFor(actor, (s) => s.matches('cancelled'));
+      await waitFor(actor, (s) => s.matches({ ended: 'cancelled' }));
       expect(calls.cancel).toBe(1);
     });
 

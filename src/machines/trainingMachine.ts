@@ -9,15 +9,7 @@
  * ignored (spec), but after `unreachableAfter` in a row the snapshot says the service is
  * unreachable; the run is kept. Selectors: trainingSelectors.ts. HTTP is provided at the edge.
  */
-import {
-  assertEvent,
-  assign,
-  emit,
-  fromPromise,
-  setup,
-  type ErrorActorEvent,
-  type SnapshotFrom,
-} from 'xstate';
+import { assign, emit, fromPromise, setup, type ErrorActorEvent, type SnapshotFrom } from 'xstate';
 import {
   LOG_TAIL,
   type EvalPoint,
@@ -30,6 +22,7 @@ import {
   type TrainRequest,
 } from '../shared/training-api';
 import { nextProgress } from '../shared/training-progress';
+import { isApiError } from '../shared/api-error';
 import { errorMessage } from '../shared/errors';
 
 export interface StartTrainingInput {
@@ -64,6 +57,8 @@ export interface TrainingInput {
 }
 
 export interface TrainingContext {
+  /** What the last `training.start` asked for (the start actor's input). */
+  request: TrainRequest | null;
   runId: string | null;
   /** 0–100, two decimals, never decreasing during a run. */
   percent: number;
@@ -103,10 +98,9 @@ export type TrainingEvent =
 /** Emitted when POST /train is refused: the UI shows `message` (the server's text) in an alert. */
 export type TrainingEmitted = { type: 'training.startFailed'; message: string };
 
-/** The HTTP status carried by an actor's error (structural: machines do not import actors). */
-export function statusOf(error: unknown): number | undefined {
-  const status = (error as { status?: unknown } | null)?.status;
-  return typeof status === 'number' ? status : undefined;
+/** The HTTP status of an actor's error: the training client throws `ApiError`s. */
+function statusOf(error: unknown): number | undefined {
+  return isApiError(error) ? error.status : undefined;
 }
 
 function failureText(run: RunInfo): string {
@@ -193,6 +187,7 @@ export const trainingMachine = setup({
     })),
     storeTrainer: assign({ trainer: (_, trainer: TrainerInfo) => trainer }),
     storeRunId: assign({ runId: (_, runId: string) => runId }),
+    storeRequest: assign({ request: (_, request: TrainRequest) => request }),
     applyPoll: assign(({ context }, output: PollRunOutput) => {
       const fromLines = nextProgress(context.percent, output.lines).percent;
       const fresh = output.metrics.points.filter((p) => p.seq > context.metricsAfter);
@@ -230,6 +225,7 @@ export const trainingMachine = setup({
 }).createMachine({
   id: 'training',
   context: ({ input }) => ({
+    request: null,
     runId: null,
     percent: 0,
     lines: [],
@@ -281,18 +277,29 @@ export const trainingMachine = setup({
         onError: { target: 'idle' },
       },
       // A click before the answer is not lost (a run already active makes the service refuse it).
-      on: { 'training.start': { target: 'starting' } },
+      on: {
+        'training.start': {
+          target: 'starting',
+          actions: { type: 'storeRequest', params: ({ event }) => event.request },
+        },
+      },
     },
     idle: {
-      on: { 'training.start': { target: 'starting' } },
+      on: {
+        'training.start': {
+          target: 'starting',
+          actions: { type: 'storeRequest', params: ({ event }) => event.request },
+        },
+      },
     },
     starting: {
       entry: 'clearRun',
       invoke: {
         src: 'startTraining',
-        input: ({ event }) => {
-          assertEvent(event, 'training.start');
-          return { request: event.request };
+        input: ({ context }): StartTrainingInput => {
+          // Every way in stores the request first (storeRequest).
+          if (!context.request) throw new Error('No training request to start.');
+          return { request: context.request };
         },
         onDone: {
           target: 'running',
@@ -326,7 +333,7 @@ export const trainingMachine = setup({
             onDone: [
               {
                 guard: { type: 'runFailed', params: ({ event }) => event.output.run },
-                target: '#training.failed',
+                target: '#training.ended.failed',
                 actions: [
                   { type: 'applyPoll', params: ({ event }) => event.output },
                   { type: 'storeFailure', params: ({ event }) => event.output.run },
@@ -334,12 +341,12 @@ export const trainingMachine = setup({
               },
               {
                 guard: { type: 'runSucceeded', params: ({ event }) => event.output.run },
-                target: '#training.finished',
+                target: '#training.ended.finished',
                 actions: { type: 'applyPoll', params: ({ event }) => event.output },
               },
               {
                 guard: { type: 'runCancelled', params: ({ event }) => event.output.run },
-                target: '#training.cancelled',
+                target: '#training.ended.cancelled',
                 actions: { type: 'applyPoll', params: ({ event }) => event.output },
               },
               {
@@ -353,7 +360,7 @@ export const trainingMachine = setup({
                   type: 'isNotFound',
                   params: ({ event }: { event: ErrorActorEvent }) => event.error,
                 },
-                target: '#training.failed',
+                target: '#training.ended.failed',
                 actions: 'storeGone',
               },
               // Spec: log-poll failures are ignored; they are counted for the warning.
@@ -372,7 +379,7 @@ export const trainingMachine = setup({
             src: 'cancelRun',
             input: ({ context }) => ({ runId: context.runId ?? '' }),
             onDone: {
-              target: '#training.cancelled',
+              target: '#training.ended.cancelled',
               actions: { type: 'applyRun', params: ({ event }) => event.output },
             },
             // e.g. the run ended just before: polling finds out how.
@@ -387,32 +394,22 @@ export const trainingMachine = setup({
         },
       },
     },
-    finished: {
-      // The ended run joins the Runs list; a browser-ready model joins the trained models.
+    /** The run ended: it joins the Runs list, and a browser-ready model the trained models. */
+    ended: {
       invoke: {
         src: 'fetchCatalog',
         onDone: { actions: { type: 'storeCatalog', params: ({ event }) => event.output } },
         onError: {}, // the lists stay as they were
       },
-      on: { 'training.start': { target: 'starting' } },
-    },
-    failed: {
-      // The ended run joins the Runs list; a browser-ready model joins the trained models.
-      invoke: {
-        src: 'fetchCatalog',
-        onDone: { actions: { type: 'storeCatalog', params: ({ event }) => event.output } },
-        onError: {}, // the lists stay as they were
+      on: {
+        'training.start': {
+          target: 'starting',
+          actions: { type: 'storeRequest', params: ({ event }) => event.request },
+        },
       },
-      on: { 'training.start': { target: 'starting' } },
-    },
-    cancelled: {
-      // The ended run joins the Runs list; a browser-ready model joins the trained models.
-      invoke: {
-        src: 'fetchCatalog',
-        onDone: { actions: { type: 'storeCatalog', params: ({ event }) => event.output } },
-        onError: {}, // the lists stay as they were
-      },
-      on: { 'training.start': { target: 'starting' } },
+      // Always entered through a child (#training.ended.<how>); `initial` is required all the same.
+      initial: 'finished',
+      states: { finished: {}, failed: {}, cancelled: {} },
     },
   },
 });

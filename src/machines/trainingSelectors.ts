@@ -19,8 +19,10 @@ export const selectTrainingStatus = (s: TrainingSnapshot): TrainingStatus => {
   if (s.matches({ running: 'cancelling' })) return 'cancelling';
   if (s.matches('running')) return s.context.run?.phase === 'saving' ? 'saving' : 'running';
   if (s.matches('starting')) return 'starting';
-  if (s.matches('attaching')) return 'idle';
-  return s.value as 'idle' | 'finished' | 'failed' | 'cancelled';
+  if (s.matches({ ended: 'finished' })) return 'finished';
+  if (s.matches({ ended: 'failed' })) return 'failed';
+  if (s.matches({ ended: 'cancelled' })) return 'cancelled';
+  return 'idle'; // idle, or attaching
 };
 /** A run is being started, watched or cancelled: 'Training...' and the button disabled. */
 export const selectIsBusy = (s: TrainingSnapshot): boolean =>
@@ -41,7 +43,7 @@ export const selectUnreachable = (s: TrainingSnapshot) =>
 export const selectLastError = (s: TrainingSnapshot) => s.context.lastError;
 /** Why the run failed, with its exit code when it had one. */
 export const selectFailure = (s: TrainingSnapshot) =>
-  s.matches('failed')
+  s.matches({ ended: 'failed' })
     ? {
         message: s.context.failure ?? 'The run failed.',
         exitCode: s.context.run?.exit_code ?? null,
@@ -49,7 +51,7 @@ export const selectFailure = (s: TrainingSnapshot) =>
     : null;
 /** Where a finished run wrote its adapter (the service's output directory), once known. */
 export const selectOutputDir = (s: TrainingSnapshot) =>
-  s.matches('finished') ? (s.context.run?.output_dir ?? null) : null;
+  s.matches({ ended: 'finished' }) ? (s.context.run?.output_dir ?? null) : null;
 /** The service's runs, newest first, as last fetched (on load and when a run ends). */
 export const selectRuns = (s: TrainingSnapshot): readonly RunInfo[] => s.context.runs;
 /** The service's browser-ready models, as last fetched. */
