@@ -1,5 +1,4 @@
 import {
-  assertEvent,
   assign,
   enqueueActions,
   fromCallback,
@@ -146,6 +145,27 @@ const storePlaceholder = fromCallback<EvaluationStoreCommand>(({ sendBack, recei
   );
 });
 
+type WorkerMessageOf<T extends EvaluationWorkerEvent['type']> = Extract<
+  EvaluationWorkerEvent,
+  { type: T }
+>['message'];
+type StartEvent = Extract<EvaluationEvent, { type: 'evaluation.start' }>;
+const setupOf = ({ event }: { event: StartEvent }) => event.setup;
+
+/** `evaluation.start` where it is heard (idle and ended): refused without questions. */
+const start = [
+  { guard: { type: 'hasNoQuestions', params: setupOf }, actions: 'refuseStart' },
+  { target: '#evaluation.running', actions: { type: 'begin', params: setupOf } },
+] as const;
+
+/** No word from the worker for `stall` while loading or answering: fail and replace it. */
+const stalled = {
+  stall: {
+    target: '#evaluation.ended.failed',
+    actions: ['storeStall', 'forgetLoaded', 'abandonWorker'],
+  },
+} as const;
+
 export const evaluationMachine = setup({
   types: {
     context: {} as EvaluationContext,
@@ -154,30 +174,23 @@ export const evaluationMachine = setup({
   },
   actors: { store: storePlaceholder },
   guards: {
-    hasNoQuestions: ({ event }) =>
-      event.type === 'evaluation.start' && event.setup.questions.length === 0,
+    hasNoQuestions: (_, setup: EvaluationSetup) => setup.questions.length === 0,
     /** After this answer, the same model has another question. */
     hasNextQuestion: ({ context }) => context.index + 1 < context.rows.length,
     /** B is the model A just used, still in the worker: no second load. */
     bIsLoaded: ({ context }) =>
       context.loaded === 'a' && context.setup?.a.spec.id === context.setup?.b.spec.id,
-    resumesAt: ({ context }, params: { side: Side; loaded: boolean }) => {
-      const next = nextQuestion(context.rows);
-      return (
-        next !== null &&
-        next.side === params.side &&
-        (context.loaded === next.side) === params.loaded
-      );
-    },
+    /** The model of the question to answer (context.side) is the one in the worker. */
+    sideIsLoaded: ({ context }) => context.loaded === context.side,
+    isSideB: ({ context }) => context.side === 'b',
     isFinished: ({ context }) => nextQuestion(context.rows) === null,
   },
   actions: {
     refuseStart: assign({ startError: NO_QUESTIONS_MESSAGE }),
-    begin: assign(({ event }) => {
-      assertEvent(event, 'evaluation.start');
+    begin: assign((_, setup: EvaluationSetup) => {
       return {
-        setup: event.setup,
-        rows: event.setup.questions.map((q) => ({ ...q, a: null, b: null })),
+        setup,
+        rows: setup.questions.map((q) => ({ ...q, a: null, b: null })),
         side: 'a' as const,
         index: 0,
         loaded: null,
@@ -207,50 +220,39 @@ export const evaluationMachine = setup({
       handedBack: ({ context }) =>
         (context.loaded && context.lastReady && modelOf(context, context.loaded)?.label) || null,
     }),
-    postLoad: ({ context }, params: { side: Side }) => {
-      const model = modelOf(context, params.side);
+    postLoad: ({ context }) => {
+      const model = modelOf(context, context.side);
       if (model) context.worker.send({ type: 'load', data: model.spec });
     },
-    startLoad: assign((_, params: { side: Side }) => ({
-      side: params.side,
+    startLoad: assign(() => ({
       loaded: null,
       lastReady: null,
       files: [],
       statusText: 'Loading model…',
     })),
-    setStatus: assign({
-      statusText: ({ event }) => {
-        assertEvent(event, 'worker.loading');
-        return event.message.data;
-      },
-    }),
+    setStatus: assign({ statusText: (_, text: string) => text }),
     addFile: assign({
-      files: ({ context, event }) => {
-        assertEvent(event, 'worker.initiate');
-        const { file, total } = event.message;
+      files: ({ context }, { file, total }: WorkerMessageOf<'worker.initiate'>) => {
         if (context.files.some((f) => f.file === file)) return context.files;
         return [...context.files, { file, progress: 0, total }];
       },
     }),
     updateFile: assign({
-      files: ({ context, event }) => {
-        assertEvent(event, 'worker.progress');
-        const { file, progress, total } = event.message;
+      files: ({ context }, { file, progress, total }: WorkerMessageOf<'worker.progress'>) => {
         return context.files.map((f) =>
           f.file === file ? { file, progress, total: total ?? f.total } : f,
         );
       },
     }),
     removeFile: assign({
-      files: ({ context, event }) => {
-        assertEvent(event, 'worker.done');
-        return context.files.filter((f) => f.file !== event.message.file);
-      },
+      files: ({ context }, file: string) => context.files.filter((f) => f.file !== file),
     }),
-    markLoaded: assign(({ context, event }) => {
-      assertEvent(event, 'worker.ready');
-      return { loaded: context.side, lastReady: event, files: [], statusText: '' };
-    }),
+    markLoaded: assign(({ context }, ready: ReadyEvent) => ({
+      loaded: context.side,
+      lastReady: ready,
+      files: [],
+      statusText: '',
+    })),
     toSideB: assign({ side: 'b' as const, index: 0 }),
     nextIndex: assign({ index: ({ context }) => context.index + 1 }),
     postGenerate: ({ context }) => {
@@ -273,16 +275,14 @@ export const evaluationMachine = setup({
       });
     },
     clearPartial: assign({ partial: '', liveTps: null }),
-    appendText: assign(({ context, event }) => {
-      assertEvent(event, 'worker.update');
+    appendText: assign(({ context }, update: WorkerMessageOf<'worker.update'>) =>
       // A reasoning model's thinking is not its answer.
-      return event.message.channel === 'answer'
-        ? { partial: context.partial + event.message.output, liveTps: event.message.tps ?? null }
-        : { liveTps: event.message.tps ?? null };
-    }),
-    storeAnswer: assign(({ context, event }) => {
-      assertEvent(event, 'worker.complete');
-      const { numTokens, seconds, finish } = event.message;
+      update.channel === 'answer'
+        ? { partial: context.partial + update.output, liveTps: update.tps ?? null }
+        : { liveTps: update.tps ?? null },
+    ),
+    storeAnswer: assign(({ context }, complete: WorkerMessageOf<'worker.complete'>) => {
+      const { numTokens, seconds, finish } = complete;
       const answer = { text: context.partial, numTokens, seconds, truncated: finish === 'length' };
       return {
         rows: context.rows.map((row, i) =>
@@ -292,15 +292,11 @@ export const evaluationMachine = setup({
       };
     }),
     postInterrupt: ({ context }) => context.worker.send({ type: 'interrupt' }),
-    storeError: assign(({ event }) => {
-      assertEvent(event, ['worker.error', 'worker.fault']);
-      return { error: event.message.data, files: [], partial: '' };
-    }),
-    storeLoadError: assign(({ context, event }) => {
-      assertEvent(event, 'worker.error');
+    storeError: assign((_, error: string) => ({ error, files: [], partial: '' })),
+    storeLoadError: assign(({ context }, error: string) => {
       const model = modelOf(context, context.side);
       return {
-        error: `${model?.label ?? 'The model'} failed to load: ${event.message.data}`,
+        error: `${model?.label ?? 'The model'} failed to load: ${error}`,
         files: [],
       };
     }),
@@ -319,12 +315,7 @@ export const evaluationMachine = setup({
         enqueue.sendTo('store', { type: 'save', record } satisfies EvaluationStoreCommand);
     }),
     storeSaved: assign({ saveError: null, saves: ({ context }) => context.saves + 1 }),
-    storeSaveError: assign({
-      saveError: ({ event }) => {
-        assertEvent(event, 'evaluationStore.failed');
-        return event.message;
-      },
-    }),
+    storeSaveError: assign({ saveError: (_, message: string) => message }),
   },
   delays: {
     /** No word from the worker for this long while loading or answering = a hang. */
@@ -354,93 +345,96 @@ export const evaluationMachine = setup({
   invoke: { id: 'store', src: 'store' },
   on: {
     'evaluationStore.saved': { actions: 'storeSaved' },
-    'evaluationStore.failed': { actions: 'storeSaveError' },
+    'evaluationStore.failed': {
+      actions: { type: 'storeSaveError', params: ({ event }) => event.message },
+    },
   },
   initial: 'idle',
   states: {
     idle: {
-      on: {
-        'evaluation.start': [
-          { guard: 'hasNoQuestions', actions: 'refuseStart' },
-          { target: 'running', actions: 'begin' },
-        ],
-      },
+      on: { 'evaluation.start': start },
     },
     /**
-     * The evaluation owns the worker: attached on entry; done, stopped and failed hand it back
-     * (on their entry, after the transition's actions, so a fault first forgets the model).
+     * The evaluation owns the worker: attached on entry; ended hands it back (on its entry, after
+     * the transition's actions, so a fault first forgets the model). One loading and one
+     * answering state serve both models: `context.side` says which (A first, then B).
      */
     running: {
       entry: 'attach',
       initial: 'resuming',
       on: {
-        'worker.fault': { target: 'failed', actions: ['storeError', 'forgetLoaded'] },
+        'worker.fault': {
+          target: '#evaluation.ended.failed',
+          actions: [
+            { type: 'storeError', params: ({ event }) => event.message.data },
+            'forgetLoaded',
+          ],
+        },
       },
       states: {
-        /** Picks where to start: the first unanswered question, its model loaded or not. */
+        /** The first unanswered question (context.side, context.index): its model loaded or not. */
         resuming: {
           always: [
-            {
-              guard: { type: 'resumesAt', params: { side: 'a', loaded: true } },
-              target: 'answeringA',
-            },
-            {
-              guard: { type: 'resumesAt', params: { side: 'a', loaded: false } },
-              target: 'loadingA',
-            },
-            {
-              guard: { type: 'resumesAt', params: { side: 'b', loaded: true } },
-              target: 'answeringB',
-            },
-            {
-              guard: { type: 'resumesAt', params: { side: 'b', loaded: false } },
-              target: 'loadingB',
-            },
-            { target: '#evaluation.done' },
+            { guard: 'isFinished', target: '#evaluation.ended.done' },
+            { guard: 'sideIsLoaded', target: 'answering' },
+            { target: 'loading' },
           ],
         },
-        loadingA: {
-          entry: [
-            { type: 'startLoad', params: { side: 'a' } },
-            { type: 'postLoad', params: { side: 'a' } },
-          ],
+        loading: {
+          entry: ['startLoad', 'postLoad'],
           initial: 'waiting',
           states: {
             waiting: {
-              after: {
-                stall: {
-                  target: '#evaluation.failed',
-                  actions: ['storeStall', 'forgetLoaded', 'abandonWorker'],
-                },
-              },
+              after: stalled,
               on: {
-                'worker.loading': { target: 'waiting', reenter: true, actions: 'setStatus' },
-                'worker.initiate': { target: 'waiting', reenter: true, actions: 'addFile' },
-                'worker.progress': { target: 'waiting', reenter: true, actions: 'updateFile' },
-                'worker.done': { target: 'waiting', reenter: true, actions: 'removeFile' },
+                'worker.loading': {
+                  target: 'waiting',
+                  reenter: true,
+                  actions: { type: 'setStatus', params: ({ event }) => event.message.data },
+                },
+                'worker.initiate': {
+                  target: 'waiting',
+                  reenter: true,
+                  actions: { type: 'addFile', params: ({ event }) => event.message },
+                },
+                'worker.progress': {
+                  target: 'waiting',
+                  reenter: true,
+                  actions: { type: 'updateFile', params: ({ event }) => event.message },
+                },
+                'worker.done': {
+                  target: 'waiting',
+                  reenter: true,
+                  actions: { type: 'removeFile', params: ({ event }) => event.message.file },
+                },
               },
             },
           },
           on: {
-            'worker.ready': { target: 'answeringA', actions: 'markLoaded' },
-            'worker.error': { target: '#evaluation.failed', actions: 'storeLoadError' },
+            'worker.ready': {
+              target: 'answering',
+              actions: { type: 'markLoaded', params: ({ event }) => event },
+            },
+            'worker.error': {
+              target: '#evaluation.ended.failed',
+              actions: { type: 'storeLoadError', params: ({ event }) => event.message.data },
+            },
             'evaluation.stop': 'stoppingLoad',
           },
         },
-        answeringA: {
+        answering: {
           entry: ['clearPartial', 'postGenerate'],
           initial: 'waiting',
           states: {
             waiting: {
-              after: {
-                stall: {
-                  target: '#evaluation.failed',
-                  actions: ['storeStall', 'forgetLoaded', 'abandonWorker'],
-                },
-              },
+              after: stalled,
               on: {
                 'worker.start': { target: 'waiting', reenter: true },
-                'worker.update': { target: 'waiting', reenter: true, actions: 'appendText' },
+                'worker.update': {
+                  target: 'waiting',
+                  reenter: true,
+                  actions: { type: 'appendText', params: ({ event }) => event.message },
+                },
               },
             },
           },
@@ -448,163 +442,100 @@ export const evaluationMachine = setup({
             'worker.complete': [
               {
                 guard: 'hasNextQuestion',
-                target: 'answeringA',
+                target: 'answering',
                 reenter: true,
                 actions: [
-                  'storeAnswer',
+                  { type: 'storeAnswer', params: ({ event }) => event.message },
                   { type: 'save', params: { status: 'running' } },
                   'nextIndex',
                 ],
               },
+              // B answered its last question.
+              {
+                guard: 'isSideB',
+                target: '#evaluation.ended.done',
+                actions: { type: 'storeAnswer', params: ({ event }) => event.message },
+              },
+              // A answered its last question: B next, loaded only when it is another model.
               {
                 guard: 'bIsLoaded',
-                target: 'answeringB',
-                actions: [
-                  'storeAnswer',
-                  { type: 'save', params: { status: 'running' } },
-                  'toSideB',
-                ],
-              },
-              {
-                target: 'loadingB',
-                actions: [
-                  'storeAnswer',
-                  { type: 'save', params: { status: 'running' } },
-                  'toSideB',
-                ],
-              },
-            ],
-            'worker.error': { target: '#evaluation.failed', actions: 'storeError' },
-            'evaluation.stop': { target: 'stoppingAnswer', actions: 'postInterrupt' },
-          },
-        },
-        loadingB: {
-          entry: [
-            { type: 'startLoad', params: { side: 'b' } },
-            { type: 'postLoad', params: { side: 'b' } },
-          ],
-          initial: 'waiting',
-          states: {
-            waiting: {
-              after: {
-                stall: {
-                  target: '#evaluation.failed',
-                  actions: ['storeStall', 'forgetLoaded', 'abandonWorker'],
-                },
-              },
-              on: {
-                'worker.loading': { target: 'waiting', reenter: true, actions: 'setStatus' },
-                'worker.initiate': { target: 'waiting', reenter: true, actions: 'addFile' },
-                'worker.progress': { target: 'waiting', reenter: true, actions: 'updateFile' },
-                'worker.done': { target: 'waiting', reenter: true, actions: 'removeFile' },
-              },
-            },
-          },
-          on: {
-            'worker.ready': { target: 'answeringB', actions: 'markLoaded' },
-            'worker.error': { target: '#evaluation.failed', actions: 'storeLoadError' },
-            'evaluation.stop': 'stoppingLoad',
-          },
-        },
-        answeringB: {
-          entry: ['clearPartial', 'postGenerate'],
-          initial: 'waiting',
-          states: {
-            waiting: {
-              after: {
-                stall: {
-                  target: '#evaluation.failed',
-                  actions: ['storeStall', 'forgetLoaded', 'abandonWorker'],
-                },
-              },
-              on: {
-                'worker.start': { target: 'waiting', reenter: true },
-                'worker.update': { target: 'waiting', reenter: true, actions: 'appendText' },
-              },
-            },
-          },
-          on: {
-            'worker.complete': [
-              {
-                guard: 'hasNextQuestion',
-                target: 'answeringB',
+                target: 'answering',
                 reenter: true,
                 actions: [
-                  'storeAnswer',
+                  { type: 'storeAnswer', params: ({ event }) => event.message },
                   { type: 'save', params: { status: 'running' } },
-                  'nextIndex',
+                  'toSideB',
                 ],
               },
-              { target: '#evaluation.done', actions: 'storeAnswer' },
+              {
+                target: 'loading',
+                actions: [
+                  { type: 'storeAnswer', params: ({ event }) => event.message },
+                  { type: 'save', params: { status: 'running' } },
+                  'toSideB',
+                ],
+              },
             ],
-            'worker.error': { target: '#evaluation.failed', actions: 'storeError' },
+            'worker.error': {
+              target: '#evaluation.ended.failed',
+              actions: { type: 'storeError', params: ({ event }) => event.message.data },
+            },
             'evaluation.stop': { target: 'stoppingAnswer', actions: 'postInterrupt' },
           },
         },
         /** Stop while a model loads: a load cannot be cut short, so wait for its end. */
         stoppingLoad: {
           after: {
-            stall: { target: '#evaluation.stopped', actions: ['forgetLoaded', 'abandonWorker'] },
+            stall: {
+              target: '#evaluation.ended.stopped',
+              actions: ['forgetLoaded', 'abandonWorker'],
+            },
           },
           on: {
-            'worker.ready': { target: '#evaluation.stopped', actions: 'markLoaded' },
-            'worker.error': '#evaluation.stopped',
+            'worker.ready': {
+              target: '#evaluation.ended.stopped',
+              actions: { type: 'markLoaded', params: ({ event }) => event },
+            },
+            'worker.error': '#evaluation.ended.stopped',
           },
         },
         /** Stop while answering: the reply being written is dropped, the finished rows stay. */
         stoppingAnswer: {
           after: {
-            stall: { target: '#evaluation.stopped', actions: ['forgetLoaded', 'abandonWorker'] },
+            stall: {
+              target: '#evaluation.ended.stopped',
+              actions: ['forgetLoaded', 'abandonWorker'],
+            },
           },
           on: {
-            'worker.complete': { target: '#evaluation.stopped', actions: 'clearPartial' },
-            'worker.error': { target: '#evaluation.stopped', actions: 'clearPartial' },
+            'worker.complete': { target: '#evaluation.ended.stopped', actions: 'clearPartial' },
+            'worker.error': { target: '#evaluation.ended.stopped', actions: 'clearPartial' },
           },
         },
       },
     },
-    done: {
-      entry: [
-        'detach',
-        'noteHandedBack',
-        'forgetLoaded',
-        { type: 'save', params: { status: 'done' } },
-      ],
-      on: {
-        'evaluation.start': [
-          { guard: 'hasNoQuestions', actions: 'refuseStart' },
-          { target: 'running', actions: 'begin' },
-        ],
-      },
-    },
-    stopped: {
-      entry: [
-        'detach',
-        'noteHandedBack',
-        'forgetLoaded',
-        { type: 'save', params: { status: 'stopped' } },
-      ],
-      on: {
-        'evaluation.start': [
-          { guard: 'hasNoQuestions', actions: 'refuseStart' },
-          { target: 'running', actions: 'begin' },
-        ],
-        'evaluation.retry': { guard: not('isFinished'), target: 'running', actions: 'resume' },
-      },
-    },
-    failed: {
-      entry: [
-        'detach',
-        'noteHandedBack',
-        'forgetLoaded',
-        { type: 'save', params: { status: 'failed' } },
-      ],
-      on: {
-        'evaluation.start': [
-          { guard: 'hasNoQuestions', actions: 'refuseStart' },
-          { target: 'running', actions: 'begin' },
-        ],
-        'evaluation.retry': { target: 'running', actions: 'resume' },
+    /** Done, stopped or failed: the worker handed back, the record saved with how it ended. */
+    ended: {
+      entry: ['detach', 'noteHandedBack', 'forgetLoaded'],
+      on: { 'evaluation.start': start },
+      // Always entered through a child (#evaluation.ended.<how>); `initial` is required all the same.
+      initial: 'done',
+      states: {
+        done: { entry: { type: 'save', params: { status: 'done' } } },
+        stopped: {
+          entry: { type: 'save', params: { status: 'stopped' } },
+          on: {
+            'evaluation.retry': {
+              guard: not('isFinished'),
+              target: '#evaluation.running',
+              actions: 'resume',
+            },
+          },
+        },
+        failed: {
+          entry: { type: 'save', params: { status: 'failed' } },
+          on: { 'evaluation.retry': { target: '#evaluation.running', actions: 'resume' } },
+        },
       },
     },
   },
@@ -626,14 +557,13 @@ export type EvaluationPhase =
   | 'failed';
 
 export function selectPhase(s: EvaluationSnapshot): EvaluationPhase {
-  if (s.matches({ running: 'loadingA' })) return 'loadingA';
-  if (s.matches({ running: 'answeringA' })) return 'answeringA';
-  if (s.matches({ running: 'loadingB' })) return 'loadingB';
-  if (s.matches({ running: 'answeringB' })) return 'answeringB';
+  const a = s.context.side === 'a';
+  if (s.matches({ running: 'loading' })) return a ? 'loadingA' : 'loadingB';
+  if (s.matches({ running: 'answering' })) return a ? 'answeringA' : 'answeringB';
   if (s.matches('running')) return 'stopping';
-  if (s.matches('done')) return 'done';
-  if (s.matches('stopped')) return 'stopped';
-  if (s.matches('failed')) return 'failed';
+  if (s.matches({ ended: 'done' })) return 'done';
+  if (s.matches({ ended: 'stopped' })) return 'stopped';
+  if (s.matches({ ended: 'failed' })) return 'failed';
   return 'idle';
 }
 
