@@ -232,11 +232,84 @@ describe('train → chat in Chromium', () => {
       await page
         .getByRole('option', { name: /^harbour \(fine-tuned\)/ })
         .waitFor({ timeout: 30_000 });
+      await page.keyboard.press('Escape');
+
+      // Compare from the finished run: B = the trained model, A = its base's browser export (the
+      // tiny base has no in-browser counterpart), questions = the run's held-out entries.
+      await page
+        .getByRole('region', { name: 'Fine-tuning' })
+        .getByRole('link', { name: /^Compare with base/ })
+        .first()
+        .click();
+      await page.getByRole('heading', { name: 'Compare models' }).waitFor({ timeout: 60_000 });
+      await expect
+        .poll(() => page.getByLabel('Model B (after)').inputValue(), { timeout: 30_000 })
+        .toBe('trained/harbour');
+      expect(await page.getByLabel('Model A (before)').inputValue()).toBe('trained/harbour-base');
+      expect(await page.getByLabel("The run's held-out entries (not trained on)").isChecked()).toBe(
+        true,
+      );
+      await page.getByLabel('Max new tokens').fill('24');
+      const table = page.getByRole('table');
+      const compareAndWait = async (questions: number) => {
+        await page.getByRole('button', { name: 'Compare', exact: true }).click();
+        await expect
+          .poll(() => page.getByText(new RegExp(`^B closer on \\d+ of ${questions}$`)).count(), {
+            timeout: 300_000,
+          })
+          .toBe(1);
+        await expect
+          .poll(() => page.getByRole('button', { name: 'Compare', exact: true }).isEnabled(), {
+            timeout: 120_000,
+          })
+          .toBe(true);
+      };
+      // The held-out questions are exactly split.json's, none of them trained on.
+      await compareAndWait(split.held_out.length);
+      expect(await table.locator('tbody tr td:nth-child(2)').allTextContents()).toEqual(
+        split.held_out.map((e) => e.prompt),
+      );
+
+      // On the questions it was trained on, the fine-tuned model is clearly closer to the answers.
+      await page.getByLabel("All entries of the run's dataset").check();
+      await compareAndWait(HARBOUR.length);
+      expect(await table.locator('tbody tr td:nth-child(2)').allTextContents()).toEqual(
+        HARBOUR.map((e) => e.prompt),
+      );
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('button', { name: 'Export JSON' }).click(),
+      ]);
+      const exported = JSON.parse(readFileSync(await download.path(), 'utf8')) as {
+        a: { id: string };
+        b: { id: string };
+        rows: { prompt: string; scoreA: number | null; scoreB: number | null }[];
+        summary: { a: { meanScore: number }; b: { meanScore: number }; bCloser: number };
+      };
+      expect([exported.a.id, exported.b.id]).toEqual(['trained/harbour-base', 'trained/harbour']);
+      expect(exported.summary.b.meanScore).toBeGreaterThan(exported.summary.a.meanScore + 0.3);
+      expect(exported.summary.bCloser).toBeGreaterThanOrEqual(HARBOUR.length - 1);
+      // The table's numbers are the JSON's.
+      expect(await table.locator('tbody tr td:nth-child(6)').allTextContents()).toEqual(
+        exported.rows.map((r) => r.scoreA?.toFixed(3)),
+      );
+      expect(await table.locator('tbody tr td:nth-child(7)').allTextContents()).toEqual(
+        exported.rows.map((r) => r.scoreB?.toFixed(3)),
+      );
+      expect(await page.getByRole('list', { name: 'Summary' }).textContent()).toContain(
+        `mean score ${exported.summary.b.meanScore.toFixed(3)}`,
+      );
+      await page.screenshot({ path: join(SCREENSHOT_DIR, 'screenshot-compare-trained.png') });
+      if (process.env.UPDATE_DOCS_SCREENSHOTS)
+        copyFileSync(
+          join(SCREENSHOT_DIR, 'screenshot-compare-trained.png'),
+          join(DOCS, 'screenshot-compare-trained.png'),
+        );
       expect(browser.foreignRequests).toEqual([]);
     } finally {
       await browser.close();
     }
-  }, 600_000);
+  }, 900_000);
 
   it('web/ without weights or tokenizer: not listed, the run says why; a reused output folder is refused', async () => {
     const svc = await startService();

@@ -92,9 +92,11 @@ export async function startTrainingService(
     if (request.url.endsWith('/onnx/model.onnx') && !request.headers.range && entry.onModelFile)
       await entry.onModelFile();
   });
-  // The ONNX file in 10 slices, 120 ms apart, so the per-file progress bar can be seen moving.
+  // The ONNX weights in 10 slices, 120 ms apart, so the per-file progress bar can be seen moving.
   service.app.addHook('onSend', async (request, _reply, payload) => {
-    if (!request.url.endsWith('/onnx/model.onnx') || !(payload instanceof Readable)) return payload;
+    // Whichever variant loads (q4 without shader-f16, fp32 for the fixture's tiny model).
+    if (!/\/onnx\/model[a-z0-9_]*\.onnx$/.test(request.url) || !(payload instanceof Readable))
+      return payload;
     return Readable.from(slowly(payload));
   });
   entry.url = `http://127.0.0.1:${await service.listen()}`;
