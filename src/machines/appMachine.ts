@@ -304,8 +304,3 @@ export const appMachine = setup({
 
 export type AppSnapshot = SnapshotFrom<typeof appMachine>;
 export type AppActorRef = ActorRefFrom<typeof appMachine>;
-export const selectGate = (s: AppSnapshot): 'checking' | 'unsupported' | 'supported' => s.value;
-export const selectModelRef = (s: AppSnapshot) => s.context.model;
-export const selectChatRef = (s: AppSnapshot) => s.context.chat;
-export const selectConversationsRef = (s: AppSnapshot) => s.context.conversations;
-export const selectStoredModelsRef = (s: AppSnapshot) => s.context.storedModels;

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createActor } from 'xstate';
-import { REPLY_STALL_MS, chatMachine, selectIsGenerating, toWorkerMessages } from './chatMachine';
+import { REPLY_STALL_MS, chatMachine, toWorkerMessages } from './chatMachine';
+import { selectIsGenerating } from './chatSelectors';
 import { fakeWorker } from './test-helpers';
 
 function ready() {

@@ -4,13 +4,13 @@ import type { GenerationStats } from '../shared/generation-stats';
 import type { ConversationMessage } from '../shared/conversations/types';
 import {
   DEFAULT_MAX_NEW_TOKENS,
-  MAX_TOKENS_LIMIT,
   defaultSettings,
   sanitizeSettings,
   settingsFor,
   type GenerationSettings,
 } from '../shared/generation-settings';
 import type { ChatWorkerEvent, WorkerPort } from './worker-events';
+import { capOf } from './chatSelectors';
 
 /**
  * A message as shown (and saved): assistant messages may carry reasoning shown apart from the
@@ -95,18 +95,6 @@ export function toWorkerMessages(messages: DisplayMessage[]): ChatMessage[] {
     role: m.role === 'assistant' ? 'assistant' : 'user',
     content: m.content,
   }));
-}
-
-/**
- * The highest Max new tokens: the `?maxTokens=` cap, or — when none was given — the default cap
- * lifted to what the loaded model recommends (DeepSeek R1: 2,048).
- */
-export function capOf(
-  context: Pick<ChatContext, 'maxNewTokens' | 'recommended' | 'capExplicit'>,
-): number {
-  if (context.capExplicit) return context.maxNewTokens;
-  const wanted = context.recommended?.maxNewTokens ?? 0;
-  return Math.min(MAX_TOKENS_LIMIT, Math.max(context.maxNewTokens, wanted));
 }
 
 /** A new, untouched conversation takes the loaded model's recommended settings. */
@@ -383,16 +371,3 @@ export const chatMachine = setup({
 });
 
 export type ChatSnapshot = SnapshotFrom<typeof chatMachine>;
-export const selectMessages = (s: ChatSnapshot) => s.context.messages;
-export const selectDraft = (s: ChatSnapshot) => s.context.draft;
-export const selectIsGenerating = (s: ChatSnapshot) =>
-  s.matches('generating') || s.matches('stopping') || s.matches('resetting');
-export const selectIsReady = (s: ChatSnapshot) => !s.matches('unavailable');
-export const selectStats = (s: ChatSnapshot) => s.context.stats;
-export const selectChatError = (s: ChatSnapshot) => s.context.error;
-/** The conversation's generation settings. */
-export const selectSettings = (s: ChatSnapshot) => s.context.settings;
-/** The `?maxTokens=` cap (the highest Max new tokens). */
-export const selectMaxTokensCap = (s: ChatSnapshot) => capOf(s.context);
-/** What the loaded model recommends (shown beside the settings), or null. */
-export const selectRecommended = (s: ChatSnapshot) => s.context.recommended;

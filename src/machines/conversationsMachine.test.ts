@@ -2,12 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { createActor, waitFor } from 'xstate';
 import {
   conversationsMachine,
-  selectConversationList,
-  selectCurrentId,
   type ChatLoad,
   type ChatState,
   type ConversationsEvent,
 } from './conversationsMachine';
+import { selectConversationList, selectCurrentId } from './conversationsSelectors';
 import { defaultSettings } from '../shared/generation-settings';
 import type { StoreCommand, StoreResult } from '../shared/conversations/store-protocol';
 import type { Conversation, ConversationMessage } from '../shared/conversations/types';

@@ -371,10 +371,3 @@ export const conversationsMachine = setup({
 });
 
 export type ConversationsSnapshot = SnapshotFrom<typeof conversationsMachine>;
-/** Saved conversations, newest first. */
-export const selectConversationList = (s: ConversationsSnapshot) => s.context.list;
-/** The id of the conversation on screen (null for a new, unsaved chat). */
-export const selectCurrentId = (s: ConversationsSnapshot) => s.context.current?.id ?? null;
-export const selectCurrentConversation = (s: ConversationsSnapshot) => s.context.current;
-export const selectStorageError = (s: ConversationsSnapshot) => s.context.error;
-export const selectImportError = (s: ConversationsSnapshot) => s.context.importError;

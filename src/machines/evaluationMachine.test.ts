@@ -3,12 +3,12 @@ import { createActor, fromCallback } from 'xstate';
 import {
   NO_QUESTIONS_MESSAGE,
   evaluationMachine,
-  selectPhase,
   type EvalModel,
   type EvaluationSetup,
   type EvaluationStoreCommand,
   type EvaluationStoreResult,
 } from './evaluationMachine';
+import { selectPhase } from './evaluationSelectors';
 import type { EvaluationSessionEvent } from './appMachine';
 import type { EvaluationRecord } from '../shared/evaluation';
 import { defaultSettings } from '../shared/generation-settings';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, waitFor } from 'xstate';
-import { modelMachine, selectCanLoad } from './modelMachine';
+import { modelMachine } from './modelMachine';
+import { selectCanLoad } from './modelSelectors';
 import { fakeWorker } from './test-helpers';
 import { MODELS } from '../shared/models';
 

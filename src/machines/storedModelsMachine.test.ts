@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise, waitFor } from 'xstate';
-import {
-  selectStoredModels,
-  selectStoredModelsError,
-  storedModelsMachine,
-  type EstimateOutput,
-} from './storedModelsMachine';
+import { storedModelsMachine, type EstimateOutput } from './storedModelsMachine';
+import { selectStoredModels, selectStoredModelsError } from './storedModelsSelectors';
 import type { StorageRequest } from '../shared/storage-protocol';
 import type { StoredModel } from '../shared/storage';
 

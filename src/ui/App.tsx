@@ -7,8 +7,8 @@ import {
   selectGate,
   selectModelRef,
   selectStoredModelsRef,
-} from '../machines/appMachine';
-import { selectIsGenerating } from '../machines/chatMachine';
+} from '../machines/appSelectors';
+import { selectIsGenerating } from '../machines/chatSelectors';
 import { useSelector } from '@xstate/react';
 import { ModelPanel } from './chat/ModelPanel';
 import { ChatView } from './chat/ChatView';

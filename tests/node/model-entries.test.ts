@@ -5,13 +5,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
+import { modelMachine } from '../../src/machines/modelMachine';
 import {
-  modelMachine,
   selectCanLoad,
   selectMissingVariant,
   selectSizes,
-} from '../../src/machines/modelMachine';
-import { capOf, chatMachine, selectSettings } from '../../src/machines/chatMachine';
+} from '../../src/machines/modelSelectors';
+import { chatMachine } from '../../src/machines/chatMachine';
+import { capOf, selectSettings } from '../../src/machines/chatSelectors';
 import { fakeWorker } from '../../src/machines/test-helpers';
 import { MODELS, missingVariantMessage, modelsWithoutF16 } from '../../src/shared/models';
 import {

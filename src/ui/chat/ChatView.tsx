@@ -1,5 +1,6 @@
 import { useSelector } from '@xstate/react';
 import type { ActorRefFrom } from 'xstate';
+import { type chatMachine } from '../../machines/chatMachine';
 import {
   selectChatError,
   selectDraft,
@@ -7,8 +8,7 @@ import {
   selectIsReady,
   selectMessages,
   selectStats,
-  type chatMachine,
-} from '../../machines/chatMachine';
+} from '../../machines/chatSelectors';
 import { ChatInput } from './ChatInput';
 import { MessageList } from './MessageList';
 import { SpeedLine } from './SpeedLine';

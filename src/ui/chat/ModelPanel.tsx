@@ -1,6 +1,7 @@
 import { useState, type ReactNode } from 'react';
 import { useSelector } from '@xstate/react';
 import type { ActorRefFrom } from 'xstate';
+import { type modelMachine } from '../../machines/modelMachine';
 import {
   selectCanLoad,
   selectDownloadPlan,
@@ -11,8 +12,7 @@ import {
   selectSelectedModel,
   selectSizes,
   selectStatusText,
-  type modelMachine,
-} from '../../machines/modelMachine';
+} from '../../machines/modelSelectors';
 import { ModelDropdown } from '../ModelDropdown';
 import { ProgressBar } from './ProgressBar';
 import { formatBytes } from '../format';

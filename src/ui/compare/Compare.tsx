@@ -4,8 +4,11 @@ import { useMemo, useState, type FormEvent } from 'react';
 import type { CompareServices } from '../../actors/compare-services';
 // Only types from the app's own machines: a runtime import of them from this lazy chunk made the
 // bundler split xstate out of the entry chunk (+1.1–1.7 KB of first-load JS).
-import type { AppActorRef, AppSnapshot } from '../../machines/appMachine';
-import type { ChatSnapshot } from '../../machines/chatMachine';
+// Selector modules import the machines' types only, so they are safe here.
+import type { AppActorRef } from '../../machines/appMachine';
+import { selectChatRef, selectGate, selectModelRef } from '../../machines/appSelectors';
+import { selectIsGenerating } from '../../machines/chatSelectors';
+import { type EvalModel, type EvaluationActorRef } from '../../machines/evaluationMachine';
 import {
   selectError,
   selectHandedBack,
@@ -15,9 +18,7 @@ import {
   selectSaveError,
   selectSaves,
   selectStartError,
-  type EvalModel,
-  type EvaluationActorRef,
-} from '../../machines/evaluationMachine';
+} from '../../machines/evaluationSelectors';
 import {
   checkSetting,
   defaultSettings,
@@ -37,11 +38,7 @@ import { SavedList } from './SavedList';
 /** Compare's answers are short by default: 256 new tokens (within the app's cap). */
 const COMPARE_MAX_NEW_TOKENS = 256;
 
-const selectModelRef = (s: AppSnapshot) => s.context.model;
 type ModelRef = NonNullable<ReturnType<typeof selectModelRef>>;
-/** The chat is writing (or stopping, or resetting): chatMachine's selectIsGenerating. */
-const chatIsBusy = (s: ChatSnapshot | undefined) =>
-  s !== undefined && (s.matches('generating') || s.matches('stopping') || s.matches('resetting'));
 
 export function Compare({
   compare,
@@ -52,7 +49,7 @@ export function Compare({
   app: AppActorRef;
   runId: string | null;
 }) {
-  const gate = useSelector(app, (s) => s.value);
+  const gate = useSelector(app, selectGate);
   const model = useSelector(app, selectModelRef);
   const worker = useSelector(app, (s) => s.context.worker);
   const actor = useMemo(
@@ -135,8 +132,8 @@ function Session({
   model: ModelRef;
   routeRun: string | null;
 }) {
-  const chat = useSelector(app, (s) => s.context.chat);
-  const chatBusy = useSelector(chat ?? undefined, chatIsBusy);
+  const chat = useSelector(app, selectChatRef);
+  const chatBusy = useSelector(chat ?? undefined, (s) => s !== undefined && selectIsGenerating(s));
   const cap =
     useSelector(app, (s) => s.context.input.maxNewTokens) ?? defaultSettings().maxNewTokens;
   const pickerModels = useSelector(model, (s) => s.context.models);

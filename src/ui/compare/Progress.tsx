@@ -1,11 +1,7 @@
 import { useSelector } from '@xstate/react';
 import { summarize, scoreRows } from '../../shared/evaluation';
-import {
-  selectLoadFiles,
-  selectPartial,
-  selectPhase,
-  type EvaluationActorRef,
-} from '../../machines/evaluationMachine';
+import { type EvaluationActorRef } from '../../machines/evaluationMachine';
+import { selectLoadFiles, selectPartial, selectPhase } from '../../machines/evaluationSelectors';
 import { ProgressBar } from '../chat/ProgressBar';
 
 /** Per model: questions answered of all (a progress bar), speed; the load under way, per file. */

@@ -5,13 +5,13 @@
  */
 import { useSelector } from '@xstate/react';
 import type { ActorRefFrom } from 'xstate';
+import { type conversationsMachine } from '../../machines/conversationsMachine';
 import {
   selectConversationList,
   selectCurrentConversation,
   selectImportError,
   selectStorageError,
-  type conversationsMachine,
-} from '../../machines/conversationsMachine';
+} from '../../machines/conversationsSelectors';
 import { ConversationsNav } from '../conversations/ConversationsNav';
 import '../conversations/conversations.css';
 

@@ -1,12 +1,12 @@
 /** The generation settings form bound to the chat actor; fetched when "Generation settings" opens. */
 import { useSelector } from '@xstate/react';
 import type { ActorRefFrom } from 'xstate';
+import { type chatMachine } from '../../machines/chatMachine';
 import {
   selectMaxTokensCap,
   selectRecommended,
   selectSettings,
-  type chatMachine,
-} from '../../machines/chatMachine';
+} from '../../machines/chatSelectors';
 import { describeRecommended } from '../../shared/recommended-settings';
 import { SettingsForm } from '../settings/SettingsForm';
 

@@ -2,6 +2,7 @@
 import { useEffect, useRef } from 'react';
 import { useSelector } from '@xstate/react';
 import type { ActorRefFrom } from 'xstate';
+import { type storedModelsMachine } from '../../machines/storedModelsMachine';
 import {
   selectLoadedModelId,
   selectPersisted,
@@ -9,8 +10,7 @@ import {
   selectStoredModels,
   selectStoredModelsBusy,
   selectStoredModelsError,
-  type storedModelsMachine,
-} from '../../machines/storedModelsMachine';
+} from '../../machines/storedModelsSelectors';
 import { StoredModelsView } from '../storage/StoredModelsView';
 
 export function StoredModelsDialog({

@@ -1,0 +1,36 @@
+/** Snapshot selectors of the model machine: the one place components read it through. */
+import type { ModelSnapshot } from './modelMachine';
+import { missingVariantMessage, modelsWithoutF16 } from '../shared/models';
+
+export type ModelStatus = 'none' | 'loading' | 'failed' | 'ready' | 'lost';
+export const selectModelStatus = (s: ModelSnapshot): ModelStatus =>
+  typeof s.value === 'string' ? s.value : 'loading';
+export const selectSelectedModel = (s: ModelSnapshot) => s.context.selected;
+export const selectProgressItems = (s: ModelSnapshot) => s.context.files;
+export const selectLoadError = (s: ModelSnapshot) => s.context.error;
+export const selectStatusText = (s: ModelSnapshot) => s.context.statusText;
+/** Load is enabled only with a selection, never after an error (spec), and not for the loaded model. */
+export const selectCanLoad = (s: ModelSnapshot) =>
+  (s.matches('none') || s.matches('ready')) &&
+  s.can({ type: 'model.load' }) &&
+  !s.context.plan?.missing?.length;
+export const selectDownloadPlan = (s: ModelSnapshot) => s.context.plan;
+/** Download sizes known so far, by model (dropdown hints). */
+export const selectSizes = (s: ModelSnapshot) => s.context.sizes;
+/**
+ * Why the selected model cannot load here, in one sentence (its variant's files are missing), or
+ * null. Load stays disabled while this is shown.
+ */
+export const selectMissingVariant = (s: ModelSnapshot): string | null => {
+  const { plan, models, selected, shaderF16 } = s.context;
+  const option = models.find((m) => m.value === selected);
+  if (!plan?.missing?.length || !option) return null;
+  return missingVariantMessage({
+    label: option.label,
+    id: plan.id,
+    dtype: plan.dtype,
+    missing: plan.missing,
+    isFallback: !shaderF16 && plan.dtype !== option.dtype,
+    runsWithoutF16: modelsWithoutF16(models),
+  });
+};
