@@ -60,8 +60,13 @@ export const selectTrainedModels = (s: TrainingSnapshot): readonly TrainedModel[
 /** The browser-ready model of the run shown (a finished one), when the service lists it. */
 export const selectRunModel = (s: TrainingSnapshot): TrainedModel | undefined => {
   const id = s.context.run?.id;
-  return id ? s.context.models.find((m) => m.run_id === id) : undefined;
+  return id ? runModel(s.context.models, id) : undefined;
 };
+
+/** A run's own (fine-tuned) model among the service's models; its base export is not it. */
+export function runModel(models: readonly TrainedModel[], runId: string): TrainedModel | undefined {
+  return models.find((m) => m.run_id === runId && m.role !== 'base');
+}
 
 /** The service's trainer (GET /trainer, read with the catalog), or null before it answered. */
 export const selectTrainer = (s: TrainingSnapshot): TrainerInfo | null => s.context.trainer;

@@ -8,6 +8,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { RunInfo, TrainedModel } from '../../shared/training-api';
 import { formatDuration, formatLoss } from './run-stats';
 import { CompareLink } from './CompareLink';
+import { runModel } from '../../machines/trainingSelectors';
 
 export interface RunsListProps {
   runs: readonly RunInfo[];
@@ -119,7 +120,7 @@ export default function RunsList({
             key={run.id}
             run={run}
             source={{ trainingUrl, trainingLog }}
-            model={trainedModels.find((m) => m.run_id === run.id)}
+            model={runModel(trainedModels, run.id)}
             onLoadInChat={onLoadInChat}
           />
         ))}
