@@ -3,6 +3,9 @@ import { HubError } from './hub-error';
 import type { ModelRecord, ParsedModelRecord, RecordIssue } from './types';
 import { errorMessage } from '../shared/errors';
 
+/** The Hub's pipeline names, read as strings (a `Set<PipelineType>` is a set of strings). */
+const PIPELINES: ReadonlySet<string> = PIPELINE_TYPES_SET;
+
 /**
  * Largest record accepted, in characters of JSON. Real `/api/models/{id}` answers are a few KB to a
  * few hundred KB (repos with thousands of files); past this a paste is a mistake, and parsing it
@@ -134,7 +137,7 @@ function check(
   const fail = (): typeof DROPPED => {
     if (!quiet) {
       const odd: unknown = Array.isArray(value)
-        ? (value as unknown[]).find((v) => typeof v !== 'string')
+        ? value.find((v: unknown) => typeof v !== 'string')
         : undefined;
       const shown =
         spec === 'pipeline' && typeof value === 'string'
@@ -158,7 +161,7 @@ function check(
       case 'string[]':
         return Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : fail();
       case 'pipeline':
-        return typeof value === 'string' && PIPELINE_TYPES_SET.has(value as never) ? value : fail();
+        return typeof value === 'string' && PIPELINES.has(value) ? value : fail();
     }
   }
   if ('oneOf' in spec) {

@@ -25,8 +25,11 @@ describe('buildDiagramModel', () => {
         'app.checking --done: probeWebGPU--> app.unsupported',
         'app.checking --error: probeWebGPU--> app.unsupported',
         'app.supported --worker.message--> (self)',
+        'app.supported --dataset.generate [isEvaluating]--> (self)',
         'app.supported --dataset.generate--> (self)',
-        'app.supported --dataset.cancel--> (self)',
+        'app.supported --dataset.cancel [not]--> (self)',
+        'app.supported --evaluation.attach--> (self)',
+        'app.supported --evaluation.detach--> (self)',
         'app.supported --store.*--> (self)',
       ].sort(),
     );
