@@ -1,5 +1,6 @@
 import { fromCallback, type ActorRefFrom, type EventObject } from 'xstate';
 import type { chatMachine } from './chatMachine';
+import { selectIsGenerating } from './chatSelectors';
 import type { ChatPort, ChatState, ConversationsEvent } from './conversationsMachine';
 
 type ChatRef = ActorRefFrom<typeof chatMachine>;
@@ -17,10 +18,7 @@ export const watchChat = fromCallback<EventObject, { chat: ChatPort }>(({ input,
       messages: snapshot.context.messages,
       settings: snapshot.context.settings,
       modelId: snapshot.context.modelId,
-      streaming:
-        snapshot.matches('generating') ||
-        snapshot.matches('stopping') ||
-        snapshot.matches('resetting'),
+      streaming: selectIsGenerating(snapshot),
     };
     if (
       last &&
