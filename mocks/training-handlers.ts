@@ -18,10 +18,14 @@ import {
 } from 'msw';
 import * as z from 'zod/mini';
 import { resolveTrainingUrl } from '../src/actors/training-client';
+import { trainingMessages } from '../src/shared/training-messages';
 import {
   DEFAULT_EVAL_FRACTION,
   DEFAULT_TRAINING_URL,
+  DatasetParamsSchema,
   DatasetSchema,
+  RunParamsSchema,
+  SERVICE_ENDPOINTS,
   LogsQuerySchema,
   LOG_TAIL,
   MetricsQuerySchema,
@@ -30,6 +34,7 @@ import {
   type DatasetResponse,
   type ErrorResponse,
   type LogsResponse,
+  type EvalPoint,
   type MetricPoint,
   type MetricsResponse,
   type ModelList,
@@ -39,8 +44,11 @@ import {
   type RunList,
   type RunPhase,
   type RunSplit,
+  type ServiceInfo,
   type TrainRequest,
   type TrainResponse,
+  type TrainerInfo,
+  type TrainerSetup,
 } from '../src/shared/training-api';
 
 export type TrainingScenario = 'progress' | 'fail-start' | 'fail-run' | 'web-model';
@@ -53,16 +61,15 @@ export const TRAINING_SCENARIOS: readonly TrainingScenario[] = [
 
 export const MOCK_MESSAGES = {
   startFailed: 'Could not start python3 (set TRAINING_PYTHON): spawn python3 ENOENT',
-  busy: (id: string) =>
-    `A training run is already in progress (run ${id}). Cancel it or wait for it to finish before starting another.`,
+  busy: (id: string, startedAt: string) => trainingMessages.runActive(id, startedAt),
   runError: 'RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB',
   noModel: 'Mock runs save no browser-ready model (web/ holds no onnx/model*.onnx weights).',
-  noSplit: (id: string) =>
-    `Run ${id} has no held-out split (split.json): it held no entries out (eval_fraction 0), or it ran before held-out splits existed.`,
+  noSplit: (id: string, outputDir: string) =>
+    trainingMessages.noSplit(id, `${outputDir.replace(/\/+$/, '')}/split.json`),
   badSplit: (id: string) =>
     `The held-out split of run ${id} (split.json) is malformed: held_out must be an array of {prompt, completion} entries.`,
   outputTaken: (dir: string, id: string) =>
-    `Output folder ${dir} already holds the result of run ${id} (succeeded); choose another output directory or delete that folder first.`,
+    trainingMessages.folderHolds(dir, trainingMessages.resultOf(id, 'succeeded')),
 } as const;
 
 /**
@@ -111,6 +118,8 @@ interface MockRun {
   split: MockSplit;
   log: string[];
   metrics: MetricPoint[];
+  /** Held-out loss points, one per poll while entries are held out (as `eval_loss` lines). */
+  evals: EvalPoint[];
   /** `export_base` was asked: the finished run has a base export too. */
   exportBase: boolean;
   polls: number;
@@ -120,6 +129,8 @@ interface MockRun {
 export interface TrainingMockOptions {
   baseUrl?: string;
   scenario?: TrainingScenario;
+  /** `ready` (default: torch 2.13, CPU only) or `missing` (no packages; set-up installs them). */
+  trainer?: 'ready' | 'missing';
   /** Steps a run advances per GET /logs (default 12: 10 polls, 20 s in the browser). */
   stepsPerPoll?: number;
 }
@@ -153,6 +164,50 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
   const requests: string[] = [];
   const starts: TrainRequest[] = [];
   let counter = 0;
+  const readyPackages = {
+    torch: '2.13.0+cpu',
+    transformers: '5.18.0',
+    peft: '0.21.0',
+    accelerate: '1.15.0',
+    onnx: '1.23.0',
+    onnxruntime: '1.30.0',
+    'onnx-ir': '1.0.0',
+  };
+  const missingPackages = Object.fromEntries(Object.keys(readyPackages).map((k) => [k, null]));
+  let trainerReady = (options.trainer ?? 'ready') === 'ready';
+  let setup: TrainerSetup = {
+    state: 'idle',
+    exit_code: null,
+    lines: [],
+    started_at: null,
+    ended_at: null,
+    error: null,
+  };
+  const SETUP_LINES = [
+    'Creating the trainer environment in .venv',
+    'Processing torch-2.13.0+cpu',
+    'Processing transformers-5.18.0',
+    'Successfully installed accelerate onnx onnxruntime peft torch transformers',
+  ];
+  /** The mock set-up prints one line per poll, then succeeds. */
+  function advanceSetup() {
+    if (setup.state !== 'running') return;
+    const next = SETUP_LINES[setup.lines.length];
+    if (next) setup.lines.push(next);
+    if (setup.lines.length >= SETUP_LINES.length) {
+      setup = { ...setup, state: 'succeeded', exit_code: 0, ended_at: now() };
+      trainerReady = true;
+    }
+  }
+  const trainerInfo = (): TrainerInfo => ({
+    python: '/home/you/llm-studio/.venv/bin/python',
+    python_version: '3.11.7',
+    source: 'venv',
+    packages: trainerReady ? readyPackages : missingPackages,
+    missing: trainerReady ? [] : Object.keys(readyPackages),
+    device: { kind: 'cpu', gpus: [] },
+    setup: { ...setup, lines: [...setup.lines] },
+  });
 
   const active = () => [...runs.values()].find((r) => r.info.state === 'running');
 
@@ -200,6 +255,12 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
       run.info.last_loss = loss;
     }
     run.info.metrics_count = run.metrics.length;
+    if (run.evalFraction > 0) {
+      const loss = Number((2.2 / (1 + to / 20)).toFixed(4));
+      run.evals.push({ step: to, loss, time: (Date.now() - started) / 1000 });
+      run.log.push(JSON.stringify({ eval_loss: loss, step: to }));
+      run.info.last_eval_loss = loss;
+    }
     run.info.current = to;
     run.info.progress = Math.round((to / total) * 10_000) / 100;
     // The last step is printed; the next poll finds the trainer done saving.
@@ -220,24 +281,45 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
   const folderOf = (run: MockRun) => run.info.output_dir.split('/').filter(Boolean).pop() ?? 'run';
   const modelIdOf = (run: MockRun) => `trained/${folderOf(run)}`;
 
-  function find(id: string | readonly string[] | undefined) {
-    return typeof id === 'string' ? runs.get(id) : undefined;
-  }
-
   const record = (request: Request) => {
     const url = new URL(request.url);
     requests.push(`${request.method} ${url.pathname}${url.search}`);
   };
 
-  const isJson = (request: Request) =>
-    (request.headers.get('content-type') ?? '').split(';')[0]?.trim() === 'application/json';
+  /** The service's rule for state changes: JSON only (415 otherwise), in its words. */
+  const notJson = (request: Request) => {
+    const type = request.headers.get('content-type') ?? undefined;
+    return (type ?? '').split(';')[0]?.trim().toLowerCase() === 'application/json'
+      ? null
+      : error(415, trainingMessages.contentType(request.method, type));
+  };
+  /** The run a path names: 400 for an id the service would refuse, 404 for an unknown one. */
+  const runOf = (params: PathParams): MockRun | Response => {
+    const parsed = z.safeParse(RunParamsSchema, { id: params.id });
+    if (!parsed.success)
+      return error(400, `Invalid path: ${formatIssues(parsed.error.issues, 'path')}`);
+    return runs.get(parsed.data.id) ?? error(404, trainingMessages.noRun(parsed.data.id));
+  };
 
   const handlers: RequestHandler[] = [
+    http.get<PathParams, DefaultBodyType, ServiceInfo>(`${base}/`, ({ request }) => {
+      record(request);
+      return HttpResponse.json<ServiceInfo>({
+        name: 'Local LLM Studio training service (mock mode)',
+        version: '0.0.0-mock',
+        docs: 'service/README.md in the repository (section "Endpoints")',
+        endpoints: [...SERVICE_ENDPOINTS],
+      });
+    }),
+
+    http.get(`${base}/health`, () => HttpResponse.json({ ok: true })),
+
     http.post<PathParams, DefaultBodyType, TrainResponse | ErrorResponse>(
       `${base}/train`,
       async ({ request }) => {
         record(request);
-        if (!isJson(request)) return error(415, 'Content-Type must be application/json');
+        const refused = notJson(request);
+        if (refused) return refused;
         let body: unknown;
         try {
           body = await request.json();
@@ -249,13 +331,17 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
           return error(400, `Invalid body: ${formatIssues(parsed.error.issues, 'body')}`);
         starts.push(parsed.data);
         if (scenario === 'fail-start') return error(500, MOCK_MESSAGES.startFailed);
+        // In the service's order: the output folder, then the set-up, then the active run.
         const busy = active();
-        if (busy) return error(409, MOCK_MESSAGES.busy(busy.info.id));
+        if (busy?.info.output_dir === parsed.data.output_dir)
+          return error(409, trainingMessages.folderInUse(parsed.data.output_dir, busy.info.id));
         const taken = [...runs.values()].find(
           (r) => r.info.state === 'succeeded' && r.info.output_dir === parsed.data.output_dir,
         );
         if (taken)
           return error(409, MOCK_MESSAGES.outputTaken(parsed.data.output_dir, taken.info.id));
+        if (setup.state === 'running') return error(409, trainingMessages.settingUp());
+        if (busy) return error(409, MOCK_MESSAGES.busy(busy.info.id, busy.info.started_at));
         counter += 1;
         const id = `mock-run-${counter}`;
         const exportBase = parsed.data.export_base === true;
@@ -268,6 +354,7 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
           polls: 0,
           log: [`loading ${parsed.data.base_model}`, `step 0/${parsed.data.max_steps}`],
           metrics: [],
+          evals: [],
           info: {
             id,
             state: 'running',
@@ -300,14 +387,19 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
       `${base}/logs/:id`,
       ({ request, params }) => {
         record(request);
-        const run = find(params.id);
-        if (!run) return error(404, `No run with id "${String(params.id)}"`);
+        const run = runOf(params);
+        if (run instanceof Response) return run;
         const query = z.safeParse(
           LogsQuerySchema,
           Object.fromEntries(new URL(request.url).searchParams),
         );
         if (!query.success)
           return error(400, `Invalid query: ${formatIssues(query.error.issues, 'query')}`);
+        if (
+          query.data.tail !== undefined &&
+          (query.data.offset !== undefined || query.data.limit !== undefined)
+        )
+          return error(400, trainingMessages.tailAndOffset());
         advance(run);
         const tail = query.data.tail ?? LOG_TAIL;
         return HttpResponse.json<LogsResponse>({
@@ -330,8 +422,8 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
       `${base}/runs/:id/metrics`,
       ({ request, params }) => {
         record(request);
-        const run = find(params.id);
-        if (!run) return error(404, `No run with id "${String(params.id)}"`);
+        const run = runOf(params);
+        if (run instanceof Response) return run;
         const query = z.safeParse(
           MetricsQuerySchema,
           Object.fromEntries(new URL(request.url).searchParams),
@@ -345,6 +437,7 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
           next: points.at(-1)?.seq ?? after,
           seen: run.metrics.length,
           stride: 1,
+          eval: [...run.evals],
         });
       },
     ),
@@ -385,8 +478,8 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
       `${base}/runs/:id`,
       ({ request, params }) => {
         record(request);
-        const run = find(params.id);
-        if (!run) return error(404, `No run with id "${String(params.id)}"`);
+        const run = runOf(params);
+        if (run instanceof Response) return run;
         return HttpResponse.json<RunInfo>(run.info);
       },
     ),
@@ -395,9 +488,10 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
       `${base}/runs/:id/split`,
       ({ request, params }) => {
         record(request);
-        const run = find(params.id);
-        if (!run) return error(404, `No run with id "${String(params.id)}"`);
-        if (run.split === 'missing') return error(404, MOCK_MESSAGES.noSplit(run.info.id));
+        const run = runOf(params);
+        if (run instanceof Response) return run;
+        if (run.split === 'missing')
+          return error(404, MOCK_MESSAGES.noSplit(run.info.id, run.info.output_dir));
         if (run.split === 'malformed') return error(422, MOCK_MESSAGES.badSplit(run.info.id));
         // The trainer holds out the last share of the entries (at least one).
         const count = Math.max(1, Math.round(run.entries.length * run.evalFraction));
@@ -415,8 +509,8 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
       `${base}/runs/:id/dataset`,
       ({ request, params }) => {
         record(request);
-        const run = find(params.id);
-        if (!run) return error(404, `No run with id "${String(params.id)}"`);
+        const run = runOf(params);
+        if (run instanceof Response) return run;
         return HttpResponse.json<RunDataset>({ entries: run.entries });
       },
     ),
@@ -425,9 +519,10 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
       `${base}/runs/:id/cancel`,
       ({ request, params }) => {
         record(request);
-        if (!isJson(request)) return error(415, 'Content-Type must be application/json');
-        const run = find(params.id);
-        if (!run) return error(404, `No run with id "${String(params.id)}"`);
+        const refused = notJson(request);
+        if (refused) return refused;
+        const run = runOf(params);
+        if (run instanceof Response) return run;
         if (run.info.state !== 'running')
           return error(409, `Run ${run.info.id} is not running (it is ${run.info.state})`);
         run.log.push('[service] cancel requested: SIGTERM sent to every process of the run');
@@ -436,11 +531,54 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
       },
     ),
 
+    http.get<PathParams, DefaultBodyType, TrainerInfo>(`${base}/trainer`, ({ request }) => {
+      record(request);
+      return HttpResponse.json(trainerInfo());
+    }),
+
+    http.get<PathParams, DefaultBodyType, TrainerSetup>(`${base}/trainer/setup`, ({ request }) => {
+      record(request);
+      advanceSetup();
+      return HttpResponse.json({ ...setup, lines: [...setup.lines] });
+    }),
+
+    http.post<PathParams, DefaultBodyType, TrainerSetup | ErrorResponse>(
+      `${base}/trainer/setup`,
+      async ({ request }) => {
+        record(request);
+        const refused = notJson(request);
+        if (refused) return refused;
+        // The set-up takes no options, as the service's schema says.
+        const body: unknown = await request.json().catch(() => null);
+        const keys = typeof body === 'object' && body !== null ? Object.keys(body) : [];
+        if (keys.length)
+          return error(
+            400,
+            `Invalid body: body has unknown field${keys.length > 1 ? 's' : ''}: ${keys.join(', ')}`,
+          );
+        if (setup.state === 'running') return error(409, trainingMessages.setupRunning());
+        if (active()) return error(409, trainingMessages.setupDuringRun());
+        setup = {
+          state: 'running',
+          exit_code: null,
+          lines: [],
+          started_at: now(),
+          ended_at: null,
+          error: null,
+        };
+        return HttpResponse.json({ ...setup, lines: [] }, { status: 202 });
+      },
+    ),
+
     http.put<PathParams, DefaultBodyType, DatasetResponse | ErrorResponse>(
       `${base}/datasets/:name`,
       async ({ request, params }) => {
         record(request);
-        if (!isJson(request)) return error(415, 'Content-Type must be application/json');
+        const refused = notJson(request);
+        if (refused) return refused;
+        const named = z.safeParse(DatasetParamsSchema, { name: params.name });
+        if (!named.success)
+          return error(400, `Invalid path: ${formatIssues(named.error.issues, 'path')}`);
         const parsed = z.safeParse(DatasetSchema, await request.json().catch(() => null));
         if (!parsed.success)
           return error(400, `Invalid body: ${formatIssues(parsed.error.issues, 'body')}`);
@@ -467,6 +605,8 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
       if (run) run.split = split;
     },
     reset: () => {
+      trainerReady = (options.trainer ?? 'ready') === 'ready';
+      setup = { ...setup, state: 'idle', exit_code: null, lines: [], error: null };
       runs.clear();
       datasets.clear();
       counter = 0;
@@ -482,9 +622,16 @@ function scenarioFromLocation(): TrainingScenario {
   return TRAINING_SCENARIOS.find((s) => s === value) ?? 'progress';
 }
 
-/** The mock mode's training service: the app's service URL, scenario from `?trainingScenario=`. */
+/**
+ * The mock mode's training service: the app's service URL, scenario from `?trainingScenario=`,
+ * `?trainer=missing` for a trainer whose packages are not installed yet.
+ */
 export const trainingMock = createTrainingMock({
   baseUrl: resolveTrainingUrl(),
   scenario: scenarioFromLocation(),
+  trainer:
+    new URLSearchParams(globalThis.location?.search ?? '').get('trainer') === 'missing'
+      ? 'missing'
+      : 'ready',
 });
 export const trainingHandlers: RequestHandler[] = trainingMock.handlers;

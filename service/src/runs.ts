@@ -23,6 +23,7 @@ import {
   type TrainRequest,
 } from '../../src/shared/training-api';
 import { lastStepCountInLines } from '../../src/shared/training-progress';
+import { trainingMessages } from '../../src/shared/training-messages';
 import type { ServiceConfig } from './config';
 import { LogStore } from './log-store';
 import { MetricsStore } from './metrics';
@@ -142,7 +143,7 @@ export class RunManager {
 
   private recordOf(id: string): RunRecord {
     const record = this.runs.get(id);
-    if (!record) throw notFound(`No run with id "${id}"`);
+    if (!record) throw notFound(trainingMessages.noRun(id));
     return record;
   }
 
@@ -213,29 +214,25 @@ export class RunManager {
   private async checkOutputFree(outputDir: string) {
     const running = this.active?.record;
     if (running?.output_dir === outputDir)
-      throw folderInUse(
-        `Output folder ${outputDir} is in use by the running run ${running.id}; choose another output directory.`,
-      );
+      throw folderInUse(trainingMessages.folderInUse(outputDir, running.id));
     const entries = await readdir(outputDir).catch(() => [] as string[]);
     if (entries.length === 0) return;
     const owner = [...this.runs.values()]
       .filter((r) => r.output_dir === outputDir)
       .sort((a, b) => b.started_at.localeCompare(a.started_at))[0];
     throw folderInUse(
-      `Output folder ${outputDir} already holds ${owner ? `the result of run ${owner.id} (${owner.state})` : 'files'}; choose another output directory or delete that folder first.`,
+      trainingMessages.folderHolds(
+        outputDir,
+        owner ? trainingMessages.resultOf(owner.id, owner.state) : 'files',
+      ),
     );
   }
 
   private checkIdle() {
-    if (this.settingUp())
-      throw busy(
-        'The trainer is being set up (POST /trainer/setup); start the run once it has finished.',
-      );
+    if (this.settingUp()) throw busy(trainingMessages.settingUp());
     if (!this.active) return;
     const { id, started_at } = this.active.record;
-    throw busy(
-      `A training run is already in progress (run ${id}, started ${started_at}). Cancel it or wait for it to finish before starting another.`,
-    );
+    throw busy(trainingMessages.runActive(id, started_at));
   }
 
   /** Step 2: the run's folder, log, metrics file and record. */
@@ -350,9 +347,7 @@ export class RunManager {
     try {
       text = await readFile(file, 'utf8');
     } catch {
-      throw notFound(
-        `Run ${id} held out no questions: ${file} does not exist (eval_fraction 0, a run that failed early, or a trainer that does not write it).`,
-      );
+      throw notFound(trainingMessages.noSplit(id, file));
     }
     let raw: unknown;
     try {
@@ -415,7 +410,7 @@ export class RunManager {
   async logs(id: string, query: LogsQuery): Promise<LogsResponse> {
     this.recordOf(id);
     if (query.tail !== undefined && (query.offset !== undefined || query.limit !== undefined))
-      throw badInput('Use either tail=N or offset=K&limit=L, not both');
+      throw badInput(trainingMessages.tailAndOffset());
     const [store] = await this.storesOf(id);
     if (query.offset !== undefined) {
       const lines = await store.page(query.offset, query.limit ?? 100);
@@ -439,7 +434,7 @@ export class RunManager {
     const record = this.recordOf(id);
     const active = this.active;
     if (!active || active.record.id !== id || !active.child)
-      throw wrongState(`Run ${id} is not running (it is ${record.state})`);
+      throw wrongState(trainingMessages.notRunning(id, record.state));
     if (!active.cancelRequested) {
       active.cancelRequested = true;
       record.phase = 'cancelling';

@@ -14,6 +14,7 @@ import {
   type TrainerSetup,
 } from '../../src/shared/training-api';
 import * as z from 'zod/mini';
+import { trainingMessages } from '../../src/shared/training-messages';
 import type { ServiceConfig } from './config';
 import { busy } from './errors';
 import { LineAssembler } from './log-store';
@@ -141,14 +142,8 @@ export class TrainerEnv {
 
   /** Starts the set-up (pip into the project's `.venv`); its output is kept for GET /trainer/setup. */
   startSetup(): TrainerSetup {
-    if (this.settingUp)
-      throw busy(
-        'The trainer is already being set up; wait for it to finish (GET /trainer/setup).',
-      );
-    if (this.runActive())
-      throw busy(
-        'A training run is in progress; set up the trainer once it has ended (its packages are in use).',
-      );
+    if (this.settingUp) throw busy(trainingMessages.setupRunning());
+    if (this.runActive()) throw busy(trainingMessages.setupDuringRun());
     const [command, ...args] = this.config.setupCommand;
     if (!command) throw busy('No set-up command is configured.');
     this.setupState = {

@@ -261,6 +261,26 @@ export type TrainedModel = z.infer<typeof TrainedModelSchema>;
 export const ModelListSchema = z.object({ models: z.array(TrainedModelSchema) });
 export type ModelList = z.infer<typeof ModelListSchema>;
 
+/** Every endpoint of the service (GET / lists them; the mock answers the same). */
+export const SERVICE_ENDPOINTS = [
+  'GET /',
+  'GET /health',
+  'POST /train',
+  'GET /runs',
+  'GET /runs/{run_id}',
+  'GET /runs/{run_id}/metrics',
+  'GET /runs/{run_id}/split',
+  'GET /runs/{run_id}/dataset',
+  'POST /runs/{run_id}/cancel',
+  'GET /logs/{run_id}',
+  'PUT /datasets/{name}',
+  'GET /models',
+  'GET|HEAD /trained/{name}/resolve/main/{file}',
+  'GET /trainer',
+  'POST /trainer/setup',
+  'GET /trainer/setup',
+] as const;
+
 /** GET /: who answers, and where the API is documented. */
 export const ServiceInfoSchema = z.object({
   name: z.string(),

@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import * as z from 'zod/mini';
 import { formatIssues, type ErrorResponse } from '../../../src/shared/training-api';
+import { trainingMessages } from '../../../src/shared/training-messages';
 import { DomainError, badInput, type DomainErrorKind } from '../errors';
 
 const STATUS: Record<DomainErrorKind, number> = {
@@ -75,6 +76,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) =>
-    sendError(reply, 404, `No route ${request.method} ${request.url.split('?')[0] ?? ''}`),
+    sendError(
+      reply,
+      404,
+      trainingMessages.noRoute(request.method, request.url.split('?')[0] ?? ''),
+    ),
   );
 }

@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LOOPBACK_HOSTS } from '../config';
+import { trainingMessages } from '../../../src/shared/training-messages';
 import { sendError } from './error-handler';
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -62,7 +63,7 @@ export function registerSecurity(
         return sendError(
           reply,
           415,
-          `Content-Type must be application/json for ${request.method} requests (got "${request.headers['content-type'] ?? 'none'}")`,
+          trainingMessages.contentType(request.method, request.headers['content-type']),
         );
     }
     return undefined;

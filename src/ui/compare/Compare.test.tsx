@@ -186,7 +186,7 @@ describe('Compare view', () => {
     mock.setSplit(run.id, 'missing');
     await renderCompare({ runId: run.id });
     expect(await screen.findByRole('alert')).toHaveTextContent(
-      `Run ${run.id} has no held-out questions: Run ${run.id} has no held-out split (split.json)`,
+      `Run ${run.id} has no held-out questions: Run ${run.id} held out no questions: ${run.output_dir}/split.json does not exist`,
     );
     const other = await finishedRun();
     mock.setSplit(other.id, 'malformed');

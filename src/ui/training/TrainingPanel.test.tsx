@@ -353,7 +353,7 @@ describe('TrainingPanel', () => {
     // The run has points now (the mock advanced it on the first poll): a new page attaches.
     renderPanel({}, { pollInterval: 60_000 });
     const chart = await screen.findByRole('img', {
-      name: /^Training loss by step: \d+ points, last loss [\d.]+ at step \d+$/,
+      name: /^Training loss by step: \d+ points, last loss [\d.]+ at step \d+; held-out loss: \d+ points, last [\d.]+ at step \d+$/,
     });
     expect(chart).toBeInTheDocument();
     expect(charts.created).toBe(1);

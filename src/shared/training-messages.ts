@@ -1,0 +1,28 @@
+/**
+ * The training service's refusals, worded once: the service (service/src) and the MSW handlers of
+ * mock mode (mocks/training-handlers.ts) both say these, and tests/node/training-contract.test.ts
+ * runs the same cases against both, so the mock cannot drift from the service.
+ */
+export const trainingMessages = {
+  runActive: (id: string, startedAt: string) =>
+    `A training run is already in progress (run ${id}, started ${startedAt}). Cancel it or wait for it to finish before starting another.`,
+  settingUp: () =>
+    'The trainer is being set up (POST /trainer/setup); start the run once it has finished.',
+  folderInUse: (dir: string, id: string) =>
+    `Output folder ${dir} is in use by the running run ${id}; choose another output directory.`,
+  folderHolds: (dir: string, what: string) =>
+    `Output folder ${dir} already holds ${what}; choose another output directory or delete that folder first.`,
+  resultOf: (id: string, state: string) => `the result of run ${id} (${state})`,
+  noRun: (id: string) => `No run with id "${id}"`,
+  notRunning: (id: string, state: string) => `Run ${id} is not running (it is ${state})`,
+  tailAndOffset: () => 'Use either tail=N or offset=K&limit=L, not both',
+  noSplit: (id: string, file: string) =>
+    `Run ${id} held out no questions: ${file} does not exist (eval_fraction 0, a run that failed early, or a trainer that does not write it).`,
+  setupRunning: () =>
+    'The trainer is already being set up; wait for it to finish (GET /trainer/setup).',
+  setupDuringRun: () =>
+    'A training run is in progress; set up the trainer once it has ended (its packages are in use).',
+  contentType: (method: string, got: string | undefined) =>
+    `Content-Type must be application/json for ${method} requests (got "${got ?? 'none'}")`,
+  noRoute: (method: string, path: string) => `No route ${method} ${path}`,
+} as const;

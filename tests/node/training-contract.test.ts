@@ -1,0 +1,308 @@
+/**
+ * One contract, two implementations: the same API cases — every endpoint, its success and each
+ * documented error — run against the real training service (service/, on a free loopback port,
+ * fixture trainers) and against the MSW handlers of mock mode (mocks/training-handlers.ts), so the
+ * mock cannot drift from the service. Status codes, response shapes (the shared schemas) and
+ * error texts must agree; where a text holds a path the service resolves, the case says so.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setupServer } from 'msw/node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTrainingMock } from '../../mocks/training-handlers';
+import {
+  DatasetResponseSchema,
+  LogsResponseSchema,
+  MetricsResponseSchema,
+  ModelListSchema,
+  RunDatasetSchema,
+  RunInfoSchema,
+  RunListSchema,
+  RunSplitSchema,
+  ServiceInfoSchema,
+  TRAINING_PARAMS,
+  TrainResponseSchema,
+  TrainerInfoSchema,
+  TrainerSetupSchema,
+  type RunInfo,
+} from '../../src/shared/training-api';
+import {
+  FIXTURES,
+  rawRequest,
+  sleep,
+  startTestService,
+  type TestService,
+} from '../../service/test/helpers';
+
+interface Answer {
+  status: number;
+  json: unknown;
+}
+
+interface Target {
+  name: string;
+  call(method: string, path: string, body?: unknown, contentType?: string): Promise<Answer>;
+  /** A /train body: `quick` runs end by themselves, `long` ones run until cancelled. */
+  body(kind: 'quick' | 'long', patch?: Record<string, unknown>): Record<string, unknown>;
+  /** Waits for a quick run's end. */
+  finish(id: string): Promise<RunInfo>;
+  /** The data file the bodies name holds these entries. */
+  entries: { prompt: string; completion: string }[];
+  close(): Promise<void>;
+}
+
+const ENTRIES = Array.from({ length: 10 }, (_, i) => ({
+  prompt: `Question ${i}?`,
+  completion: `Answer ${i}.`,
+}));
+
+const errorOf = (answer: Answer) =>
+  typeof answer.json === 'object' && answer.json !== null && 'error' in answer.json
+    ? String(answer.json.error)
+    : `(no error field: ${JSON.stringify(answer.json)})`;
+
+let outputs = 0;
+
+async function realTarget(): Promise<Target> {
+  const svc: TestService = await startTestService();
+  writeFileSync(svc.dataFile, JSON.stringify(ENTRIES));
+  const call = async (method: string, path: string, body?: unknown, contentType?: string) => {
+    const reply = await rawRequest(svc.port, {
+      method,
+      path,
+      headers: body === undefined ? {} : { 'content-type': contentType ?? 'application/json' },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    return { status: reply.status, json: reply.json };
+  };
+  return {
+    name: 'the real service',
+    call,
+    entries: ENTRIES,
+    body: (kind, patch = {}) => ({
+      script_path: join(FIXTURES, kind === 'quick' ? 'hf-trainer.mjs' : 'hang.mjs'),
+      output_dir: `out/contract-${++outputs}`,
+      data_file: 'data/input_data.json',
+      base_model: 'meta-llama/Llama-3.2-3B-Instruct',
+      ...TRAINING_PARAMS,
+      max_steps: 3,
+      ...patch,
+    }),
+    finish: (id) => svc.waitForEnd(id),
+    close: () => svc.close(),
+  };
+}
+
+async function mockTarget(): Promise<Target> {
+  const base = 'http://127.0.0.1:18000';
+  const mock = createTrainingMock({ baseUrl: base, stepsPerPoll: 60 });
+  const server = setupServer(...mock.handlers);
+  server.listen({ onUnhandledRequest: 'error' });
+  const call = async (method: string, path: string, body?: unknown, contentType?: string) => {
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': contentType ?? 'application/json' },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await response.text();
+    let json: unknown = undefined;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      // not JSON
+    }
+    return { status: response.status, json };
+  };
+  return {
+    name: 'the mock (MSW)',
+    call,
+    entries: ENTRIES,
+    body: (_kind, patch = {}) => ({
+      script_path: 'training/finetune.py',
+      output_dir: `out/contract-${++outputs}`,
+      data_file: 'service-data/datasets/contract.json',
+      base_model: 'meta-llama/Llama-3.2-3B-Instruct',
+      ...TRAINING_PARAMS,
+      max_steps: 3,
+      ...patch,
+    }),
+    // The mock's runs advance as their log is polled, as the page polls it.
+    finish: async (id) => {
+      for (let i = 0; i < 50; i++) {
+        await call('GET', `/logs/${id}?tail=10`);
+        const run = RunInfoSchema.parse((await call('GET', `/runs/${id}`)).json);
+        if (run.state !== 'running') return run;
+        await sleep(5);
+      }
+      throw new Error(`mock run ${id} did not end`);
+    },
+    close: async () => {
+      server.close();
+    },
+  };
+}
+
+describe.each([
+  ['the real service', realTarget],
+  ['the mock (MSW)', mockTarget],
+])('training API contract: %s', (_name, make) => {
+  let target: Target;
+  beforeAll(async () => {
+    target = await make();
+    // The mock's data file: the dataset stored through the API, as the page stores it.
+    if (target.name.startsWith('the mock'))
+      expect((await target.call('PUT', '/datasets/contract', ENTRIES)).status).toBe(200);
+  });
+  afterAll(() => target.close());
+
+  it('GET / and GET /health', async () => {
+    const info = await target.call('GET', '/');
+    expect(info.status).toBe(200);
+    expect(ServiceInfoSchema.parse(info.json).endpoints).toContain('POST /trainer/setup');
+    expect(await target.call('GET', '/health')).toEqual({ status: 200, json: { ok: true } });
+  });
+
+  it('POST /train: bad bodies are 400 naming the field, other content types 415', async () => {
+    const lr = await target.call('POST', '/train', target.body('quick', { lr: 2 }));
+    expect([lr.status, errorOf(lr)]).toEqual([400, 'Invalid body: lr must be at most 1']);
+    const extra = await target.call('POST', '/train', target.body('quick', { foo: 1 }));
+    expect([extra.status, errorOf(extra)]).toEqual([
+      400,
+      'Invalid body: body has unknown field: foo',
+    ]);
+    const method = await target.call('POST', '/train', target.body('quick', { method: 'qlora' }));
+    expect([method.status, errorOf(method)]).toEqual([
+      400,
+      'Invalid body: method must be "lora" or "full"',
+    ]);
+    const form = await target.call('POST', '/train', 'a=1', 'text/plain');
+    expect([form.status, errorOf(form)]).toEqual([
+      415,
+      'Content-Type must be application/json for POST requests (got "text/plain")',
+    ]);
+  });
+
+  it('a run: started, listed as active, 409 for a second start and for the set-up, cancelled once', async () => {
+    const started = await target.call('POST', '/train', target.body('long'));
+    expect(started.status).toBe(200);
+    const { run_id: id } = TrainResponseSchema.parse(started.json);
+    const run = RunInfoSchema.parse((await target.call('GET', `/runs/${id}`)).json);
+    expect(run).toMatchObject({ id, state: 'running', method: 'lora' });
+    const list = RunListSchema.parse((await target.call('GET', '/runs')).json);
+    expect(list.active).toBe(id);
+    expect(list.runs[0]?.id).toBe(id);
+
+    const second = await target.call('POST', '/train', target.body('long'));
+    expect(second.status).toBe(409);
+    expect(errorOf(second)).toMatch(
+      new RegExp(`^A training run is already in progress \\(run ${id}, started [^)]+\\)\\. `),
+    );
+    const setup = await target.call('POST', '/trainer/setup', {});
+    expect([setup.status, errorOf(setup)]).toEqual([
+      409,
+      'A training run is in progress; set up the trainer once it has ended (its packages are in use).',
+    ]);
+
+    const cancelled = await target.call('POST', `/runs/${id}/cancel`, {});
+    expect(cancelled.status).toBe(200);
+    expect(RunInfoSchema.parse(cancelled.json).state).toBe('cancelled');
+    const again = await target.call('POST', `/runs/${id}/cancel`, {});
+    expect([again.status, errorOf(again)]).toEqual([
+      409,
+      `Run ${id} is not running (it is cancelled)`,
+    ]);
+  });
+
+  it('a finished run: logs, metrics with held-out points, split, dataset; its folder is not reused', async () => {
+    const started = await target.call(
+      'POST',
+      '/train',
+      target.body('quick', { eval_fraction: 0.2 }),
+    );
+    const { run_id: id } = TrainResponseSchema.parse(started.json);
+    const run = await target.finish(id);
+    expect(run.state).toBe('succeeded');
+
+    const logs = LogsResponseSchema.parse((await target.call('GET', `/logs/${id}?tail=10`)).json);
+    expect(logs.lines.length).toBeGreaterThan(0);
+    const metrics = MetricsResponseSchema.parse(
+      (await target.call('GET', `/runs/${id}/metrics`)).json,
+    );
+    expect(metrics.points.length).toBeGreaterThan(0);
+    expect(metrics.eval?.length).toBeGreaterThan(0);
+    const split = RunSplitSchema.parse((await target.call('GET', `/runs/${id}/split`)).json);
+    expect(split.held_out).toHaveLength(2);
+    expect(split.train_count).toBe(8);
+    for (const entry of split.held_out) expect(target.entries).toContainEqual(entry);
+    const dataset = RunDatasetSchema.parse((await target.call('GET', `/runs/${id}/dataset`)).json);
+    expect(dataset.entries).toEqual(target.entries);
+
+    const reuse = await target.call('POST', '/train', {
+      ...target.body('quick'),
+      output_dir: run.output_dir,
+    });
+    expect(reuse.status).toBe(409);
+    expect(errorOf(reuse)).toMatch(
+      new RegExp(
+        `^Output folder .+ already holds the result of run ${id} \\(succeeded\\); choose another output directory or delete that folder first\\.$`,
+      ),
+    );
+  });
+
+  it('a run that held nothing out: split is 404 saying so', async () => {
+    const started = await target.call('POST', '/train', target.body('quick', { eval_fraction: 0 }));
+    const { run_id: id } = TrainResponseSchema.parse(started.json);
+    await target.finish(id);
+    const split = await target.call('GET', `/runs/${id}/split`);
+    expect(split.status).toBe(404);
+    expect(errorOf(split)).toMatch(new RegExp(`^Run ${id} held out no questions: `));
+  });
+
+  it('unknown and malformed run ids, bad log queries', async () => {
+    for (const path of ['/runs/nope', '/runs/nope/metrics', '/logs/nope?tail=10']) {
+      const answer = await target.call('GET', path);
+      expect([answer.status, errorOf(answer)], path).toEqual([404, 'No run with id "nope"']);
+    }
+    const bad = await target.call('GET', '/runs/bad%20id');
+    expect([bad.status, errorOf(bad)]).toEqual([400, 'Invalid path: id is not a valid run id']);
+    const started = await target.call('POST', '/train', target.body('quick'));
+    const { run_id: id } = TrainResponseSchema.parse(started.json);
+    await target.finish(id);
+    const zero = await target.call('GET', `/logs/${id}?tail=0`);
+    expect([zero.status, errorOf(zero)]).toEqual([400, 'Invalid query: tail must be at least 1']);
+    const both = await target.call('GET', `/logs/${id}?tail=5&offset=0`);
+    expect([both.status, errorOf(both)]).toEqual([
+      400,
+      'Use either tail=N or offset=K&limit=L, not both',
+    ]);
+  });
+
+  it('PUT /datasets/{name}: stored, or 400 for a bad name or an empty dataset', async () => {
+    const stored = await target.call('PUT', '/datasets/harbour', ENTRIES.slice(0, 2));
+    expect(stored.status).toBe(200);
+    const answer = DatasetResponseSchema.parse(stored.json);
+    expect(answer.entries).toBe(2);
+    expect(answer.path).toMatch(/datasets\/harbour\.json$/);
+    const name = await target.call('PUT', '/datasets/-bad', ENTRIES);
+    expect(name.status).toBe(400);
+    expect(errorOf(name)).toMatch(/^Invalid path: name must be 1–100 letters/);
+    const empty = await target.call('PUT', '/datasets/empty', []);
+    expect([empty.status, errorOf(empty)]).toEqual([
+      400,
+      'Invalid body: body must hold at least one entry',
+    ]);
+  });
+
+  it('GET /models, GET /trainer, the set-up takes no options', async () => {
+    ModelListSchema.parse((await target.call('GET', '/models')).json);
+    const info = await target.call('GET', '/trainer');
+    expect(info.status).toBe(200);
+    TrainerInfoSchema.parse(info.json);
+    TrainerSetupSchema.parse((await target.call('GET', '/trainer/setup')).json);
+    const options = await target.call('POST', '/trainer/setup', { packages: ['evil'] });
+    expect([options.status, errorOf(options)]).toEqual([
+      400,
+      'Invalid body: body has unknown field: packages',
+    ]);
+  });
+});
