@@ -346,7 +346,6 @@ export const TrainerDeviceSchema = z.object({
   kind: z.enum(['cuda', 'mps', 'cpu']),
   gpus: z.array(z.object({ name: z.string(), memory_bytes: z.nullable(z.number()) })),
 });
-export type TrainerDevice = z.infer<typeof TrainerDeviceSchema>;
 
 export const SETUP_STATES = ['idle', 'running', 'succeeded', 'failed'] as const;
 
