@@ -7,8 +7,8 @@
  * Needs: npx vite build --mode mock --outDir dist-mock
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReadStream, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
-import { extname, join, normalize, sep } from 'node:path';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   ROOT,
   SCREENSHOT_DIR,
@@ -16,46 +16,13 @@ import {
   TINY_MODEL_ID,
   launch,
   loadModel,
-  listen,
+  serveDir,
   serveModels,
   type RunningServer,
 } from './harness';
 
 /** `DATASET_E2E_DIST` may point at another mock-mode build of the panel. */
 const DIST_MOCK = process.env.DATASET_E2E_DIST ?? join(ROOT, 'dist-mock');
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.wasm': 'application/wasm',
-  '.svg': 'image/svg+xml',
-  '.woff2': 'font/woff2',
-};
-
-/** Serves a built app folder with an SPA fallback to index.html (like `serveDist`). */
-function serveDir(dir: string): Promise<RunningServer> {
-  if (!existsSync(join(dir, 'index.html')))
-    throw new Error(`${dir} is missing: run \`npx vite build --mode mock --outDir dist-mock\``);
-  return listen((req, res) => {
-    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
-    const candidate = normalize(join(dir, path));
-    const file =
-      candidate.startsWith(dir + sep) && existsSync(candidate) && statSync(candidate).isFile()
-        ? candidate
-        : join(dir, 'index.html');
-    res.writeHead(200, {
-      'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream',
-      'Content-Length': String(statSync(file).size),
-      'Cache-Control': 'no-cache',
-      // MSW's worker script must be allowed to control the whole origin.
-      'Service-Worker-Allowed': '/',
-    });
-    createReadStream(file).pipe(res);
-    return true;
-  });
-}
 
 let app: RunningServer;
 let models: RunningServer;

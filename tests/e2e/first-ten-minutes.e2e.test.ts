@@ -8,10 +8,10 @@
  * Needs: npm run build && npm run build:mock.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReadStream, existsSync, mkdirSync, statSync } from 'node:fs';
-import { extname, join, normalize, sep } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { DIST, ROOT, SCREENSHOT_DIR, launch, listen, type RunningServer } from './harness';
+import { DIST, ROOT, SCREENSHOT_DIR, launch, serveDir, type RunningServer } from './harness';
 
 const SHOTS = join(SCREENSHOT_DIR, 'first-ten-minutes');
 const DIST_MOCK = join(ROOT, 'dist-mock');
@@ -19,38 +19,6 @@ const SIZES = [
   { name: 'desktop', width: 1440, height: 900 },
   { name: 'phone', width: 390, height: 844 },
 ] as const;
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.wasm': 'application/wasm',
-  '.svg': 'image/svg+xml',
-  '.woff2': 'font/woff2',
-};
-
-/** A built app folder with an SPA fallback (the mock build's MSW worker needs the whole origin). */
-function serveDir(dir: string): Promise<RunningServer> {
-  if (!existsSync(join(dir, 'index.html')))
-    throw new Error(`${dir} is missing: run \`npm run build\` and \`npm run build:mock\``);
-  return listen((req, res) => {
-    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
-    const candidate = normalize(join(dir, path));
-    const file =
-      candidate.startsWith(dir + sep) && existsSync(candidate) && statSync(candidate).isFile()
-        ? candidate
-        : join(dir, 'index.html');
-    res.writeHead(200, {
-      'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream',
-      'Content-Length': String(statSync(file).size),
-      'Cache-Control': 'no-cache',
-      'Service-Worker-Allowed': '/',
-    });
-    createReadStream(file).pipe(res);
-    return true;
-  });
-}
 
 let real: RunningServer;
 let mock: RunningServer;

@@ -109,6 +109,25 @@ export function serveDist(port = 0): Promise<RunningServer> {
 }
 
 /**
+ * Serves another built app folder (a mock-mode build: `npm run build:mock`) with an SPA fallback
+ * to index.html; MSW's worker script may control the whole origin.
+ */
+export function serveDir(dir: string): Promise<RunningServer> {
+  if (!existsSync(join(dir, 'index.html')))
+    throw new Error(`${dir} is missing: run \`npm run build\` and \`npm run build:mock\``);
+  return listen((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const candidate = safeJoin(dir, path);
+    const file =
+      candidate && existsSync(candidate) && statSync(candidate).isFile()
+        ? candidate
+        : join(dir, 'index.html');
+    sendFile(res, file, { 'Cache-Control': 'no-cache', 'Service-Worker-Allowed': '/' });
+    return true;
+  });
+}
+
+/**
  * A fake model host laid out like the Hub: `/{owner}/{name}/resolve/main/{file}` maps to
  * `dir/{file}` for each repo in `repos`. `override` can answer a path first (errors, corruption).
  */
