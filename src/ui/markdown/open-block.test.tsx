@@ -9,8 +9,8 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vite
 import type { Tokens } from 'marked';
 import { createStreamingRenderer } from './streaming-renderer';
 import { splitPoint } from './open-paragraph';
-import { lex, renderMarkdown } from './markdown';
-import { loadKatex, typeset } from './math';
+import { lex } from './markdown';
+import { loadKatex } from './math';
 import {
   answer,
   codeFenceText,
@@ -19,21 +19,14 @@ import {
   tableText,
   tokenize,
 } from '../../../tests/bench/render-cases';
-import { normalize, shownHtml } from '../../../tests/render/shown-html';
+import { shownHtml } from '../../../tests/render/shown-html';
+import { fullRender as full } from '../../../tests/render/full-render';
 
 beforeAll(async () => {
   await loadKatex();
 }, 30_000);
 
 const html = shownHtml;
-
-/** One-shot render of `text`, typeset like the renderer's. */
-function full(text: string): string {
-  const el = document.createElement('div');
-  el.innerHTML = renderMarkdown(text);
-  typeset(el);
-  return normalize(el.innerHTML);
-}
 
 /** Streams `parts` (one update each), checking every `every`-th update against a full render. */
 function stream(parts: string[], every: number): HTMLElement {

@@ -1,8 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createStreamingRenderer, finishedCount } from './streaming-renderer';
-import { lex, renderMarkdown } from './markdown';
-import { loadKatex, typeset } from './math';
-import { normalize, shownHtml } from '../../../tests/render/shown-html';
+import { lex } from './markdown';
+import { loadKatex } from './math';
+import { shownHtml } from '../../../tests/render/shown-html';
+import { fullRender as full } from '../../../tests/render/full-render';
 
 // Regression (issue 12): KaTeX used to load lazily in the middle of these tests, so whether a
 // test typeset its formulas (and how long it took) depended on timing; it loads first now, and
@@ -81,13 +82,6 @@ Tail \\(a_1\\) and \\[b^2\\] end.
 `;
 
 const html = shownHtml;
-
-function full(text: string): string {
-  const el = document.createElement('div');
-  el.innerHTML = renderMarkdown(text);
-  typeset(el);
-  return normalize(el.innerHTML);
-}
 
 describe('finishedCount (block splitting)', () => {
   const count = (tail: string) => finishedCount(lex(tail), tail);
