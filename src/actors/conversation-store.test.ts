@@ -136,9 +136,22 @@ describe('conversation store (IndexedDB via idb)', () => {
     });
   });
 
-  it('waits on nothing once stopped', async () => {
-    const { actor } = harness(() => openStore({ name: freshName() }));
+  it('closes its database once stopped, so nothing is left open', async () => {
+    let closed = false;
+    const { actor, send, results } = harness(async () => {
+      const db = await openStore({ name: freshName() });
+      const close = db.close.bind(db);
+      db.close = () => {
+        closed = true;
+        close();
+      };
+      return db;
+    });
+    send({ type: 'store.list' });
+    await vi.waitFor(() => expect(results).toHaveLength(1));
+    expect(closed).toBe(false);
     actor.stop();
     await waitFor(actor, (s) => s.status === 'stopped');
+    await vi.waitFor(() => expect(closed).toBe(true));
   });
 });

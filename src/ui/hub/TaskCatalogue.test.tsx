@@ -59,12 +59,13 @@ describe('TaskCatalogue', { timeout: 20_000 }, () => {
     const user = userEvent.setup();
     render(<TaskCatalogue />);
     const hidden = PIPELINE_TYPES.filter((t) => data(t).hideInModels);
-    const first = hidden[0];
-    expect(first).toBeDefined();
-    expect(taskButton(data(first as (typeof PIPELINE_TYPES)[number]).name)).toBeInTheDocument();
+    const [first] = hidden;
+    // The library flags some tasks hideInModels; without one the filter would have nothing to hide.
+    if (!first) throw new Error('@huggingface/tasks flags no task hideInModels');
+    expect(taskButton(data(first).name)).toBeInTheDocument();
     await user.selectOptions(screen.getByRole('combobox', { name: 'Show' }), 'models');
     expect(screen.getByText(`${PIPELINE_TYPES.length - hidden.length} tasks`)).toBeInTheDocument();
-    expect(taskButton(data(first as (typeof PIPELINE_TYPES)[number]).name)).not.toBeInTheDocument();
+    expect(taskButton(data(first).name)).not.toBeInTheDocument();
   });
 
   it('task detail: summary, metrics, examples and the demo rendered by type', async () => {
