@@ -65,40 +65,20 @@ describe('ChatInput', () => {
   });
 
   it('grows with its content between 24 and 200 px', () => {
-    const { rerender } = render(
-      <ChatInput
-        value="a"
-        ready
-        generating={false}
-        onChange={() => {}}
-        onSend={() => {}}
-        onStop={() => {}}
-      />,
-    );
+    const idle = {
+      ready: true,
+      generating: false,
+      onChange: () => {},
+      onSend: () => {},
+      onStop: () => {},
+    };
+    const { rerender } = render(<ChatInput {...idle} value="a" />);
     const box = screen.getByRole('textbox');
     Object.defineProperty(box, 'scrollHeight', { configurable: true, value: 500 });
-    rerender(
-      <ChatInput
-        value={'a\n'.repeat(30)}
-        ready
-        generating={false}
-        onChange={() => {}}
-        onSend={() => {}}
-        onStop={() => {}}
-      />,
-    );
+    rerender(<ChatInput {...idle} value={'a\n'.repeat(30)} />);
     expect(box.style.height).toBe('200px');
     Object.defineProperty(box, 'scrollHeight', { configurable: true, value: 10 });
-    rerender(
-      <ChatInput
-        value="b"
-        ready
-        generating={false}
-        onChange={() => {}}
-        onSend={() => {}}
-        onStop={() => {}}
-      />,
-    );
+    rerender(<ChatInput {...idle} value="b" />);
     expect(box.style.height).toBe('24px');
   });
 });
