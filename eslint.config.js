@@ -70,6 +70,37 @@ export default tseslint.config(
     },
   },
   {
+    // The machines' style (docs/ARCHITECTURE.md, "Machines"): events reach actions and guards as
+    // typed `params`, never narrowed with assertEvent; no type assertions in machines and the
+    // modules cleaned with them. `{} as T` stays allowed: it is how setup({ types }) declares types.
+    files: ['src/machines/**/*.ts', 'src/inspection/stately.ts', 'src/hub/parse-model-record.ts'],
+    ignores: ['**/*.test.ts', 'src/machines/test-helpers.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.name='assertEvent']",
+          message:
+            "Pass the event's data as typed params: { type: 'action', params: ({ event }) => event.x }.",
+        },
+        {
+          selector:
+            "TSAsExpression:not([typeAnnotation.typeName.name='const']):not([expression.type='ObjectExpression'][expression.properties.length=0])",
+          message:
+            'No type assertions: narrow with a check or a typed param (`as const` and `{} as T` in setup types are fine).',
+        },
+        {
+          selector: 'TSTypeAssertion',
+          message: 'No type assertions.',
+        },
+        {
+          selector: 'TSNonNullExpression',
+          message: 'No non-null assertions: handle the null.',
+        },
+      ],
+    },
+  },
+  {
     files: ['src/actors/**/*.ts'],
     rules: {
       'no-restricted-imports': [

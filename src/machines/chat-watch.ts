@@ -1,9 +1,16 @@
-import { fromCallback, type ActorRefFrom, type EventObject } from 'xstate';
-import type { chatMachine } from './chatMachine';
+import { Actor, StateMachine, fromCallback, type ActorRefFrom, type EventObject } from 'xstate';
+import { chatMachine } from './chatMachine';
 import { selectIsGenerating } from './chatSelectors';
 import type { ChatPort, ChatState, ConversationsEvent } from './conversationsMachine';
 
 type ChatRef = ActorRefFrom<typeof chatMachine>;
+
+/** Whether the port is a chat machine actor (what watchChat can subscribe to), provided or not. */
+function isChatRef(port: ChatPort): port is ChatRef {
+  return (
+    port instanceof Actor && port.logic instanceof StateMachine && port.logic.id === chatMachine.id
+  );
+}
 
 /**
  * Reports the chat's messages and settings to the conversations machine as `chat.changed`, once
@@ -11,7 +18,8 @@ type ChatRef = ActorRefFrom<typeof chatMachine>;
  */
 export const watchChat = fromCallback<EventObject, { chat: ChatPort }>(({ input, sendBack }) => {
   // The app machine hands in the chat actor itself (a ChatPort is the part the machine sends to).
-  const chat = input.chat as ChatRef;
+  const chat = input.chat;
+  if (!isChatRef(chat)) return;
   let last: ChatState | null = null;
   const report = (snapshot: ReturnType<ChatRef['getSnapshot']>) => {
     const state: ChatState = {
