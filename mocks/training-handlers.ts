@@ -258,7 +258,8 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
     if (run.evalFraction > 0) {
       const loss = Number((2.2 / (1 + to / 20)).toFixed(4));
       run.evals.push({ step: to, loss, time: (Date.now() - started) / 1000 });
-      run.log.push(JSON.stringify({ eval_loss: loss, step: to }));
+      // Before the step line it follows, so a log's last line stays the progress (`step N/M`).
+      run.log.splice(run.log.length - 1, 0, JSON.stringify({ eval_loss: loss, step: to }));
       run.info.last_eval_loss = loss;
     }
     run.info.current = to;
