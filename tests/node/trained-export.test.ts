@@ -17,6 +17,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compareCacheReuse } from './cache-reuse';
 import {
   AutoModelForCausalLM,
   AutoTokenizer,
@@ -176,6 +177,32 @@ describe.each(KINDS)('trained tiny %s exported by training/web_export.py', (kind
   it.each(VARIANTS)(
     '%s: transformers.js generates what PyTorch generates, feeding the cache dtype the file declares',
     (variant) => checkVariant(kind, variant),
+  );
+});
+
+// Issue 21's proof of the chat's cache reuse, on the trainer's own exports: three turns give the
+// same tokens with the previous turn's KV cache as with a full recompute (greedy).
+describe.each(KINDS)('trained tiny %s export: cache reuse across turns', (kind) => {
+  it.each(['fp32', 'q4f16'] as const)(
+    '%s: the same replies with and without reuse',
+    async (variant) => {
+      const tokenizer = await AutoTokenizer.from_pretrained(repoId(kind));
+      const lm: PreTrainedModel = await AutoModelForCausalLM.from_pretrained(repoId(kind), {
+        dtype: variant,
+        device: 'cpu',
+      });
+      try {
+        const { withReuse, without } = await compareCacheReuse(lm, tokenizer, {
+          modelId: repoId(kind),
+          turns: ['What is it?', 'Tell me more.', 'Thanks.'],
+          maxNewTokens: 10,
+        });
+        expect(withReuse.replies).toEqual(without.replies);
+        expect(without.reused).toBe(0);
+      } finally {
+        await lm.dispose();
+      }
+    },
   );
 });
 
