@@ -1,6 +1,6 @@
 /** Snapshot selectors of the chat machine: the one place components read it through. */
 import type { ChatContext, ChatSnapshot } from './chatMachine';
-import { MAX_TOKENS_LIMIT } from '../shared/generation-settings';
+import { MAX_TOKENS_LIMIT } from '../shared/token-limits';
 
 /**
  * The highest Max new tokens: the `?maxTokens=` cap, or — when none was given — the default cap

@@ -1,3 +1,7 @@
+import { MAX_TOKENS_LIMIT } from './token-limits';
+
+export { MAX_TOKENS_LIMIT };
+
 /**
  * Generation settings: the one definition of their defaults and allowed ranges. The chat, the
  * worker, 'Format Input' and the settings form all read these constants.
@@ -7,8 +11,6 @@
 export const DEFAULT_MAX_NEW_TOKENS = 1024;
 /** 'Format Input' on the local model writes ten Q/A pairs: it needs a longer budget. */
 export const DATASET_MAX_NEW_TOKENS = 2048;
-/** The highest `?maxTokens=` accepts, and so the highest Max new tokens can ever be. */
-export const MAX_TOKENS_LIMIT = 4096;
 
 export interface GenerationSettings {
   /** Sent as a system message before the conversation; '' = none. */
