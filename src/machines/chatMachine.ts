@@ -10,7 +10,7 @@ import {
   type GenerationSettings,
 } from '../shared/generation-settings';
 import type { ChatWorkerEvent, WorkerPort } from './worker-events';
-import { capOf } from './chatSelectors';
+import { capOf } from './chat-cap';
 
 /**
  * A message as shown (and saved): assistant messages may carry reasoning shown apart from the

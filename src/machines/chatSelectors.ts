@@ -1,18 +1,8 @@
 /** Snapshot selectors of the chat machine: the one place components read it through. */
-import type { ChatContext, ChatSnapshot } from './chatMachine';
-import { MAX_TOKENS_LIMIT } from '../shared/token-limits';
+import type { ChatSnapshot } from './chatMachine';
+import { capOf } from './chat-cap';
 
-/**
- * The highest Max new tokens: the `?maxTokens=` cap, or — when none was given — the default cap
- * lifted to what the loaded model recommends (DeepSeek R1: 2,048).
- */
-export function capOf(
-  context: Pick<ChatContext, 'maxNewTokens' | 'recommended' | 'capExplicit'>,
-): number {
-  if (context.capExplicit) return context.maxNewTokens;
-  const wanted = context.recommended?.maxNewTokens ?? 0;
-  return Math.min(MAX_TOKENS_LIMIT, Math.max(context.maxNewTokens, wanted));
-}
+export { capOf };
 
 export const selectMessages = (s: ChatSnapshot) => s.context.messages;
 export const selectDraft = (s: ChatSnapshot) => s.context.draft;
