@@ -43,6 +43,31 @@ export default tseslint.config(
     },
   },
   {
+    // transformers.js (and with it ONNX Runtime) stays on the worker thread. src/ui's own block
+    // below replaces this rule there and repeats both restrictions.
+    files: ['src/**/*.{ts,tsx}'],
+    ignores: ['src/worker/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@huggingface/transformers',
+              message: 'Only src/worker imports transformers.js (it runs on the worker thread).',
+            },
+          ],
+          patterns: [
+            {
+              group: ['**/worker/**'],
+              message: 'The worker is reached by new Worker(new URL(...)), never imported.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Dependency rules of docs/ARCHITECTURE.md, enforced (scripts/deps-graph.ts checks the graph
     // drawn there). src/main.tsx and src/composition.ts (the composition root) may import anything.
     files: ['src/machines/**/*.ts'],
@@ -159,8 +184,8 @@ export default tseslint.config(
               message: 'Only src/main.tsx and tests call the composition root.',
             },
             {
-              group: ['@huggingface/transformers', 'onnxruntime-web'],
-              message: 'transformers.js runs only in the worker.',
+              group: ['@huggingface/transformers', 'onnxruntime-web', '**/worker/**'],
+              message: 'transformers.js runs only in the worker, reached by new Worker(new URL(...)).',
             },
           ],
         },
@@ -184,6 +209,38 @@ export default tseslint.config(
           ],
         },
       ],
+    },
+  },
+  {
+    // The Web Worker's code (docs/ARCHITECTURE.md): it runs on the worker thread and imports only
+    // libraries and src/shared; nothing on the main thread imports it (it is reached by `new URL`).
+    files: ['src/worker/**/*.ts'],
+    ignores: ['src/worker/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                '**/ui/**',
+                '**/ui',
+                '**/machines/**',
+                '**/actors/**',
+                '**/hub/**',
+                '**/inspection/**',
+                '**/composition',
+                'react',
+                'react-dom',
+                'xstate',
+                '@xstate/*',
+              ],
+              message: 'The worker imports only libraries and src/shared.',
+            },
+          ],
+        },
+      ],
+      'no-restricted-globals': ['error', 'window', 'document'],
     },
   },
   {

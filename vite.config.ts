@@ -58,7 +58,7 @@ export default defineConfig({
   // was found only when the worker asked for it, and the page reloaded ("optimized dependencies
   // changed. reloading") seconds after it opened. Scanning the worker too makes the first page
   // the only one (tests/e2e/mock-dev.e2e.test.ts).
-  optimizeDeps: { entries: ['index.html', 'src/actors/llm.worker.ts'] },
+  optimizeDeps: { entries: ['index.html', 'src/worker/llm.worker.ts'] },
   // @xstate/react imports use-sync-external-store's shim (a fallback for React < 18): React 19
   // has the hook, so the non-shim entries (which call React's own) keep the fallback out.
   resolve: {

@@ -34,7 +34,7 @@ export function createAppLogic({ debug = false }: { debug?: boolean } = {}) {
         actors: { storageEstimate: storageEstimateActor, requestPersist: requestPersistActor },
       }),
       llmWorker: createLlmWorkerActor(() => {
-        const worker = new Worker(new URL('./actors/llm.worker.ts', import.meta.url), {
+        const worker = new Worker(new URL('./worker/llm.worker.ts', import.meta.url), {
           type: 'module',
           name: debug ? 'llm-debug' : 'llm',
         });

@@ -28,13 +28,13 @@ const InspectorPanel = lazy(() => import('./inspector/InspectorPanel'));
 const Tools = lazy(() => import('./Tools'));
 // Conversations, settings and stored models: one chunk, fetched after the first paint.
 const ConversationsPanel = lazy(() =>
-  import('./session/SessionExtras').then((m) => ({ default: m.ConversationsPanel })),
+  import('./conversations/ConversationsPanel').then((m) => ({ default: m.ConversationsPanel })),
 );
 const SettingsPanel = lazy(() =>
-  import('./session/SettingsPanel').then((m) => ({ default: m.SettingsPanel })),
+  import('./settings/SettingsPanel').then((m) => ({ default: m.SettingsPanel })),
 );
 const StoredModelsDialog = lazy(() =>
-  import('./session/StoredModelsDialog').then((m) => ({ default: m.StoredModelsDialog })),
+  import('./storage/StoredModelsDialog').then((m) => ({ default: m.StoredModelsDialog })),
 );
 // Only a browser without WebGPU needs this notice: it stays out of the first-load bundle.
 const WebGpuMissing = lazy(() => import('./WebGpuMissing'));

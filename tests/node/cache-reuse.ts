@@ -1,12 +1,12 @@
 /**
- * Drives a multi-turn chat the way the worker does (src/actors/llm.worker.ts): the template's
+ * Drives a multi-turn chat the way the worker does (src/worker/llm.worker.ts): the template's
  * format found by probeChatFormat, the system prompt placed by withSystemPrompt, the stop ids, and
  * the previous turn's KV cache through the same TurnCache, greedy. Used to prove that reuse changes
  * no token, for the tiny family models and for any exported model folder.
  */
 import type { PreTrainedModel, PreTrainedTokenizer, Tensor } from '@huggingface/transformers';
-import { probeChatFormat, stopIds, withSystemPrompt } from '../../src/actors/chat-format';
-import { TurnCache, type PastKeyValues } from '../../src/actors/kv-cache';
+import { probeChatFormat, stopIds, withSystemPrompt } from '../../src/worker/chat-format';
+import { TurnCache, type PastKeyValues } from '../../src/worker/kv-cache';
 
 export interface Conversation {
   /** New token ids of every turn, in order. */

@@ -11,7 +11,7 @@ import {
   probeChatFormat,
   stopIds,
   withSystemPrompt,
-} from '../../src/actors/chat-format';
+} from '../../src/worker/chat-format';
 import { FAMILY, generateTinyModels, loadModel, serveForTransformers } from './family-models';
 
 let hub: Awaited<ReturnType<typeof serveForTransformers>>;

@@ -11,7 +11,7 @@ import {
   selectStoredModelsBusy,
   selectStoredModelsError,
 } from '../../machines/storedModelsSelectors';
-import { StoredModelsView } from '../storage/StoredModelsView';
+import { StoredModelsView } from './StoredModelsView';
 
 export function StoredModelsDialog({
   storedModels,

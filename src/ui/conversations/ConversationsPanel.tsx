@@ -1,7 +1,7 @@
 /**
  * The Conversations panel bound to its actor, in a chunk of its own fetched after the first paint.
- * The settings form (SettingsPanel.tsx) and the Stored models dialog (StoredModelsDialog.tsx) are
- * chunks of their own, fetched when opened.
+ * The settings form (settings/SettingsPanel.tsx) and the Stored models dialog
+ * (storage/StoredModelsDialog.tsx) are chunks of their own, fetched when opened.
  */
 import { useSelector } from '@xstate/react';
 import type { ActorRefFrom } from 'xstate';
@@ -12,8 +12,8 @@ import {
   selectImportError,
   selectStorageError,
 } from '../../machines/conversationsSelectors';
-import { ConversationsNav } from '../conversations/ConversationsNav';
-import '../conversations/conversations.css';
+import { ConversationsNav } from './ConversationsNav';
+import './conversations.css';
 
 export function ConversationsPanel({
   conversations,

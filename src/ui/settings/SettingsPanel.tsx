@@ -8,7 +8,7 @@ import {
   selectSettings,
 } from '../../machines/chatSelectors';
 import { describeRecommended } from '../../shared/recommended-settings';
-import { SettingsForm } from '../settings/SettingsForm';
+import { SettingsForm } from './SettingsForm';
 
 export function SettingsPanel({ chat }: { chat: ActorRefFrom<typeof chatMachine> }) {
   const settings = useSelector(chat, selectSettings);
