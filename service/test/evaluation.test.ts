@@ -4,20 +4,18 @@
  * 422 when missing or malformed), a base export is listed as a model of its own, and an export
  * the trainer skipped says why.
  */
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   MetricsResponseSchema,
   ModelListSchema,
   RunDatasetSchema,
-  RunInfoSchema,
   RunSplitSchema,
   type TrainResponse,
 } from '../../src/shared/training-api';
-import { FIXTURES, startTestService, type TestService } from './helpers';
+import { hasTinyModel, startTestService, trainToEnd, type TestService } from './helpers';
 
-const TINY = resolve(import.meta.dirname, '../../tests/fixtures/generated/tiny-model');
 const ENTRIES = Array.from({ length: 10 }, (_, i) => ({
   prompt: `Question ${i}?`,
   completion: `Answer ${i}.`,
@@ -29,19 +27,6 @@ beforeAll(async () => {
   writeFileSync(svc.dataFile, JSON.stringify(ENTRIES));
 });
 afterAll(() => svc.close());
-
-async function train(patch: Record<string, unknown>, env: Record<string, string> = {}) {
-  const saved = { ...process.env };
-  Object.assign(process.env, { FIXTURE_STEP_MS: '2', ...env });
-  try {
-    const reply = await svc.train({ script_path: join(FIXTURES, 'hf-trainer.mjs'), ...patch });
-    expect(reply.status, reply.text).toBe(200);
-    const id = (reply.json as TrainResponse).run_id;
-    return RunInfoSchema.parse(await svc.waitForEnd(id));
-  } finally {
-    for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
-  }
-}
 
 const get = (path: string) => svc.request({ path });
 const error = (json: unknown) => (json as { error: string }).error;
@@ -83,9 +68,13 @@ describe('POST /train options', () => {
   });
 });
 
-describe.skipIf(!existsSync(join(TINY, 'onnx', 'model.onnx')))('held-out questions', () => {
+describe.skipIf(!hasTinyModel)('held-out questions', () => {
   it('eval points, split.json and the dataset of a finished run', async () => {
-    const run = await train({ max_steps: 6, output_dir: 'out/eval-run', eval_fraction: 0.2 });
+    const run = await trainToEnd(svc, {
+      max_steps: 6,
+      output_dir: 'out/eval-run',
+      eval_fraction: 0.2,
+    });
     expect(run.state).toBe('succeeded');
     expect(run.last_eval_loss).toBe(0.9);
     const metrics = MetricsResponseSchema.parse((await get(`/runs/${run.id}/metrics`)).json);
@@ -107,14 +96,15 @@ describe.skipIf(!existsSync(join(TINY, 'onnx', 'model.onnx')))('held-out questio
   });
 
   it('no split.json: 404 saying nothing was held out', async () => {
-    const run = await train({ max_steps: 3, output_dir: 'out/no-split' });
+    const run = await trainToEnd(svc, { max_steps: 3, output_dir: 'out/no-split' });
     const reply = await get(`/runs/${run.id}/split`);
     expect(reply.status).toBe(404);
     expect(error(reply.json)).toMatch(/held out no questions: .*split\.json does not exist/);
   });
 
   it('a malformed split.json: 422 naming the file', async () => {
-    const run = await train(
+    const run = await trainToEnd(
+      svc,
       { max_steps: 3, output_dir: 'out/bad-split', eval_fraction: 0.1 },
       { FIXTURE_SPLIT: 'malformed' },
     );
@@ -128,7 +118,7 @@ describe.skipIf(!existsSync(join(TINY, 'onnx', 'model.onnx')))('held-out questio
   });
 
   it('a data file that changed since: 422 naming it; one that is gone: 404', async () => {
-    const run = await train({ max_steps: 2, output_dir: 'out/dataset-later' });
+    const run = await trainToEnd(svc, { max_steps: 2, output_dir: 'out/dataset-later' });
     writeFileSync(svc.dataFile, '[{"prompt": "q"}]');
     const reply = await get(`/runs/${run.id}/dataset`);
     expect(reply.status).toBe(422);
@@ -141,7 +131,11 @@ describe.skipIf(!existsSync(join(TINY, 'onnx', 'model.onnx')))('held-out questio
   });
 
   it('export_base: the base export is a model of its own, served like the trained one', async () => {
-    const run = await train({ max_steps: 2, output_dir: 'out/with-base', export_base: true });
+    const run = await trainToEnd(svc, {
+      max_steps: 2,
+      output_dir: 'out/with-base',
+      export_base: true,
+    });
     expect(run.model_id).toBe('trained/with-base');
     expect(run.base_model_id).toBe('trained/with-base-base');
     const { models } = ModelListSchema.parse((await get('/models')).json);
@@ -157,7 +151,11 @@ describe.skipIf(!existsSync(join(TINY, 'onnx', 'model.onnx')))('held-out questio
   });
 
   it('an export the trainer skipped: the run says why instead of a missing folder', async () => {
-    const run = await train({ max_steps: 2, output_dir: 'out/gpt2' }, { FIXTURE_WEB: 'skipped' });
+    const run = await trainToEnd(
+      svc,
+      { max_steps: 2, output_dir: 'out/gpt2' },
+      { FIXTURE_WEB: 'skipped' },
+    );
     expect(run.state).toBe('succeeded');
     expect(run.model_id).toBeNull();
     expect(run.model_error).toBe(

@@ -17,12 +17,16 @@ import {
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { expect } from 'vitest';
 import { buildService, type TrainingService } from '../src/app';
 import { loadConfig, type ServiceConfig } from '../src/config';
 import { RUN_MARKER } from '../src/proc-tree';
-import type { RunInfo } from '../../src/shared/training-api';
+import { RunInfoSchema, type RunInfo, type TrainResponse } from '../../src/shared/training-api';
 
 export const FIXTURES = resolve(import.meta.dirname, 'fixtures');
+/** The tiny model that `npm run tiny-model` writes: the exports of hf-trainer.mjs copy it. */
+export const TINY_MODEL = resolve(import.meta.dirname, '../../tests/fixtures/generated/tiny-model');
+export const hasTinyModel = existsSync(join(TINY_MODEL, 'onnx', 'model.onnx'));
 
 export interface Reply {
   status: number;
@@ -234,3 +238,24 @@ export const postJson = (svc: TestService, path: string, body: unknown = {}) =>
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
+
+/**
+ * Starts a run of the fixture hf-trainer.mjs (2 ms a step, with `env` added to the environment
+ * while it starts), expects it accepted (200) and returns the run once it has ended.
+ */
+export async function trainToEnd(
+  svc: TestService,
+  patch: Record<string, unknown>,
+  env: Record<string, string> = {},
+) {
+  const saved = { ...process.env };
+  Object.assign(process.env, { FIXTURE_STEP_MS: '2', ...env });
+  try {
+    const reply = await svc.train({ script_path: join(FIXTURES, 'hf-trainer.mjs'), ...patch });
+    expect(reply.status, reply.text).toBe(200);
+    const id = (reply.json as TrainResponse).run_id;
+    return RunInfoSchema.parse(await svc.waitForEnd(id));
+  } finally {
+    for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+  }
+}

@@ -4,20 +4,25 @@
  * refusal (traversal, foreign origin, other methods, incomplete folders, a reused output folder).
  */
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   MetricsResponseSchema,
   ModelListSchema,
-  RunInfoSchema,
   ServiceInfoSchema,
   type RunInfo,
   type TrainResponse,
 } from '../../src/shared/training-api';
-import { FIXTURES, postJson, startTestService, type TestService } from './helpers';
+import {
+  FIXTURES,
+  TINY_MODEL,
+  hasTinyModel,
+  postJson,
+  startTestService,
+  trainToEnd,
+  type TestService,
+} from './helpers';
 
-const TINY = resolve(import.meta.dirname, '../../tests/fixtures/generated/tiny-model');
-const hasTiny = existsSync(join(TINY, 'onnx', 'model.onnx'));
 const ORIGIN = 'http://127.0.0.1:5173';
 
 let svc: TestService;
@@ -25,19 +30,6 @@ beforeAll(async () => {
   svc = await startTestService();
 });
 afterAll(() => svc.close());
-
-async function train(patch: Record<string, unknown>, env: Record<string, string> = {}) {
-  const saved = { ...process.env };
-  Object.assign(process.env, { FIXTURE_STEP_MS: '2', ...env });
-  try {
-    const reply = await svc.train({ script_path: join(FIXTURES, 'hf-trainer.mjs'), ...patch });
-    expect(reply.status, reply.text).toBe(200);
-    const id = (reply.json as TrainResponse).run_id;
-    return RunInfoSchema.parse(await svc.waitForEnd(id));
-  } finally {
-    for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
-  }
-}
 
 const get = (path: string, headers: Record<string, string> = {}) => svc.request({ path, headers });
 
@@ -53,10 +45,10 @@ describe('GET /', () => {
   });
 });
 
-describe.skipIf(!hasTiny)('metrics and models (needs npm run tiny-model)', () => {
+describe.skipIf(!hasTinyModel)('metrics and models (needs npm run tiny-model)', () => {
   let run: RunInfo;
   beforeAll(async () => {
-    run = await train({ max_steps: 10, output_dir: 'out/harbour-run' });
+    run = await trainToEnd(svc, { max_steps: 10, output_dir: 'out/harbour-run' });
   });
 
   it('HF log dicts and JSON lines become points; eval, summary and malformed lines do not', async () => {
@@ -107,10 +99,10 @@ describe.skipIf(!hasTiny)('metrics and models (needs npm run tiny-model)', () =>
     const base = '/trained/harbour-run/resolve/main';
     const config = await get(`${base}/config.json`, { origin: ORIGIN });
     expect(config.status).toBe(200);
-    expect(config.text).toBe(readFileSync(join(TINY, 'config.json'), 'utf8'));
+    expect(config.text).toBe(readFileSync(join(TINY_MODEL, 'config.json'), 'utf8'));
     expect(config.headers['access-control-allow-origin']).toBe(ORIGIN);
     expect(config.headers['access-control-expose-headers']).toMatch(/Content-Length/);
-    const size = readFileSync(join(TINY, 'onnx', 'model.onnx')).length;
+    const size = readFileSync(join(TINY_MODEL, 'onnx', 'model.onnx')).length;
     const head = await svc.request({ method: 'HEAD', path: `${base}/onnx/model.onnx` });
     expect(head.status).toBe(200);
     expect(head.headers['content-length']).toBe(String(size));
@@ -169,12 +161,20 @@ describe.skipIf(!hasTiny)('metrics and models (needs npm run tiny-model)', () =>
   });
 
   it('a web/ folder without tokenizer or weights: not listed, and the run says why', async () => {
-    const noTokenizer = await train({ output_dir: 'out/no-tok' }, { FIXTURE_WEB: 'no-tokenizer' });
+    const noTokenizer = await trainToEnd(
+      svc,
+      { output_dir: 'out/no-tok' },
+      { FIXTURE_WEB: 'no-tokenizer' },
+    );
     expect(noTokenizer).toMatchObject({ state: 'succeeded', model_id: null });
     expect(noTokenizer.model_error).toBe('web/ lacks the tokenizer (tokenizer.json)');
-    const noWeights = await train({ output_dir: 'out/no-w' }, { FIXTURE_WEB: 'no-weights' });
+    const noWeights = await trainToEnd(
+      svc,
+      { output_dir: 'out/no-w' },
+      { FIXTURE_WEB: 'no-weights' },
+    );
     expect(noWeights.model_error).toBe('web/ lacks the weights (no onnx/model*.onnx)');
-    const skipped = await train({ output_dir: 'out/no-web' }, { FIXTURE_WEB: 'none' });
+    const skipped = await trainToEnd(svc, { output_dir: 'out/no-web' }, { FIXTURE_WEB: 'none' });
     expect(skipped.model_error).toMatch(/does not exist \(trained with --no-web-export\?\)/);
     const { models } = ModelListSchema.parse((await get('/models')).json);
     const ids = models.map((m) => m.run_id);
