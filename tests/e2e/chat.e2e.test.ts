@@ -4,26 +4,27 @@
  * the same loading code path as the four hub models. Every non-loopback request is aborted and
  * the test asserts none was attempted.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
 import { readFileSync } from 'node:fs';
 import {
-  SCREENSHOT_DIR,
   TINY_MODEL_DIR,
   TINY_MODEL_ID,
+  appUrl,
   chooseModel,
+  failToLoad,
+  generatedTokens,
+  inBrowser,
   launch,
   loadModel,
-  serveDist,
+  screenshot,
+  send,
+  serveAppAndModels,
   serveModels,
-  type Browser,
-  type RunningServer,
+  startLoading,
+  waitForReply,
 } from './harness';
-
-let app: RunningServer;
-let models: RunningServer;
 
 /** Streams the ONNX file slowly so the per-file progress bars are observable. */
 function slowModelFile(repo: string, file: string, res: ServerResponse): boolean {
@@ -65,70 +66,46 @@ function slowModelFile(repo: string, file: string, res: ServerResponse): boolean
   return false;
 }
 
-function appUrl(...extraModels: string[]) {
+const servers = serveAppAndModels(
+  {
+    [TINY_MODEL_ID]: TINY_MODEL_DIR,
+    'local/corrupt-model': TINY_MODEL_DIR,
+    'local/missing-weights': TINY_MODEL_DIR,
+  },
+  slowModelFile,
+);
+
+/** The app with these models in the picker (the tiny model when none is named). */
+function chatUrl(...extraModels: string[]) {
   const extras = (extraModels.length ? extraModels : [TINY_MODEL_ID])
     .map((m) => `&extraModel=${m}`)
     .join('');
-  return `${app.url}?modelHost=${encodeURIComponent(models.url)}${extras}&maxTokens=48`;
+  return servers.url(`${extras}&maxTokens=48`);
 }
-
-async function shot(browser: Browser, name: string) {
-  mkdirSync(SCREENSHOT_DIR, { recursive: true });
-  await browser.page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`) });
-}
-
-beforeAll(async () => {
-  app = await serveDist();
-  models = await serveModels(
-    {
-      [TINY_MODEL_ID]: TINY_MODEL_DIR,
-      'local/corrupt-model': TINY_MODEL_DIR,
-      'local/missing-weights': TINY_MODEL_DIR,
-    },
-    slowModelFile,
-  );
-});
-
-afterAll(async () => {
-  await app?.close();
-  await models?.close();
-});
 
 describe('chat in Chromium', () => {
   it('without WebGPU: the blocking overlay', async () => {
-    const browser = await launch({ webgpu: false });
-    try {
-      await browser.page.goto(app.url);
+    await inBrowser(servers.app.url, { webgpu: false }, async ({ page }) => {
       await expect
-        .poll(() =>
-          browser.page.getByText('WebGPU is not supported by this browser :(').isVisible(),
-        )
+        .poll(() => page.getByText('WebGPU is not supported by this browser :(').isVisible())
         .toBe(true);
-      await shot(browser, 'overlay');
-      expect(browser.foreignRequests).toEqual([]);
-    } finally {
-      await browser.close();
-    }
+      await screenshot(page, 'overlay');
+    });
   });
 
   it('load failures (corrupt file, missing file, no shader-f16): the red error block with the worker message', async () => {
-    const browser = await launch({ webgpu: true });
-    try {
-      const { page } = browser;
-      await page.goto(
-        appUrl('local/corrupt-model', 'local/missing-weights', 'local/missing-model'),
+    const url = chatUrl('local/corrupt-model', 'local/missing-weights', 'local/missing-model');
+    await inBrowser(url, { webgpu: true }, async ({ page }) => {
+      const alert = await failToLoad(
+        page,
+        /corrupt-model/,
+        /Unable to load model due to the following error:/,
       );
-      await chooseModel(page, /corrupt-model/);
-      await page.getByRole('button', { name: 'Load model' }).click();
-      const alert = page.getByRole('alert');
-      await expect
-        .poll(() => alert.textContent(), { timeout: 60_000 })
-        .toMatch(/Unable to load model due to the following error:/);
       expect(await alert.textContent()).toMatch(/corrupt|protobuf|invalid/i);
       // One clear action: Retry replaces Load (a greyed Load stood beside Retry).
       expect(await page.getByRole('button', { name: 'Load model' }).count()).toBe(0);
       expect(await page.getByRole('button', { name: 'Retry' }).isVisible()).toBe(true);
-      await shot(browser, 'load-error');
+      await screenshot(page, 'load-error');
 
       // Choosing another model recovers; a missing weights file is named before any download
       // (the plan reads the files' metadata), and Load stays disabled.
@@ -140,27 +117,19 @@ describe('chat in Chromium', () => {
       expect(await page.getByRole('button', { name: 'Load model' }).isDisabled()).toBe(true);
 
       // A repo without tokenizer files says so.
-      await chooseModel(page, /missing-model/);
-      await page.getByRole('button', { name: 'Load model' }).click();
-      await expect
-        .poll(() => alert.textContent(), { timeout: 60_000 })
-        .toMatch(/Could not load the tokenizer of local\/missing-model/);
+      await failToLoad(
+        page,
+        /missing-model/,
+        /Could not load the tokenizer of local\/missing-model/,
+      );
 
       // SwiftShader has no shader-f16: Phi 3.5 (q4f16 only) fails with a clear message, at once.
-      await chooseModel(page, /Phi 3\.5/);
-      await page.getByRole('button', { name: 'Load model' }).click();
-      await expect.poll(() => alert.textContent(), { timeout: 30_000 }).toMatch(/shader-f16/);
-      expect(browser.foreignRequests).toEqual([]);
-    } finally {
-      await browser.close();
-    }
+      await failToLoad(page, /Phi 3\.5/, /shader-f16/, { timeout: 30_000 });
+    });
   });
 
   it('load with progress bars, stream a reply with tokens/second, stop, reset (offline reload: offline.e2e.test.ts)', async () => {
-    const browser = await launch({ webgpu: true });
-    try {
-      const { page } = browser;
-      await page.goto(appUrl());
+    await inBrowser(chatUrl(), { webgpu: true }, async ({ page }) => {
       await expect
         .poll(() =>
           page
@@ -171,15 +140,14 @@ describe('chat in Chromium', () => {
       expect(await page.getByRole('textbox', { name: 'Message' }).getAttribute('title')).toBe(
         'Model not loaded yet',
       );
-      await shot(browser, 'initial');
+      await screenshot(page, 'initial');
 
-      await chooseModel(page, /tiny-random-llama/);
-      await page.getByRole('button', { name: 'Load model' }).click();
+      await startLoading(page, /tiny-random-llama/);
       const bar = page.getByRole('progressbar', { name: 'onnx/model.onnx' });
       await expect
         .poll(() => bar.textContent(), { timeout: 30_000 })
         .toMatch(/^onnx\/model\.onnx \(\d+\.\d{2}% of \d+\.\d{2}(kB|MB)\)$/);
-      await shot(browser, 'loading');
+      await screenshot(page, 'loading');
 
       await expect
         .poll(() => page.getByText('Ready!').isVisible(), { timeout: 120_000 })
@@ -187,25 +155,20 @@ describe('chat in Chromium', () => {
       expect(await page.getByRole('textbox', { name: 'Message' }).getAttribute('title')).toBe(
         'Model is ready',
       );
-      await shot(browser, 'ready');
+      await screenshot(page, 'ready');
 
       // Send with Enter: the user bubble, then a streamed assistant reply and the speed line.
-      const box = page.getByRole('textbox', { name: 'Message' });
-      await box.fill('Hello there');
-      await box.press('Enter');
+      const box = await send(page, 'Hello there');
       expect(await box.inputValue()).toBe('');
       await expect
         .poll(() => page.locator('.bubble-user').first().textContent())
         .toBe('Hello there');
-      await expect
-        .poll(() => page.locator('.speed').textContent(), { timeout: 120_000 })
-        .toMatch(/Generated \d+ tokens in \d+\.\d{2} seconds/);
-      const reply = (await page.locator('.bubble-assistant').first().textContent()) ?? '';
+      const reply = await waitForReply(page, 0);
       expect(reply.trim().length).toBeGreaterThan(0);
       expect(await page.locator('.speed-detail').textContent()).toMatch(
         /^Prefill: \d+ prompt tokens, first token after \d+\.\d{2} s · Decode: \d+\.\d{2} tokens\/s$/,
       );
-      await shot(browser, 'chat');
+      await screenshot(page, 'chat');
 
       // Stop: the reply is marked "Stopped" and no text arrives after that.
       await box.fill('Tell me more');
@@ -222,20 +185,14 @@ describe('chat in Chromium', () => {
         .toBe(true);
       await page.waitForTimeout(500);
       expect(await second.textContent()).toBe(atStop);
-      const stopped = (await page.locator('.speed').textContent()) ?? '';
-      const tokens = Number(/Generated (\d+) tokens/.exec(stopped)?.[1]);
-      expect(tokens).toBeLessThan(48);
+      expect(await generatedTokens(page)).toBeLessThan(48);
       expect(await page.locator('.bubble-user').count()).toBe(2);
 
       // Reset clears the conversation.
       await page.getByRole('button', { name: 'Reset' }).click();
       await expect.poll(() => page.getByText('Ready!').isVisible()).toBe(true);
       expect(await page.locator('.bubble-user').count()).toBe(0);
-
-      expect(browser.foreignRequests).toEqual([]);
-    } finally {
-      await browser.close();
-    }
+    });
   });
 
   it('a dead worker and a lost GPU: a specific message, the typed text kept, the model loaded again', async () => {
@@ -247,15 +204,13 @@ describe('chat in Chromium', () => {
       // ?debug exposes window.__llmWorker and lets the worker accept debug.close and
       // debug.loseDevice. The silence allowed is the app's own (no ?stallSeconds).
       await page.goto(
-        `${app.url}?modelHost=${encodeURIComponent(host.url)}&extraModel=${TINY_MODEL_ID}&maxTokens=400&debug`,
+        appUrl(servers.app, host, `&extraModel=${TINY_MODEL_ID}&maxTokens=400&debug`),
       );
       await loadModel(page, /tiny-random-llama/);
 
       // (a) The worker closes itself mid-reply (dies without an error event): its heartbeat
       // stops, and the alert comes within 15 s (it took the 60 s stall timer before).
-      const box = page.getByRole('textbox', { name: 'Message' });
-      await box.fill('Count to one hundred');
-      await box.press('Enter');
+      const box = await send(page, 'Count to one hundred');
       await expect
         .poll(() => page.locator('.bubble-assistant').first().textContent(), { timeout: 60_000 })
         .not.toBe('');
@@ -273,7 +228,7 @@ describe('chat in Chromium', () => {
       console.log(`dead worker noticed ${Date.now() - closedAt} ms after it closed`);
       expect(Date.now() - closedAt).toBeLessThan(15_000);
       expect(await box.inputValue()).toBe('my next question');
-      await shot(browser, 'worker-lost');
+      await screenshot(page, 'worker-lost');
       await page.getByRole('button', { name: 'Load the model again' }).click();
       await expect.poll(() => box.isEnabled(), { timeout: 120_000 }).toBe(true);
       expect(await box.inputValue()).toBe('my next question');

@@ -4,36 +4,20 @@
  * (finished rows stay, Continue offered), JSON export whose scores equal the table's, and after a
  * reload both evaluations in the saved list, one opened again.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   ROOT,
-  SCREENSHOT_DIR,
   TINY_MODEL_DIR,
   TINY_MODEL_ID,
-  launch,
-  serveDist,
-  serveModels,
-  type RunningServer,
+  inBrowser,
+  screenshot,
+  serveAppAndModels,
 } from './harness';
 
 const COPY_ID = 'local/tiny-copy';
-let app: RunningServer;
-let models: RunningServer;
-
-beforeAll(async () => {
-  app = await serveDist();
-  models = await serveModels({ [TINY_MODEL_ID]: TINY_MODEL_DIR, [COPY_ID]: TINY_MODEL_DIR });
-});
-
-afterAll(async () => {
-  await app?.close();
-  await models?.close();
-});
-
-const url = () =>
-  `${app.url}?modelHost=${encodeURIComponent(models.url)}&extraModel=${TINY_MODEL_ID},${COPY_ID}&maxTokens=12#/compare`;
+const servers = serveAppAndModels({ [TINY_MODEL_ID]: TINY_MODEL_DIR, [COPY_ID]: TINY_MODEL_DIR });
 
 const QUESTIONS = [
   'What is the capital of France?\tParis is the capital of France.',
@@ -51,12 +35,9 @@ interface ExportedRow {
 
 describe('Compare', () => {
   it('compares the tiny model with itself, stops a second run, exports JSON, finds both after a reload', async () => {
-    const browser = await launch({ webgpu: true, viewport: { width: 1440, height: 1000 } });
-    const pageErrors: string[] = [];
-    browser.page.on('pageerror', (e) => pageErrors.push(String(e)));
-    const { page } = browser;
-    try {
-      await page.goto(url());
+    const url = servers.url(`&extraModel=${TINY_MODEL_ID},${COPY_ID}&maxTokens=12#/compare`);
+    const options = { webgpu: true, viewport: { width: 1440, height: 1000 }, noPageErrors: true };
+    await inBrowser(url, options, async ({ page }) => {
       await page.getByRole('heading', { name: 'Compare models' }).waitFor();
       expect(
         await page
@@ -114,9 +95,7 @@ describe('Compare', () => {
       expect(scoresB).toEqual(exported.rows.map((r) => r.scoreB?.toFixed(3)));
       expect(exported.summary).toMatchObject({ bCloser: 0, compared: 3 });
 
-      mkdirSync(SCREENSHOT_DIR, { recursive: true });
-      const shot = join(SCREENSHOT_DIR, 'screenshot-compare.png');
-      await page.screenshot({ path: shot, fullPage: true });
+      const shot = await screenshot(page, 'screenshot-compare', { fullPage: true });
       // UPDATE_DOCS_SCREENSHOTS=1 refreshes the README's copy in docs/.
       if (process.env.UPDATE_DOCS_SCREENSHOTS)
         copyFileSync(shot, join(ROOT, 'docs', 'screenshot-compare.png'));
@@ -158,10 +137,6 @@ describe('Compare', () => {
       expect(
         await page.getByRole('table').locator('tbody tr td:nth-child(6)').allTextContents(),
       ).toEqual(scoresA);
-      expect(pageErrors).toEqual([]);
-      expect(browser.foreignRequests).toEqual([]);
-    } finally {
-      await browser.close();
-    }
+    });
   });
 });

@@ -4,57 +4,32 @@
  * files), settings that change the output, switching models, and Stored models (sizes, delete,
  * the other model still loads offline).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import {
-  SCREENSHOT_DIR,
   TINY_MODEL_DIR,
   TINY_MODEL_ID,
   ask,
-  launch,
+  inBrowser,
   loadModel,
-  serveDist,
-  serveModels,
+  screenshot,
+  serveAppAndModels,
+  setSetting,
   type Browser,
-  type RunningServer,
 } from './harness';
 
 const COPY_ID = 'local/tiny-copy';
-let app: RunningServer;
-let models: RunningServer;
-
-beforeAll(async () => {
-  app = await serveDist();
-  models = await serveModels({ [TINY_MODEL_ID]: TINY_MODEL_DIR, [COPY_ID]: TINY_MODEL_DIR });
-});
-
-afterAll(async () => {
-  await app?.close();
-  await models?.close();
-});
-
-const url = () =>
-  `${app.url}?modelHost=${encodeURIComponent(models.url)}&extraModel=${TINY_MODEL_ID},${COPY_ID}&maxTokens=12`;
-
-async function setSetting(browser: Browser, label: string, value: string) {
-  const { page } = browser;
-  if (!(await page.getByLabel(label).isVisible()))
-    await page.getByText('Generation settings').click();
-  await page.getByLabel(label).fill(value);
-}
+const servers = serveAppAndModels({ [TINY_MODEL_ID]: TINY_MODEL_DIR, [COPY_ID]: TINY_MODEL_DIR });
 
 const nav = (b: Browser) => b.page.getByRole('navigation', { name: 'Conversations' });
 
 describe('conversations, settings and stored models', () => {
   it('chat, settings, reload (online and offline), export and import, switch models, stored models', async () => {
-    const browser = await launch({ webgpu: true });
-    const pageErrors: string[] = [];
-    browser.page.on('pageerror', (e) => pageErrors.push(String(e)));
-    const { page } = browser;
-    try {
-      await page.goto(url());
+    const url = servers.url(`&extraModel=${TINY_MODEL_ID},${COPY_ID}&maxTokens=12`);
+    await inBrowser(url, { webgpu: true, noPageErrors: true }, async (browser) => {
+      const { page } = browser;
       await loadModel(browser.page, /tiny-random-llama/);
 
       // Greedy (temperature 0, the default) is repeatable.
@@ -75,27 +50,27 @@ describe('conversations, settings and stored models', () => {
 
       // Out of range is refused with the range; Max new tokens caps the reply.
       await nav(browser).getByRole('button', { name: 'New chat', exact: true }).click();
-      await setSetting(browser, 'Temperature', '3');
+      await setSetting(page, 'Temperature', '3');
       await expect
         .poll(() => page.getByRole('alert').first().textContent())
         .toBe('Temperature must be a number from 0 to 2.');
-      await setSetting(browser, 'Max new tokens', '13');
+      await setSetting(page, 'Max new tokens', '13');
       await expect
         .poll(() => page.getByText('Max new tokens must be a whole number from 1 to 12.').count())
         .toBe(1);
-      await setSetting(browser, 'Temperature', '0');
-      await setSetting(browser, 'Max new tokens', '3');
+      await setSetting(page, 'Temperature', '0');
+      await setSetting(page, 'Max new tokens', '3');
       await ask(browser.page, 'Short please');
       expect(await page.locator('.speed').textContent()).toMatch(/Generated [1-3] tokens/);
 
       // Sampling on: two replies to the same prompt differ.
       await nav(browser).getByRole('button', { name: 'New chat', exact: true }).click();
-      await setSetting(browser, 'Max new tokens', '12');
-      await setSetting(browser, 'Temperature', '2');
-      await setSetting(browser, 'Top p', '1');
+      await setSetting(page, 'Max new tokens', '12');
+      await setSetting(page, 'Temperature', '2');
+      await setSetting(page, 'Top p', '1');
       const a = await ask(browser.page, 'Sample one');
       await nav(browser).getByRole('button', { name: 'New chat', exact: true }).click();
-      await setSetting(browser, 'Temperature', '2');
+      await setSetting(page, 'Temperature', '2');
       const b = await ask(browser.page, 'Sample one');
       expect(a).not.toBe(b);
 
@@ -201,7 +176,7 @@ describe('conversations, settings and stored models', () => {
             expect.stringContaining(COPY_ID),
           ]),
         );
-      const served = models.requests
+      const served = servers.models.requests
         .filter((r) => r.startsWith(`/${TINY_MODEL_ID}/resolve/main/`))
         .map((r) => r.replace(`/${TINY_MODEL_ID}/resolve/main/`, ''));
       const expectedBytes = [...new Set(served)]
@@ -219,8 +194,7 @@ describe('conversations, settings and stored models', () => {
       );
       expect(await row.locator('td[data-bytes]').textContent()).toMatch(/^\d+\.\d{2}(kB|MB)$/);
       await expect.poll(() => dialog.getByText(/Storage used: .* of .*/).count()).toBe(1);
-      mkdirSync(SCREENSHOT_DIR, { recursive: true });
-      await page.screenshot({ path: join(SCREENSHOT_DIR, 'stored-models.png') });
+      await screenshot(page, 'stored-models');
 
       // The loaded model is refused; the other is deleted and its cache entries are gone.
       await dialog.getByRole('button', { name: `Delete ${COPY_ID}` }).click();
@@ -245,11 +219,6 @@ describe('conversations, settings and stored models', () => {
       await loadModel(browser.page, /tiny-copy/);
       expect((await ask(browser.page, 'Offline?')).trim().length).toBeGreaterThan(0);
       await browser.context.setOffline(false);
-
-      expect(pageErrors).toEqual([]);
-      expect(browser.foreignRequests).toEqual([]);
-    } finally {
-      await browser.close();
-    }
+    });
   });
 });

@@ -4,13 +4,13 @@
  * aborts (and records) every request to a non-loopback address.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createReadStream, existsSync, mkdtempSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { afterAll, beforeAll, expect } from 'vitest';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const DIST = join(ROOT, 'dist');
@@ -86,26 +86,39 @@ function safeJoin(root: string, urlPath: string): string | null {
   return p === root || p.startsWith(root + sep) ? p : null;
 }
 
+/**
+ * Serves the files of `dir` with an SPA fallback to index.html; `headers` gives the extra headers
+ * for a URL path.
+ */
+function serveFolder(
+  dir: string,
+  headers: (path: string) => Record<string, string>,
+  port = 0,
+): Promise<RunningServer> {
+  return listen((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const candidate = safeJoin(dir, path);
+    const file =
+      candidate && existsSync(candidate) && statSync(candidate).isFile()
+        ? candidate
+        : join(dir, 'index.html');
+    sendFile(res, file, headers(file === candidate ? path : '/index.html'));
+    return true;
+  }, port);
+}
+
 /** Serves the built app with an SPA fallback to index.html. */
 export function serveDist(port = 0): Promise<RunningServer> {
   if (!existsSync(join(DIST, 'index.html')))
     throw new Error('dist/ is missing: run `npm run build` first');
-  return listen((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
-    const file = safeJoin(DIST, path);
-    if (file && existsSync(file) && statSync(file).isFile()) {
-      sendFile(
-        res,
-        file,
-        path.startsWith('/assets/')
-          ? { 'Cache-Control': 'public, max-age=31536000, immutable' }
-          : { 'Cache-Control': 'no-cache' },
-      );
-    } else {
-      sendFile(res, join(DIST, 'index.html'), { 'Cache-Control': 'no-cache' });
-    }
-    return true;
-  }, port);
+  return serveFolder(
+    DIST,
+    (path) =>
+      path.startsWith('/assets/')
+        ? { 'Cache-Control': 'public, max-age=31536000, immutable' }
+        : { 'Cache-Control': 'no-cache' },
+    port,
+  );
 }
 
 /**
@@ -115,16 +128,7 @@ export function serveDist(port = 0): Promise<RunningServer> {
 export function serveDir(dir: string): Promise<RunningServer> {
   if (!existsSync(join(dir, 'index.html')))
     throw new Error(`${dir} is missing: run \`npm run build\` and \`npm run build:mock\``);
-  return listen((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
-    const candidate = safeJoin(dir, path);
-    const file =
-      candidate && existsSync(candidate) && statSync(candidate).isFile()
-        ? candidate
-        : join(dir, 'index.html');
-    sendFile(res, file, { 'Cache-Control': 'no-cache', 'Service-Worker-Allowed': '/' });
-    return true;
-  });
+  return serveFolder(dir, () => ({ 'Cache-Control': 'no-cache', 'Service-Worker-Allowed': '/' }));
 }
 
 /**
@@ -159,6 +163,51 @@ export function serveModels(
     sendFile(res, full);
     return true;
   });
+}
+
+/** The built app and a model host, for the tests of one file. */
+export interface AppAndModels {
+  readonly app: RunningServer;
+  readonly models: RunningServer;
+  /** The app with this model host, then `query` (`&extraModel=…&maxTokens=…`, a `#/route`). */
+  url(query: string): string;
+}
+
+/** The app served at `app`, loading models from `models`, then `query`. */
+export const appUrl = (app: RunningServer, models: RunningServer, query: string) =>
+  `${app.url}?modelHost=${encodeURIComponent(models.url)}${query}`;
+
+/**
+ * Serves the built app (serveDist) and a model host for `repos` (serveModels) from before the
+ * file's first test to after its last.
+ */
+export function serveAppAndModels(
+  repos: Record<string, string>,
+  override?: Parameters<typeof serveModels>[1],
+): AppAndModels {
+  let app: RunningServer | undefined;
+  let models: RunningServer | undefined;
+  beforeAll(async () => {
+    app = await serveDist();
+    models = await serveModels(repos, override);
+  });
+  afterAll(async () => {
+    await app?.close();
+    await models?.close();
+  });
+  const started = () => {
+    if (!app || !models) throw new Error('the servers start in beforeAll');
+    return { app, models };
+  };
+  return {
+    get app() {
+      return started().app;
+    },
+    get models() {
+      return started().models;
+    },
+    url: (query) => appUrl(started().app, started().models, query),
+  };
 }
 
 export const CHROMIUM_FLAGS = [
@@ -240,16 +289,56 @@ export async function launch(opts: {
 /** Where screenshots go (committed ones are copied to docs/ by hand). */
 export const SCREENSHOT_DIR = join(ROOT, 'test-results');
 
+/** Saves a screenshot of the page as `SCREENSHOT_DIR/{name}.png` and returns its path. */
+export async function screenshot(
+  page: Page,
+  name: string,
+  options: { fullPage?: boolean } = {},
+): Promise<string> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const path = join(SCREENSHOT_DIR, `${name}.png`);
+  await page.screenshot({ path, ...options });
+  return path;
+}
+
+/**
+ * Launches Chromium (see launch), opens `url` and runs `steps`; then expects that the page tried
+ * no non-loopback request and, with `noPageErrors`, threw no error. The browser is closed in every
+ * case.
+ */
+export async function inBrowser(
+  url: string,
+  opts: Parameters<typeof launch>[0] & { noPageErrors?: boolean },
+  steps: (browser: Browser) => Promise<void>,
+): Promise<void> {
+  const browser = await launch(opts);
+  const pageErrors: string[] = [];
+  browser.page.on('pageerror', (e) => pageErrors.push(String(e)));
+  try {
+    await browser.page.goto(url);
+    await steps(browser);
+    if (opts.noPageErrors) expect(pageErrors).toEqual([]);
+    expect(browser.foreignRequests).toEqual([]);
+  } finally {
+    await browser.close();
+  }
+}
+
 /** Chooses the model whose picker option matches `label`. */
 export async function chooseModel(page: Page, label: RegExp): Promise<void> {
   await page.getByRole('button', { name: /^Model:/ }).click();
   await page.getByRole('option', { name: label }).click();
 }
 
-/** Chooses and loads a model; resolves once the chat says the model is ready. */
-export async function loadModel(page: Page, label: RegExp): Promise<void> {
+/** Chooses a model and clicks Load model. */
+export async function startLoading(page: Page, label: RegExp): Promise<void> {
   await chooseModel(page, label);
   await page.getByRole('button', { name: 'Load model' }).click();
+}
+
+/** Chooses and loads a model; resolves once the chat says the model is ready. */
+export async function loadModel(page: Page, label: RegExp): Promise<void> {
+  await startLoading(page, label);
   await expect
     .poll(() => page.getByRole('textbox', { name: 'Message' }).getAttribute('title'), {
       timeout: 120_000,
@@ -258,17 +347,64 @@ export async function loadModel(page: Page, label: RegExp): Promise<void> {
 }
 
 /**
- * Sends `text` from the message box and returns the reply once it is complete (a new assistant
- * bubble, and the speed line's "Generated N tokens in X seconds").
+ * Chooses and tries to load a model; resolves once `alert` (the page's alert role by default)
+ * contains `message` (a string) or matches it (a pattern). Returns `alert`.
  */
-export async function ask(page: Page, text: string): Promise<string> {
-  const before = await page.locator('.bubble-assistant').count();
+export async function failToLoad(
+  page: Page,
+  label: RegExp,
+  message: string | RegExp,
+  { alert = page.getByRole('alert'), timeout = 60_000 }: { alert?: Locator; timeout?: number } = {},
+): Promise<Locator> {
+  await startLoading(page, label);
+  if (typeof message === 'string')
+    await expect.poll(() => alert.textContent(), { timeout }).toContain(message);
+  else await expect.poll(() => alert.textContent(), { timeout }).toMatch(message);
+  return alert;
+}
+
+/** Opens Generation settings unless they are open (`shown`, one of their fields, is visible). */
+export async function openSettings(page: Page, shown = 'System prompt'): Promise<void> {
+  if (!(await page.getByLabel(shown).isVisible()))
+    await page.getByText('Generation settings').click();
+}
+
+/** Sets the generation setting labelled `label` to `value`, opening the settings first. */
+export async function setSetting(page: Page, label: string, value: string): Promise<void> {
+  await openSettings(page, label);
+  await page.getByLabel(label).fill(value);
+}
+
+/** Types `text` into the message box and sends it with Enter; returns the message box. */
+export async function send(page: Page, text: string): Promise<Locator> {
   const box = page.getByRole('textbox', { name: 'Message' });
   await box.fill(text);
   await box.press('Enter');
+  return box;
+}
+
+/**
+ * Waits for a reply to be complete (the speed line's "Generated N tokens in X seconds", and
+ * `before` + 1 assistant bubbles) and returns the last assistant bubble's text.
+ */
+export async function waitForReply(page: Page, before: number): Promise<string> {
   await expect
     .poll(() => page.locator('.speed').textContent(), { timeout: 120_000 })
     .toMatch(/Generated \d+ tokens in \d+\.\d{2} seconds/);
   await expect.poll(() => page.locator('.bubble-assistant').count()).toBe(before + 1);
   return (await page.locator('.bubble-assistant').last().textContent()) ?? '';
+}
+
+/** Sends `text` from the message box and returns the reply once it is complete (waitForReply). */
+export async function ask(page: Page, text: string): Promise<string> {
+  const before = await page.locator('.bubble-assistant').count();
+  await send(page, text);
+  return waitForReply(page, before);
+}
+
+/** The N of the speed line's "Generated N tokens" (NaN without one). */
+export async function generatedTokens(page: Page): Promise<number> {
+  return Number(
+    /Generated (\d+) tokens/.exec((await page.locator('.speed').textContent()) ?? '')?.[1],
+  );
 }

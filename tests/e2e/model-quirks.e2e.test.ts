@@ -13,12 +13,12 @@ import { formatBytes } from '../../src/shared/format-bytes';
 import {
   ask,
   chooseModel,
-  launch,
+  failToLoad,
+  generatedTokens,
+  inBrowser,
   loadModel,
-  serveDist,
-  serveModels,
-  type Browser,
-  type RunningServer,
+  openSettings,
+  serveAppAndModels,
 } from './harness';
 import {
   FAMILY,
@@ -28,8 +28,6 @@ import {
 } from '../node/family-models';
 import { runConversation } from '../node/cache-reuse';
 
-let app: RunningServer;
-let models: RunningServer;
 /** A second server for transformers.js in Node (the expected replies). */
 let nodeHub: Awaited<ReturnType<typeof serveForTransformers>>;
 /** Every model-file request: the file, and whether it was a metadata probe (Range: bytes=0-0). */
@@ -53,47 +51,45 @@ function record(repo: string, file: string, res: ServerResponse): boolean {
   return false;
 }
 
-const MAX_TOKENS = 48;
-const url = (dtype = 'fp32') =>
-  `${app.url}?modelHost=${encodeURIComponent(models.url)}&extraModel=${Object.keys(REPOS).join(',')}&extraDtype=${dtype}&maxTokens=${MAX_TOKENS}`;
-
-async function openSettings(browser: Browser) {
-  const { page } = browser;
-  if (!(await page.getByLabel('System prompt').isVisible()))
-    await page.getByText('Generation settings').click();
-}
-
-const generated = async (browser: Browser) =>
-  Number(
-    /Generated (\d+) tokens/.exec((await browser.page.locator('.speed').textContent()) ?? '')?.[1],
-  );
-
-beforeAll(async () => {
+beforeAll(() => {
   generateTinyModels();
-  app = await serveDist();
-  models = await serveModels(REPOS, record);
+});
+const servers = serveAppAndModels(REPOS, record);
+beforeAll(async () => {
   nodeHub = await serveForTransformers(REPOS);
 });
-
 afterAll(async () => {
-  await app?.close();
-  await models?.close();
   await nodeHub?.close();
 });
 
+const MAX_TOKENS = 48;
+const url = (dtype = 'fp32') =>
+  servers.url(
+    `&extraModel=${Object.keys(REPOS).join(',')}&extraDtype=${dtype}&maxTokens=${MAX_TOKENS}`,
+  );
+
+/** Runs `steps` with a family's model loaded by transformers.js in Node, disposed of after. */
+async function inNode(
+  id: string,
+  steps: (node: Awaited<ReturnType<typeof loadInNode>>) => Promise<void>,
+) {
+  const node = await loadInNode(id);
+  try {
+    await steps(node);
+  } finally {
+    await node.model.dispose();
+  }
+}
+
 describe('the real families, as a user meets them', () => {
   it('gemma-like: a system prompt reaches the model with no error; the reply ends at <end_of_turn>, counted up to it', async () => {
-    const browser = await launch({ webgpu: true });
-    try {
-      const { page } = browser;
-      await page.goto(url());
+    await inBrowser(url(), { webgpu: true }, async ({ page }) => {
       await loadModel(page, /tiny-gemma/);
-      await openSettings(browser);
+      await openSettings(page);
       await page.getByLabel('System prompt').fill('Answer in one word.');
       const reply = await ask(page, 'Tell me about music.');
 
-      const node = await loadInNode(FAMILY.gemma.id);
-      try {
+      await inNode(FAMILY.gemma.id, async (node) => {
         const expected = await runConversation(node.model, node.tokenizer, {
           modelId: FAMILY.gemma.id,
           turns: ['Tell me about music.'],
@@ -107,23 +103,15 @@ describe('the real families, as a user meets them', () => {
         expect(ids.at(-1)).toBe(eot);
         expect(ids.length).toBeLessThan(MAX_TOKENS);
         expect(reply.trim()).toBe((expected.texts[0] ?? '').trim());
-        expect(await generated(browser)).toBe(ids.length);
-      } finally {
-        await node.model.dispose();
-      }
+        expect(await generatedTokens(page)).toBe(ids.length);
+      });
       expect(await page.locator('.load-error, .chat-error').count()).toBe(0);
       expect(await page.getByText('System role not supported').count()).toBe(0);
-      expect(browser.foreignRequests).toEqual([]);
-    } finally {
-      await browser.close();
-    }
+    });
   });
 
   it('cache reuse: three turns give the replies of a full recompute', async () => {
-    const browser = await launch({ webgpu: true });
-    try {
-      const { page } = browser;
-      await page.goto(url());
+    await inBrowser(url(), { webgpu: true }, async ({ page }) => {
       await loadModel(page, /tiny-llama-bare/);
       const turns = ['Write about music.', 'More.', 'The end.'];
       const replies: string[] = [];
@@ -131,8 +119,7 @@ describe('the real families, as a user meets them', () => {
       for (const turn of turns)
         replies.push((await ask(page, turn)).replace(/Reached the \d+-token limit$/, '').trim());
 
-      const node = await loadInNode(FAMILY.llamaBare.id);
-      try {
+      await inNode(FAMILY.llamaBare.id, async (node) => {
         const expected = await runConversation(node.model, node.tokenizer, {
           modelId: FAMILY.llamaBare.id,
           turns,
@@ -140,21 +127,14 @@ describe('the real families, as a user meets them', () => {
           maxNewTokens: MAX_TOKENS,
         });
         expect(replies).toEqual(expected.texts.map((t) => t.trim()));
-      } finally {
-        await node.model.dispose();
-      }
-    } finally {
-      await browser.close();
-    }
+      });
+    });
   });
 
   it('R1-like: a new conversation starts with its recommended settings, shown as such', async () => {
-    const browser = await launch({ webgpu: true });
-    try {
-      const { page } = browser;
-      await page.goto(url());
+    await inBrowser(url(), { webgpu: true }, async ({ page }) => {
       await loadModel(page, /tiny-r1/);
-      await openSettings(browser);
+      await openSettings(page);
       // From its generation_config.json (do_sample, temperature 0.6, top p 0.95).
       await expect.poll(() => page.getByLabel('Temperature').inputValue()).toBe('0.6');
       expect(await page.getByLabel('Top p').inputValue()).toBe('0.95');
@@ -165,17 +145,12 @@ describe('the real families, as a user meets them', () => {
       await page.getByLabel('Temperature').fill('1.1');
       await page.getByRole('button', { name: 'New chat' }).click();
       await expect.poll(() => page.getByLabel('Temperature').inputValue()).toBe('0.6');
-    } finally {
-      await browser.close();
-    }
+    });
   });
 
   it('a missing variant is never downloaded; the message names what is missing; the size shown is the served bytes', async () => {
-    const browser = await launch({ webgpu: true });
-    try {
-      const { page } = browser;
-      // q4: the tiny models have only onnx/model.onnx (fp32).
-      await page.goto(url('q4'));
+    // q4: the tiny models have only onnx/model.onnx (fp32).
+    await inBrowser(url('q4'), { webgpu: true }, async ({ page }) => {
       await chooseModel(page, /tiny-gemma/);
       await expect
         .poll(() => page.getByRole('alert').first().textContent(), { timeout: 30_000 })
@@ -206,17 +181,11 @@ describe('the real families, as a user meets them', () => {
         formatBytes(bytes),
       );
       await page.keyboard.press('Escape');
-      expect(browser.foreignRequests).toEqual([]);
-    } finally {
-      await browser.close();
-    }
+    });
   });
 
   it('bad input: no chat template, or a template that raises, fails the load with a clear message; the conversation is kept', async () => {
-    const browser = await launch({ webgpu: true });
-    try {
-      const { page } = browser;
-      await page.goto(url());
+    await inBrowser(url(), { webgpu: true }, async ({ page }) => {
       await loadModel(page, /tiny-llama-bare/);
       await ask(page, 'Keep this.');
       const modelFiles = () =>
@@ -224,31 +193,27 @@ describe('the real families, as a user meets them', () => {
           (r) => r.repo === FAMILY.noTemplate.id && r.file.endsWith('.onnx') && !r.probe,
         );
 
-      await chooseModel(page, /tiny-no-template/);
-      await page.getByRole('button', { name: 'Load model' }).click();
       const alert = page.locator('.load-error');
-      await expect
-        .poll(() => alert.textContent(), { timeout: 60_000 })
-        .toContain(
-          'local/tiny-no-template has no chat template (its tokenizer_config.json sets no chat_template), so it cannot be used for chat.',
-        );
+      await failToLoad(
+        page,
+        /tiny-no-template/,
+        'local/tiny-no-template has no chat template (its tokenizer_config.json sets no chat_template), so it cannot be used for chat.',
+        { alert },
+      );
       // Found from the tokenizer, before the weights were downloaded.
       expect(modelFiles()).toEqual([]);
 
-      await chooseModel(page, /tiny-bad-template/);
-      await page.getByRole('button', { name: 'Load model' }).click();
-      await expect
-        .poll(() => alert.textContent(), { timeout: 60_000 })
-        .toContain(
-          'The chat template of local/tiny-bad-template fails on a plain user message: This template only renders tool calls',
-        );
+      await failToLoad(
+        page,
+        /tiny-bad-template/,
+        'The chat template of local/tiny-bad-template fails on a plain user message: This template only renders tool calls',
+        { alert },
+      );
       // Nothing lost: the conversation is still on screen.
       expect(await page.locator('.bubble-user').first().textContent()).toBe('Keep this.');
       expect(readFileSync(join(FAMILY.badTemplate.dir, 'tokenizer_config.json'), 'utf8')).toContain(
         'raise_exception',
       );
-    } finally {
-      await browser.close();
-    }
+    });
   });
 });
