@@ -68,6 +68,6 @@ describe('inspection bus', () => {
     cleanup.push(subscribe((e) => e.type === '@xstate.event' && again.push(e.event.type)));
     expect(attach).toHaveBeenCalledTimes(2);
     actor.send({ type: 'chat.send', text: 'hi' });
-    expect(again).toEqual(['chat.send']);
+    expect(again).toEqual(['chat.send', 'generate']); // the chat's sendTo to the worker
   });
 });

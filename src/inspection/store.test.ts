@@ -35,9 +35,16 @@ describe('inspector store', () => {
     actor.send({ type: 'chat.send', text: 'Hello' });
     const rows = store.getLog().map((r) => [r.type, r.target, r.state, r.summary]);
     expect(rows).toEqual([
-      ['xstate.init', 'chat', 'unavailable', 'input: {worker: {…}}'],
+      ['xstate.init', 'chat', 'unavailable', 'input: {worker: @llmWorker}'],
       ['worker.ready', 'chat', 'idle', ''],
       ['chat.send', 'chat', 'generating', 'text: "Hello"'],
+      // The chat's request to the worker, sent with sendTo, goes through the system: it is logged.
+      [
+        'generate',
+        'llmWorker',
+        undefined,
+        'data: [1], options: {maxNewTokens: 1024, temperature: 0, topP: 1, repetitionPenalty: 1}',
+      ],
     ]);
     expect(store.getTree().map((n) => n.id)).toContain('chat');
   });
@@ -54,11 +61,13 @@ describe('inspector store', () => {
       'xstate.init×1',
       'worker.ready×1',
       'chat.send×1',
+      'generate×1',
       'worker.update×1000',
       'chat.stop×1',
+      'interrupt×1',
       'worker.update×5',
     ]);
-    expect(store.getEventCount()).toBe(1009);
+    expect(store.getEventCount()).toBe(1011);
   });
 
   it('keeps the log bounded', () => {

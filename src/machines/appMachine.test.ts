@@ -3,6 +3,8 @@ import { createActor, fromCallback, fromPromise, waitFor } from 'xstate';
 import { appMachine, type GpuInfo } from './appMachine';
 import type { WorkerActorEvent, WorkerResponse } from '../shared/worker-protocol';
 import { MODELS } from '../shared/models';
+import type { EvaluationWorkerEvent } from './worker-events';
+import { recorder } from './test-helpers';
 
 /** A fake worker actor: records requests and lets the test emit responses. */
 function fakeWorkerLogic() {
@@ -141,8 +143,9 @@ describe('appMachine — Format Input on the local model', () => {
     const { actor, worker } = start({ supported: true, shaderF16: true });
     await waitFor(actor, (s) => s.matches('supported'));
     const { model, chat } = actor.getSnapshot().context;
-    const heard: string[] = [];
-    actor.send({ type: 'evaluation.attach', port: { send: (e) => void heard.push(e.type) } });
+    const evaluation = recorder<EvaluationWorkerEvent>();
+    const heard = () => evaluation.posted.map((e) => e.type);
+    actor.send({ type: 'evaluation.attach', port: evaluation });
     worker.emit({ status: 'loading', data: 'Loading' });
     worker.emit({ status: 'initiate', file: 'a.onnx' });
     const ready = {
@@ -158,7 +161,7 @@ describe('appMachine — Format Input on the local model', () => {
       channel: 'answer',
       purpose: 'dataset',
     });
-    expect(heard).toEqual([
+    expect(heard()).toEqual([
       'worker.loading',
       'worker.initiate',
       'worker.ready',
@@ -186,7 +189,7 @@ describe('appMachine — Format Input on the local model', () => {
     expect(model?.getSnapshot().context.selected).toBe('llama-3.2-1b');
     expect(worker.posted.at(-1)).toMatchObject({ type: 'load' });
     worker.emit({ status: 'initiate', file: 'b.onnx' });
-    expect(heard).toHaveLength(5);
+    expect(heard()).toHaveLength(5);
     expect(model?.getSnapshot().context.files).toHaveLength(1);
   });
 });

@@ -173,10 +173,9 @@ export const appMachine = setup({
       if (routed.storedModels && context.storedModels)
         enqueue.sendTo(context.storedModels, routed.storedModels);
       if (routed.dataset) enqueue.emit({ type: 'dataset.output', message: routed.dataset });
-      const evaluation = context.evaluation;
-      const toEvaluation = routed.evaluation;
-      // The evaluation is a root of its own (a port, not a child), so it is told directly.
-      if (evaluation && toEvaluation) enqueue(() => evaluation.send(toEvaluation));
+      // The evaluation is a root of its own (it attached itself), not a child.
+      if (routed.evaluation && context.evaluation)
+        enqueue.sendTo(context.evaluation, routed.evaluation);
     }),
     refuseDatasetGenerate: emit({
       type: 'dataset.output',

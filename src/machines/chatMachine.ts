@@ -1,4 +1,4 @@
-import { assign, setup, type SnapshotFrom } from 'xstate';
+import { assign, sendTo, setup, type SnapshotFrom } from 'xstate';
 import type { ChatMessage, GenerateOptions } from '../shared/worker-protocol';
 import type { GenerationStats } from '../shared/generation-stats';
 import type { ConversationMessage } from '../shared/conversations/types';
@@ -145,15 +145,16 @@ export const chatMachine = setup({
       stats: null,
       error: null,
     }),
-    postGenerate: ({ context }) => {
-      context.worker.send({
-        type: 'generate',
+    postGenerate: sendTo(
+      ({ context }) => context.worker,
+      ({ context }) => ({
+        type: 'generate' as const,
         data: toWorkerMessages(context.messages),
         options: toGenerateOptions(context.settings, capOf(context)),
-      });
-    },
-    postInterrupt: ({ context }) => context.worker.send({ type: 'interrupt' }),
-    postReset: ({ context }) => context.worker.send({ type: 'reset' }),
+      }),
+    ),
+    postInterrupt: sendTo(({ context }) => context.worker, { type: 'interrupt' }),
+    postReset: sendTo(({ context }) => context.worker, { type: 'reset' }),
     clearConversation: assign({
       messages: [],
       tps: null,
@@ -168,11 +169,13 @@ export const chatMachine = setup({
         withLastReply(context.messages, (last) => ({ ...last, ended: { by: 'stop' } })),
     }),
     /** Ask the worker actor to drop a silent worker; it answers with a `fault`. */
-    abandonWorker: ({ context }) =>
-      context.worker.send({
-        type: 'abandon',
+    abandonWorker: sendTo(
+      ({ context }) => context.worker,
+      ({ context }) => ({
+        type: 'abandon' as const,
         data: `no reply for ${context.replyStallMs / 1000} seconds`,
       }),
+    ),
     appendAssistantMessage: assign({
       messages: ({ context }) => [...context.messages, { role: 'assistant' as const, content: '' }],
     }),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createActor, waitFor } from 'xstate';
+import { createActor, fromCallback, waitFor } from 'xstate';
 import {
   conversationsMachine,
   type ChatLoad,
@@ -11,6 +11,7 @@ import { defaultSettings } from '../shared/generation-settings';
 import type { StoreCommand, StoreResult } from '../shared/conversations/store-protocol';
 import type { Conversation, ConversationMessage } from '../shared/conversations/types';
 import { toJson } from '../shared/conversations/file';
+import { recorder } from './test-helpers';
 
 /**
  * A fake persistence actor over a Map: records every command and answers like the real one
@@ -25,55 +26,57 @@ function fakeStore(options: { initial?: Conversation[]; failOn?: StoreCommand['t
     updatedAt: c.updatedAt,
   });
   let sendBack: (r: StoreResult) => void = () => undefined;
-  const port = {
-    connect: (fn: (r: StoreResult) => void) => void (sendBack = fn),
-    send: (command: StoreCommand) => {
-      commands.push(command);
-      const reply = (r: StoreResult) => queueMicrotask(() => sendBack(r));
-      if (command.type === options.failOn) {
-        reply({
-          type: 'store.failed',
-          op: command.type,
-          error: { kind: 'quota', message: 'Browser storage is full.' },
-        });
-        return;
+  const handle = (command: StoreCommand) => {
+    commands.push(command);
+    const reply = (r: StoreResult) => queueMicrotask(() => sendBack(r));
+    if (command.type === options.failOn) {
+      reply({
+        type: 'store.failed',
+        op: command.type,
+        error: { kind: 'quota', message: 'Browser storage is full.' },
+      });
+      return;
+    }
+    switch (command.type) {
+      case 'store.list':
+        reply({ type: 'store.listed', conversations: [...records.values()].map(summary) });
+        break;
+      case 'store.get': {
+        const found = records.get(command.id);
+        if (found) reply({ type: 'store.loaded', conversation: found });
+        break;
       }
-      switch (command.type) {
-        case 'store.list':
-          reply({ type: 'store.listed', conversations: [...records.values()].map(summary) });
-          break;
-        case 'store.get': {
-          const found = records.get(command.id);
-          if (found) reply({ type: 'store.loaded', conversation: found });
-          break;
+      case 'store.put':
+        records.set(command.conversation.id, command.conversation);
+        reply({ type: 'store.saved', summary: summary(command.conversation) });
+        break;
+      case 'store.rename': {
+        const found = records.get(command.id);
+        if (found) {
+          const renamed = { ...found, customTitle: command.title.trim() };
+          records.set(found.id, renamed);
+          reply({ type: 'store.saved', summary: summary(renamed) });
         }
-        case 'store.put':
-          records.set(command.conversation.id, command.conversation);
-          reply({ type: 'store.saved', summary: summary(command.conversation) });
-          break;
-        case 'store.rename': {
-          const found = records.get(command.id);
-          if (found) {
-            const renamed = { ...found, customTitle: command.title.trim() };
-            records.set(found.id, renamed);
-            reply({ type: 'store.saved', summary: summary(renamed) });
-          }
-          break;
-        }
-        case 'store.delete':
-          records.delete(command.id);
-          reply({ type: 'store.deleted', id: command.id });
-          break;
+        break;
       }
-    },
+      case 'store.delete':
+        records.delete(command.id);
+        reply({ type: 'store.deleted', id: command.id });
+        break;
+    }
   };
+  const actor = createActor(fromCallback<StoreCommand>(({ receive }) => receive(handle))).start();
+  const port = Object.assign(actor, {
+    connect: (fn: (r: StoreResult) => void) => void (sendBack = fn),
+  });
   return { port, commands, records };
 }
 
 function start(store = fakeStore(), delays: { saveThrottle: number } = { saveThrottle: 20 }) {
-  const loads: ChatLoad[] = [];
+  const chat = recorder<ChatLoad>();
+  const loads = chat.posted;
   const actor = createActor(conversationsMachine.provide({ delays }), {
-    input: { chat: { send: (e) => void loads.push(e) }, store: store.port, maxTokensCap: 48 },
+    input: { chat, store: store.port, maxTokensCap: 48 },
   });
   store.port.connect((r) => actor.send(r));
   actor.start();

@@ -2,8 +2,11 @@ import {
   assign,
   enqueueActions,
   fromCallback,
+  sendTo,
   setup,
+  type ActorRef,
   type EventObject,
+  type Snapshot,
   type SnapshotFrom,
 } from 'xstate';
 import type {
@@ -34,15 +37,11 @@ export interface ChatLoad {
   fresh?: boolean;
 }
 
-/** The chat as seen from here: something that accepts `chat.load`. */
-export interface ChatPort {
-  send(event: ChatLoad): void;
-}
+/** The chat as seen from here: an actor that accepts `chat.load`. */
+export type ChatPort = ActorRef<Snapshot<unknown>, ChatLoad>;
 
 /** The persistence actor as seen from here: it accepts store commands (replies come as events). */
-export interface StorePort {
-  send(command: StoreCommand): void;
-}
+export type StorePort = ActorRef<Snapshot<unknown>, StoreCommand>;
 
 export interface ConversationsInput {
   chat: ChatPort;
@@ -158,8 +157,7 @@ export const conversationsMachine = setup({
     }),
     postSave: enqueueActions(({ context, enqueue }) => {
       if (!context.pending) return;
-      const { store, pending } = context;
-      enqueue(() => store.send({ type: 'store.put', conversation: pending }));
+      enqueue.sendTo(context.store, { type: 'store.put', conversation: context.pending });
       enqueue.assign({ pending: null });
     }),
     noteSaved: assign({
@@ -173,38 +171,34 @@ export const conversationsMachine = setup({
     detach: assign({ current: null }),
     dismissError: assign({ error: null, importError: null }),
     requestConversation: enqueueActions(({ context, enqueue }, id: string) => {
-      const { store } = context;
-      enqueue(() => store.send({ type: 'store.get', id }));
+      enqueue.sendTo(context.store, { type: 'store.get', id });
       enqueue.assign({ requestedId: id });
     }),
     showLoaded: enqueueActions(({ context, enqueue }, conversation: Conversation) => {
-      const { chat } = context;
-      enqueue(() =>
-        chat.send({
-          type: 'chat.load',
-          messages: conversation.messages,
-          settings: conversation.settings,
-        }),
-      );
+      enqueue.sendTo(context.chat, {
+        type: 'chat.load',
+        messages: conversation.messages,
+        settings: conversation.settings,
+      });
       enqueue.assign({ current: conversation, requestedId: null });
     }),
     startNew: enqueueActions(({ context, enqueue }) => {
-      const { chat, maxTokensCap } = context;
-      enqueue(() =>
-        chat.send({
-          type: 'chat.load',
-          messages: [],
-          settings: defaultSettings(maxTokensCap),
-          fresh: true,
-        }),
-      );
+      enqueue.sendTo(context.chat, {
+        type: 'chat.load',
+        messages: [],
+        settings: defaultSettings(context.maxTokensCap),
+        fresh: true,
+      });
       enqueue.assign({ current: null, requestedId: null });
     }),
     forgetConversation: assign(({ context }, id: string) => ({
       pending: context.pending?.id === id ? null : context.pending,
       list: context.list.filter((s) => s.id !== id),
     })),
-    postDelete: ({ context }, id: string) => context.store.send({ type: 'store.delete', id }),
+    postDelete: sendTo(
+      ({ context }) => context.store,
+      (_, id: string) => ({ type: 'store.delete' as const, id }),
+    ),
     renameCurrent: assign(({ context }, rename: { id: string; title: string }) => {
       if (context.current?.id !== rename.id) return {};
       const title = rename.title.trim();
@@ -213,8 +207,14 @@ export const conversationsMachine = setup({
         pending: context.pending ? { ...context.pending, customTitle: title } : null,
       };
     }),
-    postRename: ({ context }, { id, title }: { id: string; title: string }) =>
-      context.store.send({ type: 'store.rename', id, title }),
+    postRename: sendTo(
+      ({ context }) => context.store,
+      (_, { id, title }: { id: string; title: string }) => ({
+        type: 'store.rename' as const,
+        id,
+        title,
+      }),
+    ),
     importConversation: enqueueActions(
       ({ context, enqueue }, file: { text: string; size: number }) => {
         const result = parseConversationFile(file.text, file.size, context.maxTokensCap);
@@ -229,14 +229,11 @@ export const conversationsMachine = setup({
           createdAt: now,
           updatedAt: now,
         };
-        const { chat } = context;
-        enqueue(() =>
-          chat.send({
-            type: 'chat.load',
-            messages: conversation.messages,
-            settings: conversation.settings,
-          }),
-        );
+        enqueue.sendTo(context.chat, {
+          type: 'chat.load',
+          messages: conversation.messages,
+          settings: conversation.settings,
+        });
         enqueue.assign({
           importError: null,
           current: conversation,
@@ -260,7 +257,7 @@ export const conversationsMachine = setup({
     importError: null,
   }),
   invoke: { id: 'watchChat', src: 'watchChat', input: ({ context }) => ({ chat: context.chat }) },
-  entry: ({ context }) => context.store.send({ type: 'store.list' }),
+  entry: sendTo(({ context }) => context.store, { type: 'store.list' }),
   type: 'parallel',
   on: {
     'conversation.new': { actions: ['postSave', 'startNew'] },

@@ -12,7 +12,7 @@ import { selectPhase } from './evaluationSelectors';
 import type { EvaluationSessionEvent } from './appMachine';
 import type { EvaluationRecord } from '../shared/evaluation';
 import { defaultSettings } from '../shared/generation-settings';
-import { fakeWorker } from './test-helpers';
+import { fakeWorker, recorder } from './test-helpers';
 
 const model = (value: string): EvalModel => ({
   value,
@@ -36,7 +36,7 @@ function setupOf(questions: string[], b = 'trained/run'): EvaluationSetup {
 /** The machine with a recording worker, session and store (`failSaves`: every save fails). */
 function start({ failSaves = false } = {}) {
   const worker = fakeWorker();
-  const session: EvaluationSessionEvent[] = [];
+  const session = recorder<EvaluationSessionEvent>();
   const saved: EvaluationRecord[] = [];
   const store = fromCallback<EvaluationStoreCommand>(({ sendBack, receive }) => {
     receive((command) => {
@@ -52,7 +52,7 @@ function start({ failSaves = false } = {}) {
     });
   });
   const actor = createActor(evaluationMachine.provide({ actors: { store } }), {
-    input: { worker, session: { send: (e) => void session.push(e) } },
+    input: { worker, session },
   }).start();
   const ready = (id: string) =>
     actor.send({ type: 'worker.ready', message: { status: 'ready', data: { id, dtype: 'q4' } } });
@@ -74,7 +74,7 @@ function start({ failSaves = false } = {}) {
       },
     });
   };
-  return { actor, worker, session, saved, ready, answer };
+  return { actor, worker, session: session.posted, saved, ready, answer };
 }
 
 describe('evaluationMachine', () => {

@@ -3,8 +3,11 @@ import {
   enqueueActions,
   fromCallback,
   not,
+  sendTo,
   setup,
+  type ActorRef,
   type ActorRefFrom,
+  type Snapshot,
   type SnapshotFrom,
 } from 'xstate';
 import type { GenerateOptions, ModelLoadSpec } from '../shared/worker-protocol';
@@ -39,9 +42,7 @@ export interface EvaluationSetup {
 }
 
 /** The app actor as the evaluation sees it: it takes the worker's events and gives them back. */
-export interface SessionPort {
-  send(event: EvaluationSessionEvent): void;
-}
+export type SessionPort = ActorRef<Snapshot<unknown>, EvaluationSessionEvent>;
 
 export type Side = 'a' | 'b';
 
@@ -206,24 +207,30 @@ export const evaluationMachine = setup({
       const next = nextQuestion(context.rows) ?? { side: context.side, index: context.index };
       return { ...next, error: null };
     }),
-    attach: ({ context, self }) => context.session.send({ type: 'evaluation.attach', port: self }),
-    detach: ({ context }) => {
-      const model = context.loaded ? modelOf(context, context.loaded) : undefined;
-      context.session.send({
-        type: 'evaluation.detach',
-        loaded:
-          model && context.lastReady ? { value: model.value, ready: context.lastReady } : null,
-      });
-    },
+    attach: sendTo(
+      ({ context }) => context.session,
+      ({ self }) => ({ type: 'evaluation.attach' as const, port: self }),
+    ),
+    detach: sendTo(
+      ({ context }) => context.session,
+      ({ context }) => {
+        const model = context.loaded ? modelOf(context, context.loaded) : undefined;
+        return {
+          type: 'evaluation.detach' as const,
+          loaded:
+            model && context.lastReady ? { value: model.value, ready: context.lastReady } : null,
+        };
+      },
+    ),
     forgetLoaded: assign({ loaded: null, lastReady: null }),
     noteHandedBack: assign({
       handedBack: ({ context }) =>
         (context.loaded && context.lastReady && modelOf(context, context.loaded)?.label) || null,
     }),
-    postLoad: ({ context }) => {
+    postLoad: enqueueActions(({ context, enqueue }) => {
       const model = modelOf(context, context.side);
-      if (model) context.worker.send({ type: 'load', data: model.spec });
-    },
+      if (model) enqueue.sendTo(context.worker, { type: 'load', data: model.spec });
+    }),
     startLoad: assign(() => ({
       loaded: null,
       lastReady: null,
@@ -255,7 +262,7 @@ export const evaluationMachine = setup({
     })),
     toSideB: assign({ side: 'b' as const, index: 0 }),
     nextIndex: assign({ index: ({ context }) => context.index + 1 }),
-    postGenerate: ({ context }) => {
+    postGenerate: enqueueActions(({ context, enqueue }) => {
       const row = context.rows[context.index];
       const settings = context.setup?.settings;
       if (!row || !settings) return;
@@ -267,13 +274,13 @@ export const evaluationMachine = setup({
         systemPrompt: settings.systemPrompt || undefined,
       };
       // A fresh conversation per question: the question alone, no earlier turn, no KV cache.
-      context.worker.send({
+      enqueue.sendTo(context.worker, {
         type: 'generate',
         purpose: EVALUATION_PURPOSE,
         data: [{ role: 'user', content: row.prompt }],
         options,
       });
-    },
+    }),
     clearPartial: assign({ partial: '', liveTps: null }),
     appendText: assign(({ context }, update: WorkerMessageOf<'worker.update'>) =>
       // A reasoning model's thinking is not its answer.
@@ -291,7 +298,7 @@ export const evaluationMachine = setup({
         partial: '',
       };
     }),
-    postInterrupt: ({ context }) => context.worker.send({ type: 'interrupt' }),
+    postInterrupt: sendTo(({ context }) => context.worker, { type: 'interrupt' }),
     storeError: assign((_, error: string) => ({ error, files: [], partial: '' })),
     storeLoadError: assign(({ context }, error: string) => {
       const model = modelOf(context, context.side);
@@ -307,8 +314,10 @@ export const evaluationMachine = setup({
       partial: '',
     }),
     /** A silent worker is replaced (the worker actor answers with a fault for everyone). */
-    abandonWorker: ({ context }) =>
-      context.worker.send({ type: 'abandon', data: 'no reply to the comparison' }),
+    abandonWorker: sendTo(({ context }) => context.worker, {
+      type: 'abandon',
+      data: 'no reply to the comparison',
+    }),
     save: enqueueActions(({ context, enqueue }, params: { status: EvaluationStatus }) => {
       const record = toRecord(context, params.status);
       if (record)

@@ -1,4 +1,4 @@
-import { assign, setup, type SnapshotFrom } from 'xstate';
+import { assign, enqueueActions, sendTo, setup, type SnapshotFrom } from 'xstate';
 import type { ModelLoadSpec } from '../shared/worker-protocol';
 import { modelsWithoutF16, type ModelOption } from '../shared/models';
 import type { ModelWorkerEvent, WorkerPort } from './worker-events';
@@ -133,11 +133,11 @@ export const modelMachine = setup({
       return { models: [...context.models, option], selected: id, error: null };
     }),
     select: assign({ selected: (_, value: string) => normaliseSelection(value) }),
-    postPlan: ({ context }) => {
+    postPlan: enqueueActions(({ context, enqueue }) => {
       const variant = variantOf(context);
       if (variant && !isSelectedLoaded(context))
-        context.worker.send({ type: 'plan', data: { ...variant, host: context.host } });
-    },
+        enqueue.sendTo(context.worker, { type: 'plan', data: { ...variant, host: context.host } });
+    }),
     clearPlan: assign({ plan: null }),
     storePlan: assign(({ context }, plan: ModelEventOf<'worker.plan'>['message']['plan']) => {
       const variant = variantOf(context);
@@ -148,10 +148,10 @@ export const modelMachine = setup({
         : { ...context.sizes, [context.selected]: plan.totalBytes };
       return { plan, sizes };
     }),
-    postLoad: ({ context }) => {
+    postLoad: enqueueActions(({ context, enqueue }) => {
       const spec = toLoadSpec(context);
-      if (spec) context.worker.send({ type: 'load', data: spec });
-    },
+      if (spec) enqueue.sendTo(context.worker, { type: 'load', data: spec });
+    }),
     startLoading: assign({ files: [], error: null, statusText: 'Loading model...' }),
     setStatus: assign({ statusText: (_, text: string) => text }),
     addFile: assign({
@@ -183,8 +183,10 @@ export const modelMachine = setup({
       files: [],
     }),
     /** Ask the worker actor to drop a silent worker; it answers with a `fault` (→ lost). */
-    abandonWorker: ({ context }) =>
-      context.worker.send({ type: 'abandon', data: 'it went silent while loading' }),
+    abandonWorker: sendTo(({ context }) => context.worker, {
+      type: 'abandon',
+      data: 'it went silent while loading',
+    }),
     clearError: assign({ error: null }),
     markReady: assign({
       files: [],

@@ -4,6 +4,7 @@ import { storedModelsMachine, type EstimateOutput } from './storedModelsMachine'
 import { selectStoredModels, selectStoredModelsError } from './storedModelsSelectors';
 import type { StorageRequest } from '../shared/storage-protocol';
 import type { StoredModel } from '../shared/storage';
+import { recorder } from './test-helpers';
 
 const one: StoredModel = { id: 'local/one', bytes: 5000, files: 2, hosts: ['h'] };
 const two: StoredModel = { id: 'local/two', bytes: 100, files: 1, hosts: ['h'] };
@@ -11,7 +12,7 @@ const two: StoredModel = { id: 'local/two', bytes: 100, files: 1, hosts: ['h'] }
 function start(
   options: { estimate?: () => Promise<EstimateOutput>; persist?: () => Promise<boolean> } = {},
 ) {
-  const posted: StorageRequest[] = [];
+  const worker = recorder<StorageRequest>();
   const actor = createActor(
     storedModelsMachine.provide({
       actors: {
@@ -21,9 +22,9 @@ function start(
         requestPersist: fromPromise(options.persist ?? (async () => true)),
       },
     }),
-    { input: { worker: { send: (r) => void posted.push(r) } } },
+    { input: { worker } },
   ).start();
-  return { actor, posted };
+  return { actor, posted: worker.posted };
 }
 
 const stored = (models: StoredModel[]) =>

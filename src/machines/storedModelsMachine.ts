@@ -1,12 +1,19 @@
-import { assign, fromPromise, setup, type ErrorActorEvent, type SnapshotFrom } from 'xstate';
+import {
+  assign,
+  fromPromise,
+  sendTo,
+  setup,
+  type ActorRef,
+  type ErrorActorEvent,
+  type Snapshot,
+  type SnapshotFrom,
+} from 'xstate';
 import type { StoredModel, StorageEstimate } from '../shared/storage';
 import { errorMessage } from '../shared/errors';
 import type { StorageRequest, StorageResponse } from '../shared/storage-protocol';
 
-/** Something that accepts storage requests (the worker actor; a recording fake in tests). */
-export interface StoragePort {
-  send(request: StorageRequest): void;
-}
+/** An actor that accepts storage requests (the worker actor; a recording actor in tests). */
+export type StoragePort = ActorRef<Snapshot<unknown>, StorageRequest>;
 
 export interface StoredModelsInput {
   worker: StoragePort;
@@ -61,8 +68,11 @@ export const storedModelsMachine = setup({
     isDeleteError: (_, op: string) => op === 'delete',
   },
   actions: {
-    postList: ({ context }) => context.worker.send({ type: 'storage.list' }),
-    postDelete: ({ context }, id: string) => context.worker.send({ type: 'storage.delete', id }),
+    postList: sendTo(({ context }) => context.worker, { type: 'storage.list' }),
+    postDelete: sendTo(
+      ({ context }) => context.worker,
+      (_, id: string) => ({ type: 'storage.delete' as const, id }),
+    ),
     storeModels: assign({ models: (_, models: StoredModel[]) => models }),
     storeEstimate: assign((_, output: EstimateOutput) => ({
       estimate: { usage: output.usage, quota: output.quota },

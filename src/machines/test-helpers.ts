@@ -1,8 +1,20 @@
+import { createActor, fromCallback, type EventObject } from 'xstate';
 import type { WorkerActorEvent } from '../shared/worker-protocol';
-import type { WorkerPort } from './worker-events';
+
+/**
+ * A started actor that records every event it is sent, in order: the stand-in for a port (the
+ * worker, the chat, the store, the app) that machines reach with `sendTo`.
+ */
+export function recorder<E extends EventObject>(id?: string) {
+  const posted: E[] = [];
+  const actor = createActor(
+    fromCallback<E>(({ receive }) => receive((event) => void posted.push(event))),
+    { id },
+  ).start();
+  return Object.assign(actor, { posted });
+}
 
 /** A recording stand-in for the worker actor: what the machines posted, in order. */
-export function fakeWorker(): WorkerPort & { posted: WorkerActorEvent[] } {
-  const posted: WorkerActorEvent[] = [];
-  return { posted, send: (request) => void posted.push(request) };
+export function fakeWorker() {
+  return recorder<WorkerActorEvent>('llmWorker');
 }

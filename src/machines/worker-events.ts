@@ -1,3 +1,4 @@
+import type { ActorRef, Snapshot } from 'xstate';
 import type {
   FaultResponse,
   GenerationResponse,
@@ -49,10 +50,8 @@ export type EvaluationWorkerEvent = EventOf<LoadResponse | GenerationResponse | 
  */
 export const EVALUATION_PURPOSE = 'dataset' satisfies Purpose;
 
-/** Something that accepts an evaluation's worker events (the evaluation actor). */
-export interface EvaluationPort {
-  send(event: EvaluationWorkerEvent): void;
-}
+/** An actor that accepts an evaluation's worker events (the evaluation actor, a root of its own). */
+export type EvaluationPort = ActorRef<Snapshot<unknown>, EvaluationWorkerEvent>;
 
 function eventOf<M extends WorkerResponse>(message: M): EventOf<M> {
   // `worker.${status}` paired with its own message is EventOf<M> by construction; TypeScript
@@ -156,10 +155,8 @@ export function routeWorkerResponse(message: WorkerResponse, evaluating = false)
 }
 
 /**
- * The minimal shape of the worker actor as seen by the model and chat machines:
- * something that accepts worker requests (and `restart`) as events. Kept structural so tests can
- * pass any actor (or a recording fake) without the real Web Worker.
+ * The worker actor as seen by the machines that talk to it: an actor that accepts worker requests
+ * as events, sent with XState's `sendTo`. Tests pass any actor (a recording callback actor, see
+ * test-helpers.ts) instead of the real Web Worker.
  */
-export interface WorkerPort {
-  send(request: WorkerActorEvent): void;
-}
+export type WorkerPort = ActorRef<Snapshot<unknown>, WorkerActorEvent>;
