@@ -5,6 +5,7 @@
  * (e.g. `mock-429`), any other non-empty token gets `success`.
  */
 import { delay, http, HttpResponse } from 'msw';
+import { isObject } from '../src/shared/guards';
 
 export const CHAT_COMPLETIONS_URL = 'https://router.huggingface.co/v1/chat/completions';
 
@@ -35,8 +36,19 @@ export const DATASET_SCENARIOS = [
 export type DatasetScenario = (typeof DATASET_SCENARIOS)[number];
 
 interface ChatBody {
-  messages?: Array<{ content?: string }>;
-  response_format?: unknown;
+  /** The first message's text ('' when there is none). */
+  prompt: string;
+  responseFormat: unknown;
+}
+
+/** What the mock reads of a chat request's JSON body. */
+function readChatBody(value: unknown): ChatBody {
+  const body = isObject(value) ? value : {};
+  const first: unknown = Array.isArray(body.messages) ? body.messages[0] : undefined;
+  return {
+    prompt: isObject(first) && typeof first.content === 'string' ? first.content : '',
+    responseFormat: body.response_format,
+  };
 }
 
 /** Pairs made from the prompt's own text: one per sentence, asking about it by the text's name. */
@@ -96,8 +108,8 @@ const errorBody = (status: number, message: string, headers: Record<string, stri
 /** The response for one scenario. */
 async function respond(scenario: DatasetScenario, request: Request, state: { calls: number }) {
   state.calls += 1;
-  const body = (await request.json()) as ChatBody;
-  const prompt = body.messages?.[0]?.content ?? '';
+  const body = readChatBody(await request.json());
+  const prompt = body.prompt;
   const pairs = mockPairs(prompt);
   const json = JSON.stringify({ entries: pairs });
   const auth = request.headers.get('Authorization') ?? '';
@@ -130,7 +142,7 @@ async function respond(scenario: DatasetScenario, request: Request, state: { cal
       );
     }
     case 'no-schema':
-      return body.response_format
+      return body.responseFormat
         ? errorBody(400, 'response_format json_schema is not supported by this provider')
         : streamed(json);
     case '401':

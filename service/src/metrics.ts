@@ -12,8 +12,11 @@
 import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
+import * as z from 'zod/mini';
+import { isRecord } from '../../src/shared/guards';
 import {
   MAX_METRIC_POINTS,
+  MetricPointSchema,
   type EvalPoint,
   type MetricPoint,
   type MetricsResponse,
@@ -42,9 +45,7 @@ function pythonDict(text: string): Record<string, unknown> | null {
 function jsonObject(text: string): Record<string, unknown> | null {
   try {
     const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : null;
+    return isRecord(value) ? value : null;
   } catch {
     return null;
   }
@@ -126,8 +127,10 @@ export class MetricsStore {
           loss: evalLoss,
           time: finite(value.time) ?? 0,
         });
-      else if (typeof value.seq === 'number' && typeof value.loss === 'number')
-        store.keep(value as unknown as MetricPoint);
+      else {
+        const point = z.safeParse(MetricPointSchema, value);
+        if (point.success) store.keep(point.data);
+      }
     }
     return store;
   }

@@ -22,6 +22,7 @@ import {
   type RunInfo,
   type TrainRequest,
 } from '../../src/shared/training-api';
+import { isRecord } from '../../src/shared/guards';
 import { lastStepCountInLines } from '../../src/shared/training-progress';
 import { trainingMessages } from '../../src/shared/training-messages';
 import type { ServiceConfig } from './config';
@@ -215,7 +216,7 @@ export class RunManager {
     const running = this.active?.record;
     if (running?.output_dir === outputDir)
       throw folderInUse(trainingMessages.folderInUse(outputDir, running.id));
-    const entries = await readdir(outputDir).catch(() => [] as string[]);
+    const entries = await readdir(outputDir).catch((): string[] => []);
     if (entries.length === 0) return;
     const owner = [...this.runs.values()]
       .filter((r) => r.output_dir === outputDir)
@@ -357,10 +358,7 @@ export class RunManager {
         `${file} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
       );
     }
-    const fields =
-      typeof raw === 'object' && raw !== null && !Array.isArray(raw)
-        ? (raw as Record<string, unknown>)
-        : {};
+    const fields = isRecord(raw) ? raw : {};
     const parsed = z.safeParse(RunSplitSchema, {
       seed: null,
       train_count: Array.isArray(fields.train_indices) ? fields.train_indices.length : 0,

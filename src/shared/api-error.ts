@@ -4,6 +4,7 @@
  * to branch on, the HTTP status, the server's Retry-After, a message a person can act on and the
  * cause, built from a failed `Response` by one factory. Pure: no fetch, no DOM.
  */
+import { isObject } from './guards';
 
 /** What an HTTP status means for the caller (the default kinds of {@link createApiError}). */
 export type HttpErrorKind =
@@ -88,13 +89,15 @@ export interface HttpFailure {
 /** The server's words: a JSON body's `error` (string or `{message}`) or `message`, else the text. */
 function detailOf(text: string): string {
   try {
-    const body = JSON.parse(text) as { error?: unknown; message?: unknown };
-    const { error } = body;
-    if (typeof error === 'string') return error;
-    if (typeof error === 'object' && error !== null && 'message' in error) {
-      if (typeof error.message === 'string') return error.message;
+    const body: unknown = JSON.parse(text);
+    if (isObject(body)) {
+      const { error } = body;
+      if (typeof error === 'string') return error;
+      if (typeof error === 'object' && error !== null && 'message' in error) {
+        if (typeof error.message === 'string') return error.message;
+      }
+      if (typeof body.message === 'string') return body.message;
     }
-    if (typeof body.message === 'string') return body.message;
   } catch {
     // Not JSON: the text itself is the detail.
   }
@@ -164,13 +167,24 @@ export async function readHttpFailure(
 /**
  * The one factory: a failed `Response` → an {@link ApiError} (or the given subclass) with kind,
  * status, Retry-After (parsed here, nowhere else), the server's words as `detail` and a message.
+ * With no `ErrorClass` it builds an ApiError of the HTTP kinds; a domain's own kinds come with its
+ * subclass: `kind` and `ErrorClass` together.
  */
-export async function createApiError<
-  K extends string = HttpErrorKind,
-  E extends ApiError<K> = ApiError<K>,
->(response: Response, options: CreateApiErrorOptions<K, E> = {}): Promise<E> {
+export function createApiError(
+  response: Response,
+  options?: Omit<CreateApiErrorOptions<HttpErrorKind, ApiError<HttpErrorKind>>, 'ErrorClass'>,
+): Promise<ApiError<HttpErrorKind>>;
+export function createApiError<K extends string, E extends ApiError<K>>(
+  response: Response,
+  options: CreateApiErrorOptions<K, E> &
+    Required<Pick<CreateApiErrorOptions<K, E>, 'kind' | 'ErrorClass'>>,
+): Promise<E>;
+export async function createApiError(
+  response: Response,
+  options: CreateApiErrorOptions<string, ApiError<string>> = {},
+): Promise<ApiError<string>> {
   const failure = await readHttpFailure(response, options);
-  const kind = options.kind ? options.kind(failure) : (failure.kind as string as K);
+  const kind = options.kind ? options.kind(failure) : failure.kind;
   const message = options.message
     ? options.message(failure)
     : `${failure.detail || failure.statusText || 'The server refused the request'} (HTTP ${failure.status}).`;
@@ -179,8 +193,7 @@ export async function createApiError<
     ...(failure.retryAfterMs !== undefined && { retryAfterMs: failure.retryAfterMs }),
     ...(failure.detail && { detail: failure.detail }),
   };
-  // Without ErrorClass, E is its default, ApiError<K>.
   return options.ErrorClass
     ? new options.ErrorClass(kind, message, fields)
-    : (new ApiError(kind, message, fields) as E);
+    : new ApiError(kind, message, fields);
 }

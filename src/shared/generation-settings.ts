@@ -1,3 +1,4 @@
+import { isObject } from './guards';
 import { MAX_TOKENS_LIMIT } from './token-limits';
 
 export { MAX_TOKENS_LIMIT };
@@ -96,8 +97,8 @@ export function checkSystemPrompt(text: string): string | null {
  */
 export function sanitizeSettings(value: unknown, maxTokensCap: number): GenerationSettings {
   const base = defaultSettings(maxTokensCap);
-  if (typeof value !== 'object' || value === null) return base;
-  const record = value as Record<string, unknown>;
+  if (!isObject(value)) return base;
+  const record = value;
   const out = { ...base };
   if (typeof record.systemPrompt === 'string' && checkSystemPrompt(record.systemPrompt) === null)
     out.systemPrompt = record.systemPrompt;
@@ -125,8 +126,8 @@ export function isSampling(settings: Pick<GenerationSettings, 'temperature'>): b
  * the allowed ranges are left out.
  */
 export function recommendedFromGenerationConfig(config: unknown): Partial<GenerationSettings> {
-  if (typeof config !== 'object' || config === null) return {};
-  const c = config as Record<string, unknown>;
+  if (!isObject(config)) return {};
+  const c = config;
   const out: Partial<GenerationSettings> = {};
   const take = (field: NumericSetting, value: unknown) => {
     if (typeof value !== 'number') return;

@@ -3,6 +3,7 @@
  * Pure: the UI reads the file, these functions decide.
  */
 import { sanitizeSettings } from '../generation-settings';
+import { isObject, isRecord } from '../guards';
 import type { Conversation, ConversationMessage } from './types';
 import { titleOf } from './types';
 
@@ -89,16 +90,16 @@ const malformed = (why: string): ImportResult => ({
 });
 
 function checkMessage(value: unknown, index: number): ConversationMessage | string {
-  if (typeof value !== 'object' || value === null) return `message ${index + 1} is not an object.`;
-  const m = value as Record<string, unknown>;
+  if (!isObject(value)) return `message ${index + 1} is not an object.`;
+  const m = value;
   if (m.role !== 'user' && m.role !== 'assistant')
     return `message ${index + 1} has role ${JSON.stringify(m.role)} (expected "user" or "assistant").`;
   if (typeof m.content !== 'string') return `message ${index + 1} has no text content.`;
   const out: ConversationMessage = { role: m.role, content: m.content };
   if (typeof m.thinking === 'string' && m.thinking) out.thinking = m.thinking;
   if (m.interrupted === true) out.interrupted = true;
-  const f = m.figures as Record<string, unknown> | undefined;
-  if (f && typeof f.numTokens === 'number' && typeof f.seconds === 'number')
+  const f = m.figures;
+  if (isObject(f) && typeof f.numTokens === 'number' && typeof f.seconds === 'number')
     out.figures = {
       numTokens: f.numTokens,
       seconds: f.seconds,
@@ -131,9 +132,8 @@ export function parseConversationFile(
   } catch {
     return malformed('it is not valid JSON.');
   }
-  if (typeof data !== 'object' || data === null || Array.isArray(data))
-    return malformed('expected a JSON object.');
-  const file = data as Record<string, unknown>;
+  if (!isRecord(data)) return malformed('expected a JSON object.');
+  const file = data;
   if (file.format !== EXPORT_FORMAT) return malformed(`"format" is not "${EXPORT_FORMAT}".`);
   if (file.version !== EXPORT_VERSION)
     return {
@@ -147,7 +147,7 @@ export function parseConversationFile(
   if (file.messages.length > MAX_MESSAGES)
     return malformed(`it has more than ${MAX_MESSAGES.toLocaleString('en-US')} messages.`);
   const messages: ConversationMessage[] = [];
-  for (const [i, raw] of (file.messages as unknown[]).entries()) {
+  for (const [i, raw] of file.messages.entries()) {
     const m = checkMessage(raw, i);
     if (typeof m === 'string') return malformed(m);
     messages.push(m);

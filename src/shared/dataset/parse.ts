@@ -1,5 +1,6 @@
 import { stripJsonFences } from './fences';
 import { errorMessage } from '../errors';
+import { isObject, isUnknownArray } from '../guards';
 
 /** Why a model's output could not be read as a list of items. */
 export type ParseFailure = {
@@ -14,7 +15,8 @@ const LIST_KEYS = ['entries', 'data', 'dataset', 'pairs', 'items', 'examples', '
 
 function parseJson(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
   try {
-    return { ok: true, value: JSON.parse(text) as unknown };
+    const value: unknown = JSON.parse(text);
+    return { ok: true, value };
   } catch (error) {
     return { ok: false, error: errorMessage(error) };
   }
@@ -30,14 +32,14 @@ function embeddedJson(text: string): string | null {
 }
 
 function itemsOf(value: unknown): unknown[] | string {
-  if (Array.isArray(value)) return value as unknown[];
-  if (typeof value !== 'object' || value === null)
+  if (isUnknownArray(value)) return value;
+  if (!isObject(value))
     return `expected a list of {prompt, completion} objects, got ${value === null ? 'null' : typeof value}`;
-  const record = value as Record<string, unknown>;
+  const record = value;
   if ('prompt' in record || 'completion' in record) return [record];
   for (const key of LIST_KEYS) {
     const list = record[key];
-    if (Array.isArray(list)) return list as unknown[];
+    if (isUnknownArray(list)) return list;
   }
   const lists = Object.values(record).filter((v): v is unknown[] => Array.isArray(v));
   if (lists.length === 1 && lists[0]) return lists[0];

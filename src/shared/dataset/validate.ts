@@ -1,3 +1,4 @@
+import { isRecord } from '../guards';
 import { countSentences } from './sentences';
 import type { DatasetEntry, InvalidEntry, ValidationResult } from './types';
 
@@ -25,8 +26,8 @@ export function entryProblem(entry: DatasetEntry): string | null {
 }
 
 function asEntry(item: unknown): DatasetEntry | string {
-  if (typeof item !== 'object' || item === null || Array.isArray(item)) return 'not an object';
-  const record = item as Record<string, unknown>;
+  if (!isRecord(item)) return 'not an object';
+  const record = item;
   if (typeof record.prompt !== 'string') return 'prompt missing or not text';
   if (typeof record.completion !== 'string') return 'completion missing or not text';
   return { prompt: record.prompt.trim(), completion: record.completion.trim() };
