@@ -67,7 +67,7 @@ export function readRuntimeConfig(location: { search: string }): RuntimeConfig {
  */
 export function resolveTrainingUrl(
   search: string = globalThis.location?.search ?? '',
-  envUrl: string | undefined = import.meta.env.VITE_TRAINING_URL as string | undefined,
+  envUrl: string | undefined = import.meta.env.VITE_TRAINING_URL,
 ): string {
   const param = new URLSearchParams(search).get('trainingUrl');
   const chosen = param && isLoopbackUrl(param) ? param : envUrl || DEFAULT_TRAINING_URL;

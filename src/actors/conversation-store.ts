@@ -110,7 +110,7 @@ export async function openStore({
       },
       // Another tab wants a newer schema: step aside so it can upgrade.
       blocking(_current, _blocked, event) {
-        (event.target as IDBDatabase).close();
+        if (event.target instanceof IDBDatabase) event.target.close();
       },
     }).then(resolve, reject);
   });

@@ -89,7 +89,7 @@ export async function openEvaluationDb(name = EVALUATION_DB_NAME): Promise<Db> {
         reject(named('BlockedError', 'upgrade blocked by another tab'));
       },
       blocking(_current, _blocked, event) {
-        (event.target as IDBDatabase).close();
+        if (event.target instanceof IDBDatabase) event.target.close();
       },
     }).then(resolve, reject);
   });

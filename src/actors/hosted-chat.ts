@@ -15,6 +15,7 @@ import { MutationObserver, type QueryClient } from '@tanstack/react-query';
 import { httpFailureOf, retryWait, type HttpFailure } from '../shared/api-error';
 import { DatasetFailure, redactSecrets, type DatasetErrorKind } from '../shared/dataset/errors';
 import { DATASET_JSON_SCHEMA } from '../shared/dataset/prompt';
+import { isObject } from '../shared/guards';
 
 export const HOSTED_CHAT_URL = 'https://router.huggingface.co/v1/chat/completions';
 export const HOSTED_MODEL = 'openai/gpt-oss-20b';
@@ -117,10 +118,10 @@ async function providerFailure(
 
 /** `choices[0].message.content` of a provider that answered `stream: true` with one JSON body. */
 async function unstreamedAnswer(head: Response): Promise<string> {
-  const body = (await head.json().catch(() => null)) as {
-    choices?: Array<{ message?: { content?: string | null } }>;
-  } | null;
-  const content = body?.choices?.[0]?.message?.content;
+  const body: unknown = await head.json().catch(() => null);
+  const choice: unknown = isObject(body) && isObject(body.choices) ? body.choices[0] : null;
+  const message = isObject(choice) ? choice.message : null;
+  const content = isObject(message) ? message.content : null;
   if (typeof content !== 'string')
     throw new DatasetFailure('bad-request', 'The endpoint answered without a chat completion.');
   return content;

@@ -3,7 +3,7 @@ import type { EstimateOutput } from '../machines/storedModelsMachine';
 
 /** Storage used and available for this site, and whether it is kept under pressure. */
 export const storageEstimateActor = fromPromise<EstimateOutput>(async () => {
-  const storage = navigator.storage as StorageManager | undefined;
+  const storage: StorageManager | undefined = navigator.storage;
   if (!storage) return { usage: null, quota: null, persisted: null };
   const [estimate, persisted] = await Promise.all([
     storage.estimate(),
@@ -14,7 +14,7 @@ export const storageEstimateActor = fromPromise<EstimateOutput>(async () => {
 
 /** Asks the browser to keep this site's data (models, conversations) when storage runs low. */
 export const requestPersistActor = fromPromise<boolean>(async () => {
-  const storage = navigator.storage as StorageManager | undefined;
+  const storage: StorageManager | undefined = navigator.storage;
   if (!storage?.persist) throw new Error('This browser cannot keep stored data on request.');
   return storage.persist();
 });

@@ -1,6 +1,7 @@
 import { fromPromise } from 'xstate';
 import type { GpuInfo } from '../machines/appMachine';
 import { errorMessage } from '../shared/errors';
+import { isObject } from '../shared/guards';
 
 /** Minimal structural types so this file does not depend on @webgpu/types. */
 interface GpuAdapterLike {
@@ -11,10 +12,15 @@ interface GpuLike {
   requestAdapter(options?: { powerPreference?: string }): Promise<GpuAdapterLike | null>;
 }
 
+function isGpuLike(value: unknown): value is GpuLike {
+  return isObject(value) && typeof value.requestAdapter === 'function';
+}
+
 /** Probes `navigator.gpu` and an adapter; records whether it offers `shader-f16`. */
 export async function probeWebGPU(nav: object = navigator): Promise<GpuInfo> {
-  const gpu = (nav as { gpu?: GpuLike }).gpu;
-  if (!gpu) return { supported: false, shaderF16: false, reason: 'navigator.gpu is missing' };
+  const gpu = 'gpu' in nav ? nav.gpu : undefined;
+  if (!isGpuLike(gpu))
+    return { supported: false, shaderF16: false, reason: 'navigator.gpu is missing' };
   let adapter: GpuAdapterLike | null;
   try {
     adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });

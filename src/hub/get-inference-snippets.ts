@@ -46,7 +46,12 @@ export function getInferenceSnippets(params: {
     return none(SNIPPET_MESSAGES.noInputExample);
   }
   // Checked here so the library's own console logging of this failure is not the only trace.
-  const task = (conversational ? 'conversational' : tag) as InferenceTask;
+  // (`other`, the one tag that is no inference task, has no input example: it returned above.)
+  const task: InferenceTask | undefined = conversational
+    ? 'conversational'
+    : tag === 'other'
+      ? undefined
+      : tag;
   try {
     getProviderHelper(provider, task);
   } catch (error) {

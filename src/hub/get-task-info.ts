@@ -8,6 +8,12 @@ import { HubError } from './hub-error';
 import { libraryRef } from './library-ref';
 import type { TaskInfo } from './types';
 
+const PIPELINE_TYPE_IDS: ReadonlySet<string> = PIPELINE_TYPES_SET;
+
+function isPipelineType(id: string): id is PipelineType {
+  return PIPELINE_TYPE_IDS.has(id);
+}
+
 /**
  * The task info record of a task (summary, metrics, example models and datasets, demo), from
  * @huggingface/tasks. Returns undefined for a known task without a task page (e.g. `graph-ml`);
@@ -15,10 +21,10 @@ import type { TaskInfo } from './types';
  */
 export function getTaskInfo(params: { taskId: string }): TaskInfo | undefined {
   const { taskId } = params;
-  if (!PIPELINE_TYPES_SET.has(taskId as PipelineType)) {
+  if (!isPipelineType(taskId)) {
     throw new HubError('unknown-task', `"${taskId}" is not a task of the catalogue.`);
   }
-  const id = taskId as PipelineType;
+  const id = taskId;
   const data = TASKS_DATA[id];
   if (!data) return undefined;
   return {

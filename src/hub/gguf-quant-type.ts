@@ -10,7 +10,8 @@ export interface GgufQuantType {
 /** File-name spellings that stand for another file type (gpt-oss files say MXFP4). */
 const ALIASES: Readonly<Record<string, string>> = { MXFP4: 'MXFP4_MOE' };
 
-const FILE_TYPES = GGMLFileQuantizationType as unknown as Readonly<Record<string, number | string>>;
+/** The enum's table: names to codes (and, as a TypeScript enum, codes back to names). */
+const FILE_TYPES: Readonly<Record<string, number | string>> = GGMLFileQuantizationType;
 
 /**
  * The quantization type of a GGUF file from its name (`Llama-3.2-1B-Instruct-Q4_K_M.gguf` →

@@ -11,6 +11,7 @@
  * Either way the panel, opened later, walks the live actor tree from the roots it remembers.
  */
 import type { AnyActorRef, ActorRefLike, InspectionEvent } from 'xstate';
+import { isObject } from '../shared/guards';
 
 export type InspectionListener = (event: InspectionEvent) => void;
 
@@ -30,7 +31,8 @@ function dispatch(event: InspectionEvent): void {
 
 function isStopped(ref: ActorRefLike): boolean {
   try {
-    return (ref.getSnapshot() as { status?: string } | undefined)?.status === 'stopped';
+    const snapshot: unknown = ref.getSnapshot();
+    return isObject(snapshot) && snapshot.status === 'stopped';
   } catch {
     return false; // still initialising: XState refuses to give its snapshot yet
   }
@@ -95,7 +97,7 @@ export function subscribe(listener: InspectionListener): () => void {
  * one. XState has no public flag for it; `_processingStatus` 0 is its "not started".
  */
 function neverStarted(ref: ActorRefLike): boolean {
-  return (ref as { _processingStatus?: unknown })._processingStatus === 0;
+  return '_processingStatus' in ref && ref._processingStatus === 0;
 }
 
 /** The root actors known to the bus, oldest first (stopped and unstarted ones left out). */

@@ -53,9 +53,9 @@ function guardName(guard: unknown): string | null {
   if (typeof guard === 'object' && 'type' in guard && typeof guard.type === 'string')
     return guard.type;
   if (typeof guard === 'function') {
-    const typed = guard as { type?: unknown; name?: string };
-    if (typeof typed.type === 'string') return typed.type.replace(/^xstate\./, '');
-    return typed.name || 'guard';
+    if ('type' in guard && typeof guard.type === 'string')
+      return guard.type.replace(/^xstate\./, '');
+    return guard.name || 'guard';
   }
   return 'guard';
 }

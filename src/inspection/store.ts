@@ -7,6 +7,7 @@ import type { AnyEventObject, InspectionEvent, StateValue } from 'xstate';
 import { getRoots, subscribe } from './bus';
 import { actorLabel, buildActorTree, type ActorNode, type InspectedRef } from './actor-tree';
 import { eventKey, summarizePayload } from './summarize';
+import { isRecord } from '../shared/guards';
 
 /** Events that arrive per token or per download chunk: shown as one row with a count. */
 export const HIGH_FREQUENCY = new Set([
@@ -52,6 +53,12 @@ export interface InspectorStore {
   getEventCount: () => number;
   clearLog: () => void;
   dispose: () => void;
+}
+
+/** A machine snapshot's `value`: a state name, or a map of regions to their values. */
+function isStateValue(value: unknown): value is StateValue {
+  if (typeof value === 'string') return true;
+  return isRecord(value) && Object.values(value).every((v) => v === undefined || isStateValue(v));
 }
 
 const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
@@ -147,8 +154,8 @@ export function createInspectorStore(options: InspectorStoreOptions = {}): Inspe
       case '@xstate.snapshot': {
         const row = rowOfEvent.get(ev.event);
         if (row && row.targetSession === ev.actorRef.sessionId) {
-          const value = (ev.snapshot as { value?: StateValue }).value;
-          if (value !== undefined) row.state = value;
+          const value = 'value' in ev.snapshot ? ev.snapshot.value : undefined;
+          if (isStateValue(value)) row.state = value;
         }
         treeDirty = true;
         changed();

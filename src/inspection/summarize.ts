@@ -16,7 +16,7 @@ function short(value: unknown, depth: number): string {
   if (Array.isArray(value)) return `[${value.length}]`;
   if (typeof value === 'object') {
     if (depth > 0) return '{…}';
-    const entries = Object.entries(value as Record<string, unknown>).slice(0, 4);
+    const entries = Object.entries(value).slice(0, 4);
     return `{${entries.map(([k, v]) => `${k}: ${short(v, depth + 1)}`).join(', ')}}`;
   }
   return typeof value;

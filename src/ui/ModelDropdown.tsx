@@ -46,7 +46,8 @@ export function ModelDropdown({
   useEffect(() => {
     if (!open) return;
     const onPointerDown = (e: PointerEvent) => {
-      if (root.current && !root.current.contains(e.target as Node)) setOpen(false);
+      const inside = e.target instanceof Node && root.current?.contains(e.target);
+      if (root.current && !inside) setOpen(false);
     };
     document.addEventListener('pointerdown', onPointerDown);
     return () => document.removeEventListener('pointerdown', onPointerDown);

@@ -52,7 +52,7 @@ export default function HubView({
       <Tabs
         label="Hub sections"
         selectedId={here.tab}
-        onSelect={(tab) => go({ tab: tab as HubTab, taskId: null })}
+        onSelect={(tab) => go({ tab, taskId: null })}
         tabs={[
           {
             id: 'tasks',

@@ -32,7 +32,10 @@ function InferenceSection({ parsed }: { parsed: ParsedModelRecord }) {
         <select
           id={providerId}
           value={provider}
-          onChange={(e) => setProvider(e.target.value as InferenceProviderOrPolicy)}
+          onChange={(e) => {
+            const chosen = INFERENCE_PROVIDER_CHOICES.find((p) => p === e.target.value);
+            if (chosen) setProvider(chosen);
+          }}
         >
           {INFERENCE_PROVIDER_CHOICES.map((p) => (
             <option key={p} value={p}>

@@ -1,7 +1,7 @@
 import { useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 
-export interface TabItem {
-  id: string;
+export interface TabItem<Id extends string = string> {
+  id: Id;
   label: string;
   content: ReactNode;
 }
@@ -9,9 +9,10 @@ export interface TabItem {
 /**
  * WAI-ARIA tabs: a tablist of buttons (arrow keys, Home and End move between them) and one
  * tabpanel per tab. Panels mount when first shown and then stay mounted (hidden), so what was
- * typed in them survives a switch.
+ * typed in them survives a switch. `Id` is the type of the tabs' ids (e.g. a union of names), so
+ * `onSelect` gets one of them.
  */
-export function Tabs({
+export function Tabs<Id extends string = string>({
   label,
   tabs,
   initialId,
@@ -20,17 +21,17 @@ export function Tabs({
   className,
 }: {
   label: string;
-  tabs: TabItem[];
-  initialId?: string;
+  tabs: TabItem<Id>[];
+  initialId?: Id;
   /** Controlled use: the selected tab (e.g. from the URL) and the handler that changes it. */
-  selectedId?: string;
-  onSelect?: (id: string) => void;
+  selectedId?: Id;
+  onSelect?: (id: Id) => void;
   className?: string;
 }) {
   const prefix = useId();
-  const [own, setOwn] = useState(initialId ?? tabs[0]?.id ?? '');
-  const chosen = selectedId ?? own;
-  const setChosen = (id: string) => (onSelect ? onSelect(id) : setOwn(id));
+  const [own, setOwn] = useState<string>(initialId ?? tabs[0]?.id ?? '');
+  const chosen: string = selectedId ?? own;
+  const setChosen = (id: Id) => (onSelect ? onSelect(id) : setOwn(id));
   const selected = tabs.some((t) => t.id === chosen) ? chosen : (tabs[0]?.id ?? '');
   // A panel mounts when first shown, then stays mounted (hidden) so its state survives.
   const [visited, setVisited] = useState<ReadonlySet<string>>(() => new Set([selected]));

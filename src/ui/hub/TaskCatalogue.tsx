@@ -4,6 +4,8 @@ import { libraryRef } from '../../hub/library-ref';
 import type { TaskEntry } from '../../hub/types';
 import { TaskDetail } from './TaskDetail';
 
+const AUDIENCES: readonly TaskAudience[] = ['all', 'models', 'datasets'];
+
 function TaskCard({ task, onOpen }: { task: TaskEntry; onOpen: () => void }) {
   return (
     <article className="hub-task-card">
@@ -84,7 +86,13 @@ export function TaskCatalogue({
         />
         <label>
           Show{' '}
-          <select value={audience} onChange={(e) => setAudience(e.target.value as TaskAudience)}>
+          <select
+            value={audience}
+            onChange={(e) => {
+              const chosen = AUDIENCES.find((a) => a === e.target.value);
+              if (chosen) setAudience(chosen);
+            }}
+          >
             <option value="all">all tasks</option>
             <option value="models">tasks listed for models</option>
             <option value="datasets">tasks listed for datasets</option>

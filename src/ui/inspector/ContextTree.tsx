@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { actorLabel, isActorRef, type InspectedRef } from '../../inspection/actor-tree';
 import { truncate } from '../../inspection/summarize';
+import { isObject, isUnknownArray } from '../../shared/guards';
 
 const MAX_ITEMS = 100;
 
@@ -26,7 +27,7 @@ function Leaf({ value, onSelectActor }: Omit<NodeProps, 'name' | 'level'>) {
 
 function ValueNode({ name, value, level, onSelectActor }: NodeProps) {
   const [open, setOpen] = useState(level < 2);
-  const expandable = typeof value === 'object' && value !== null && !isActorRef(value);
+  const expandable = isObject(value) && !isActorRef(value);
   if (!expandable)
     return (
       <li role="treeitem" aria-level={level} aria-selected={false} className="insp-ctx-item">
@@ -34,10 +35,10 @@ function ValueNode({ name, value, level, onSelectActor }: NodeProps) {
         <Leaf value={value} onSelectActor={onSelectActor} />
       </li>
     );
-  const entries = Array.isArray(value)
-    ? (value as unknown[]).map((v, i) => [String(i), v] as const)
-    : Object.entries(value as Record<string, unknown>);
-  const summary = Array.isArray(value) ? `Array(${value.length})` : `{${entries.length}}`;
+  const entries = isUnknownArray(value)
+    ? value.map((v, i) => [String(i), v] as const)
+    : Object.entries(value);
+  const summary = isUnknownArray(value) ? `Array(${value.length})` : `{${entries.length}}`;
   return (
     <li
       role="treeitem"
