@@ -20,6 +20,7 @@ export function cacheCoversPrompt(
 interface Disposable {
   dispose?: () => void;
 }
+/** A KV cache: its tensors by name (transformers.js's DynamicCache is one). */
 export type PastKeyValues = Record<string, Disposable>;
 
 function disposeAll(past: PastKeyValues | null | undefined) {
@@ -29,10 +30,11 @@ function disposeAll(past: PastKeyValues | null | undefined) {
 /**
  * The previous turn's cache, reused for the next prompt only when it provably covers it, and not at
  * all for a model whose export is known to mis-handle reuse (`enabled: false`). The worker and the
- * Node test that proves reuse exact (tests/node/cache-reuse.ts) drive the same class.
+ * Node test that proves reuse exact (tests/node/cache-reuse.ts) drive the same class. `Past` is
+ * the cache's type (the worker's: transformers.js's DynamicCache, which generate() takes back).
  */
-export class TurnCache {
-  private past: PastKeyValues | null = null;
+export class TurnCache<Past extends PastKeyValues = PastKeyValues> {
+  private past: Past | null = null;
   private ids: bigint[] | null = null;
   /** How many prompts were given a cache (so a test can tell reuse really happened). */
   reused = 0;
@@ -40,14 +42,14 @@ export class TurnCache {
   constructor(public enabled = true) {}
 
   /** The cache to pass to generate() for this prompt, or null for a full prefill. */
-  take(promptIds: readonly bigint[]): PastKeyValues | null {
+  take(promptIds: readonly bigint[]): Past | null {
     if (!this.enabled || !cacheCoversPrompt(this.ids, promptIds)) this.clear();
     if (this.past) this.reused += 1;
     return this.past;
   }
 
   /** After a finished turn: keep its cache (or free it when reuse is off). */
-  keep(result: { past_key_values?: PastKeyValues | null; sequences?: { tolist(): bigint[][] } }) {
+  keep(result: { past_key_values?: Past | null; sequences?: { tolist(): bigint[][] } }) {
     if (!this.enabled) {
       disposeAll(result.past_key_values);
       return;

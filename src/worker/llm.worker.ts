@@ -6,9 +6,13 @@
 import {
   AutoModelForCausalLM,
   AutoTokenizer,
+  DynamicCache,
   InterruptableStoppingCriteria,
   ModelRegistry,
+  Tensor,
   env,
+  type DataType,
+  type TextStreamer,
   type PreTrainedModel,
   type PreTrainedTokenizer,
   type ProgressInfo,
@@ -25,6 +29,7 @@ import {
 } from '../shared/worker-protocol';
 import { GenerationClock } from '../shared/generation-stats';
 import { errorMessage } from '../shared/errors';
+import { isObject, isUnknownArray } from '../shared/guards';
 import { DEFAULT_MODEL_HOST } from '../shared/models';
 import { TokenTextStreamer } from './token-streamer';
 import { describeLoadError, fallbackReason, resolveVariant } from './load-plan';
@@ -49,7 +54,7 @@ import { probeChatFormat, stopIds, withSystemPrompt, type ChatFormat } from './c
 
 declare const self: DedicatedWorkerGlobalScope;
 
-const onnxEnv = env.backends.onnx as { wasm?: { wasmPaths?: unknown } };
+const onnxEnv = env.backends.onnx;
 if (onnxEnv.wasm) {
   onnxEnv.wasm.wasmPaths = {
     wasm: new URL(ortWasmUrl, self.location.href).href,
@@ -72,15 +77,24 @@ interface GpuDeviceLike {
   lost: Promise<{ reason: string; message: string }>;
   destroy(): void;
 }
+
+/** ONNX Runtime types its device `unknown` without @webgpu/types: checked for what is used. */
+function isGpuDeviceLike(value: unknown): value is GpuDeviceLike {
+  return (
+    isObject(value) &&
+    isObject(value.lost) &&
+    typeof value.lost.then === 'function' &&
+    typeof value.destroy === 'function'
+  );
+}
 let watchedDevice: GpuDeviceLike | null = null;
 /** Devices released with the model they ran (a switch): their loss is expected, not a fault. */
 const released = new WeakSet<GpuDeviceLike>();
 
 /** Watches the GPUDevice ONNX Runtime uses: a lost device ends this worker's usefulness. */
 async function watchDevice() {
-  const webgpu = (env.backends.onnx as { webgpu?: { device?: Promise<GpuDeviceLike> } }).webgpu;
-  const device = await webgpu?.device;
-  if (!device || device === watchedDevice) return;
+  const device: unknown = await env.backends.onnx.webgpu?.device;
+  if (!isGpuDeviceLike(device) || device === watchedDevice) return;
   watchedDevice = device;
   void device.lost.then((info) => {
     if (released.has(device)) return;
@@ -104,7 +118,7 @@ interface Loaded {
 let loaded: Loaded | null = null;
 const stopping = new InterruptableStoppingCriteria();
 /** KV cache reused across turns; cleared on reset (and after an interrupted turn). */
-const turnCache = new TurnCache();
+const turnCache = new TurnCache<DynamicCache>();
 let generating = false;
 /** Settles when the running generation ends (a load waits for it before disposing). */
 let generationDone: Promise<void> = Promise.resolve();
@@ -113,8 +127,69 @@ function disposeCache() {
   turnCache.clear();
 }
 
-/** transformers.js's cache API, as model-storage.ts uses it. */
-const registry = ModelRegistry as unknown as Registry;
+/** transformers.js's dtypes (its DATA_TYPES, which the package does not export): all, no other. */
+const DATA_TYPES: Readonly<Record<DataType, true>> = {
+  auto: true,
+  fp32: true,
+  fp16: true,
+  q8: true,
+  int8: true,
+  uint8: true,
+  q4: true,
+  bnb4: true,
+  q4f16: true,
+  q2: true,
+  q2f16: true,
+  q1: true,
+  q1f16: true,
+};
+
+function isDataType(dtype: string): dtype is DataType {
+  return Object.hasOwn(DATA_TYPES, dtype);
+}
+
+/** A spec's dtype as transformers.js's type; the library's own error for one it does not know. */
+function dataType(dtype: string): DataType {
+  if (!isDataType(dtype))
+    throw new Error(
+      `Invalid dtype: ${dtype}. Should be one of: ${Object.keys(DATA_TYPES).join(', ')}`,
+    );
+  return dtype;
+}
+
+/** transformers.js's cache API, as model-storage.ts uses it (its dtype strings checked). */
+const registry: Registry = {
+  get_files: async (modelId, options) =>
+    ModelRegistry.get_files(modelId, {
+      ...options,
+      dtype: options?.dtype === undefined ? undefined : dataType(options.dtype),
+    }),
+  get_file_metadata: async (modelId, file) => ModelRegistry.get_file_metadata(modelId, file),
+  clear_cache: async (modelId, options) =>
+    ModelRegistry.clear_cache(modelId, {
+      ...options,
+      dtype: options?.dtype === undefined ? undefined : dataType(options.dtype),
+    }),
+};
+
+/** The first row of a tensor of token ids (input_ids, sequences) as bigints. */
+function firstRow(tensor: Tensor): bigint[] {
+  const row: unknown = tensor.tolist()[0];
+  return isUnknownArray(row) ? row.filter((id) => typeof id === 'bigint') : [];
+}
+
+/**
+ * What generate() returns with `return_dict_in_generate: true`: the generated sequences and the KV
+ * cache. Its typings say `ModelOutput | Tensor`, so each is checked (left out when absent).
+ */
+function generateOutput(result: unknown): { sequences?: Tensor; past_key_values?: DynamicCache } {
+  if (!isObject(result)) return {};
+  const { sequences, past_key_values } = result;
+  return {
+    ...(sequences instanceof Tensor ? { sequences } : {}),
+    ...(past_key_values instanceof DynamicCache ? { past_key_values } : {}),
+  };
+}
 
 function tokenIdOf(tokenizer: PreTrainedTokenizer, token: string | undefined): bigint | undefined {
   if (!token) return undefined;
@@ -194,7 +269,7 @@ async function load(spec: ModelLoadSpec) {
     const format = probeChatFormat(tokenizer, variant.id);
     post({ status: 'loading', data: `Loading ${variant.id} (${variant.dtype})...` });
     const model = await AutoModelForCausalLM.from_pretrained(variant.id, {
-      dtype: variant.dtype as 'q4f16',
+      dtype: dataType(variant.dtype),
       device: 'webgpu',
       progress_callback,
       ...(spec.externalData ? { use_external_data_format: true } : {}),
@@ -202,11 +277,10 @@ async function load(spec: ModelLoadSpec) {
     await watchDevice();
     post({ status: 'loading', data: 'Compiling shaders and warming up model...' });
     await warmUp(tokenizer, model);
-    const generationConfig = (model as unknown as { generation_config?: Record<string, unknown> })
-      .generation_config;
-    const eos =
+    const generationConfig = model.generation_config;
+    const eos: unknown =
       generationConfig?.eos_token_id ??
-      (model.config as unknown as { eos_token_id?: unknown }).eos_token_id;
+      ('eos_token_id' in model.config ? model.config.eos_token_id : undefined);
     turnCache.enabled = spec.reuseCache !== false;
     loaded = {
       tokenizer,
@@ -246,15 +320,15 @@ async function warmUp(tokenizer: PreTrainedTokenizer, model: PreTrainedModel) {
   const inputs = tokenizer.apply_chat_template(
     [{ role: 'user', content: 'Hello! Give me one short tip for a good day.' }],
     { add_generation_prompt: true, return_dict: true },
-  ) as Record<string, unknown>;
-  const result = (await model.generate({
-    ...inputs,
-    do_sample: false,
-    max_new_tokens: 4,
-    return_dict_in_generate: true,
-  })) as {
-    past_key_values?: Record<string, { dispose?: () => void }>;
-  };
+  );
+  const result = generateOutput(
+    await model.generate({
+      ...inputs,
+      do_sample: false,
+      max_new_tokens: 4,
+      return_dict_in_generate: true,
+    }),
+  );
   for (const t of Object.values(result.past_key_values ?? {})) t.dispose?.();
 }
 
@@ -320,10 +394,10 @@ async function generate(messages: Extract<WorkerRequest, { type: 'generate' }>) 
     const inputs = tokenizer.apply_chat_template(conversation, {
       add_generation_prompt: true,
       return_dict: true,
-    }) as Record<string, unknown> & { input_ids: { tolist(): bigint[][] } };
-    const promptIds = inputs.input_ids.tolist()[0] ?? [];
+    });
+    const promptIds = firstRow(inputs.input_ids);
     clock = new GenerationClock(promptIds.length);
-    const result = (await model.generate({
+    const output = await model.generate({
       ...inputs,
       past_key_values: useCache ? turnCache.take(promptIds) : null,
       // The template's end of turn ends a reply even where the generation config omits it.
@@ -334,14 +408,12 @@ async function generate(messages: Extract<WorkerRequest, { type: 'generate' }>) 
         : { do_sample: false }),
       repetition_penalty: options?.repetitionPenalty ?? 1,
       max_new_tokens: maxNewTokens,
-      streamer,
+      // eslint-disable-next-line no-restricted-syntax -- generate() calls only put()/end() (a BaseStreamer), but its typings intersect that with GenerationConfig's TextStreamer
+      streamer: streamer as unknown as TextStreamer,
       stopping_criteria: stopping,
       return_dict_in_generate: true,
-      // The streamer is structurally a BaseStreamer; the typings do not declare the KV-cache option.
-    } as unknown as Parameters<PreTrainedModel['generate']>[0])) as {
-      past_key_values?: Record<string, { dispose?: () => void }>;
-      sequences?: { tolist(): bigint[][] };
-    };
+    });
+    const result = generateOutput(output);
     const interrupted = stopping.interrupted;
     const disposeResult = () => {
       for (const t of Object.values(result.past_key_values ?? {})) t.dispose?.();
@@ -357,7 +429,7 @@ async function generate(messages: Extract<WorkerRequest, { type: 'generate' }>) 
     }
     flushText();
     const stats = clock.finish();
-    const lastId = result.sequences?.tolist()[0]?.at(-1);
+    const lastId = result.sequences ? firstRow(result.sequences).at(-1) : undefined;
     const endedByModel = lastId !== undefined && stop.some((id) => BigInt(id) === lastId);
     const finish: FinishReason = interrupted
       ? 'stopped'
@@ -387,12 +459,10 @@ async function adapterLimits() {
     limits: { maxBufferSize: number; maxStorageBufferBindingSize: number };
     features: { has(name: string): boolean };
   }
-  const gpu = (
-    self.navigator as Navigator & {
-      gpu?: { requestAdapter(): Promise<AdapterLike | null> };
-    }
-  ).gpu;
-  const adapter = await gpu?.requestAdapter().catch(() => null);
+  const isGpu = (value: unknown): value is { requestAdapter(): Promise<AdapterLike | null> } =>
+    isObject(value) && typeof value.requestAdapter === 'function';
+  const gpu = 'gpu' in self.navigator ? self.navigator.gpu : undefined;
+  const adapter = isGpu(gpu) ? await gpu.requestAdapter().catch(() => null) : undefined;
   if (!adapter) return null;
   return {
     maxBufferSize: adapter.limits.maxBufferSize,

@@ -6,17 +6,18 @@
  */
 import type { DownloadPlan, StoredModel } from '../shared/storage';
 import { fitWarnings, isWeightFile } from '../shared/storage';
+import { isObject, isUnknownArray } from '../shared/guards';
 
-/** The part of transformers.js's `ModelRegistry` used here. */
+/** The part of transformers.js's `ModelRegistry` used here (always for WebGPU). */
 export interface Registry {
   get_files(
     modelId: string,
-    options?: { dtype?: string; device?: string; include_processor?: boolean },
+    options?: { dtype?: string; device?: 'webgpu'; include_processor?: boolean },
   ): Promise<string[]>;
   get_file_metadata(modelId: string, file: string): Promise<{ exists: boolean; size?: number }>;
   clear_cache(
     modelId: string,
-    options?: { dtype?: string; device?: string },
+    options?: { dtype?: string; device?: 'webgpu' },
   ): Promise<{ filesDeleted: number }>;
 }
 
@@ -206,8 +207,29 @@ export async function storedPlan(
   const cache = await storage.open(PLAN_CACHE);
   const response = await cache.match(planKey(spec));
   if (!response) return null;
-  const data = (await response.json()) as Omit<DownloadPlan, 'warnings'>;
-  if (data.id !== spec.id || data.dtype !== spec.dtype || typeof data.totalBytes !== 'number')
-    return null;
+  const data = planFigures(await response.json());
+  if (!data || data.id !== spec.id || data.dtype !== spec.dtype) return null;
   return { ...data, warnings: [], stored: true };
+}
+
+/** A stored plan's figures, read field by field; null when the record is not one. */
+function planFigures(data: unknown): Omit<DownloadPlan, 'warnings'> | null {
+  if (!isObject(data)) return null;
+  const { id, dtype, totalBytes, largestFile, missing } = data;
+  if (typeof id !== 'string' || typeof dtype !== 'string' || typeof totalBytes !== 'number')
+    return null;
+  return {
+    id,
+    dtype,
+    totalBytes,
+    largestFile:
+      isObject(largestFile) &&
+      typeof largestFile.file === 'string' &&
+      typeof largestFile.size === 'number'
+        ? { file: largestFile.file, size: largestFile.size }
+        : null,
+    ...(isUnknownArray(missing)
+      ? { missing: missing.filter((file) => typeof file === 'string') }
+      : {}),
+  };
 }
