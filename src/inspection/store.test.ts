@@ -37,7 +37,7 @@ describe('inspector store', () => {
     expect(rows).toEqual([
       ['xstate.init', 'chat', 'unavailable', 'input: {worker: @llmWorker}'],
       ['worker.ready', 'chat', 'idle', ''],
-      ['chat.send', 'chat', 'generating', 'text: "Hello"'],
+      ['chat.send', 'chat', { replying: 'generating' }, 'text: "Hello"'],
       // The chat's request to the worker, sent with sendTo, goes through the system: it is logged.
       [
         'generate',

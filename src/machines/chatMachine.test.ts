@@ -37,7 +37,7 @@ describe('chatMachine', () => {
     actor.send({ type: 'chat.input', text: '  first  ' });
     actor.send({ type: 'chat.send' });
     let s = actor.getSnapshot();
-    expect(s.value).toBe('generating');
+    expect(s.value).toEqual({ replying: 'generating' });
     expect(s.context.draft).toBe('');
     expect(s.context.messages).toEqual([{ role: 'user', content: 'first' }]);
     actor.send({ type: 'worker.start', message: { status: 'start' } });
@@ -128,7 +128,7 @@ describe('chatMachine', () => {
     actor.send({ type: 'worker.start', message: { status: 'start' } });
     const settings = actor.getSnapshot().context.settings;
     actor.send({ type: 'chat.load', messages: [], settings });
-    expect(actor.getSnapshot().value).toBe('resetting');
+    expect(actor.getSnapshot().value).toEqual({ replying: 'resetting' });
     expect(worker.posted.at(-1)).toEqual({ type: 'interrupt' });
     actor.send(update('tail', 2));
     actor.send({
@@ -249,7 +249,7 @@ describe('chatMachine', () => {
       vi.advanceTimersByTime(REPLY_STALL_MS - 1000);
       actor.send(update('x', 1)); // any message restarts the timer
       vi.advanceTimersByTime(REPLY_STALL_MS - 1000);
-      expect(actor.getSnapshot().value).toBe('generating');
+      expect(actor.getSnapshot().value).toEqual({ replying: 'generating' });
       vi.advanceTimersByTime(1000);
       expect(worker.posted.at(-1)).toEqual({
         type: 'abandon',
@@ -273,13 +273,13 @@ describe('chatMachine', () => {
         vi.advanceTimersByTime(2000);
         actor.send({ type: 'worker.alive', message: { status: 'alive' } });
       }
-      expect(actor.getSnapshot().value).toBe('generating');
+      expect(actor.getSnapshot().value).toEqual({ replying: 'generating' });
       expect(worker.posted.some((r) => r.type === 'abandon')).toBe(false);
       actor.send({ type: 'worker.start', message: { status: 'start' } });
       actor.send(update('late but fine', 3));
       // The beat stops (the worker closed itself): abandoned after the allowed silence.
       vi.advanceTimersByTime(REPLY_STALL_MS - 1);
-      expect(actor.getSnapshot().value).toBe('generating');
+      expect(actor.getSnapshot().value).toEqual({ replying: 'generating' });
       vi.advanceTimersByTime(1);
       expect(worker.posted.at(-1)).toMatchObject({ type: 'abandon' });
       expect(actor.getSnapshot().value).toBe('unavailable');
@@ -301,7 +301,7 @@ describe('chatMachine', () => {
         vi.advanceTimersByTime(40);
         actor.send({ type: 'worker.alive', message: { status: 'alive' } });
       }
-      expect(actor.getSnapshot().value).toBe('stopping');
+      expect(actor.getSnapshot().value).toEqual({ replying: 'stopping' });
       actor.send({
         type: 'worker.complete',
         message: { status: 'complete', numTokens: 0, seconds: 1, interrupted: true },
@@ -346,7 +346,7 @@ describe('chatMachine', () => {
     actor.send({ type: 'worker.start', message: { status: 'start' } });
     actor.send({ type: 'chat.reset' });
     expect(worker.posted.slice(-2)).toEqual([{ type: 'interrupt' }, { type: 'reset' }]);
-    expect(actor.getSnapshot().value).toBe('resetting');
+    expect(actor.getSnapshot().value).toEqual({ replying: 'resetting' });
     actor.send(update('late', 5));
     expect(actor.getSnapshot().context.messages).toEqual([]);
     actor.send({

@@ -291,7 +291,7 @@ export const chatMachine = setup({
         'chat.load': { actions: { type: 'loadConversation', params: ({ event }) => event } },
         'chat.send': {
           guard: { type: 'hasText', params: ({ event }) => event },
-          target: 'generating',
+          target: 'replying',
           actions: [
             { type: 'appendUserMessage', params: ({ event }) => event },
             'clearDraftAndStats',
@@ -301,17 +301,13 @@ export const chatMachine = setup({
         'chat.reset': { actions: ['postReset', 'clearConversation'] },
       },
     },
-    // Every worker message (the heartbeat too) re-enters the state, restarting the stall timer.
-    generating: {
-      after: { replyStall: { target: 'unavailable', actions: 'abandonWorker' } },
+    /**
+     * The worker runs a reply of ours. How it ends is handled here once; each child re-enters
+     * itself on every worker message (the heartbeat too), restarting its stall timer.
+     */
+    replying: {
+      initial: 'generating',
       on: {
-        'worker.alive': { target: 'generating', reenter: true },
-        'worker.start': { target: 'generating', reenter: true, actions: 'appendAssistantMessage' },
-        'worker.update': {
-          target: 'generating',
-          reenter: true,
-          actions: { type: 'appendOutput', params: ({ event }) => event.message },
-        },
         'worker.complete': {
           target: 'idle',
           actions: { type: 'storeCompletion', params: ({ event }) => event.message },
@@ -323,51 +319,61 @@ export const chatMachine = setup({
             { type: 'storeError', params: ({ event }) => event.message.data },
           ],
         },
-        'chat.stop': { target: 'stopping', actions: ['postInterrupt', 'markStopped'] },
-        // Another conversation chosen mid-reply: stop this one and ignore its tail.
-        'chat.load': {
-          target: 'resetting',
-          actions: ['postInterrupt', { type: 'loadConversation', params: ({ event }) => event }],
-        },
-        'chat.reset': {
-          target: 'resetting',
-          actions: ['postInterrupt', 'postReset', 'clearConversation'],
-        },
       },
-    },
-    /** Stop: the reply shown is final; wait for the worker to finish the interrupted run. */
-    stopping: {
-      after: { replyStall: { target: 'unavailable', actions: 'abandonWorker' } },
-      on: {
-        'worker.alive': { target: 'stopping', reenter: true },
-        'worker.update': { target: 'stopping', reenter: true },
-        'worker.complete': {
-          target: 'idle',
-          actions: { type: 'storeCompletion', params: ({ event }) => event.message },
+      states: {
+        generating: {
+          after: { replyStall: { target: '#chat.unavailable', actions: 'abandonWorker' } },
+          on: {
+            'worker.alive': { target: 'generating', reenter: true },
+            'worker.start': {
+              target: 'generating',
+              reenter: true,
+              actions: 'appendAssistantMessage',
+            },
+            'worker.update': {
+              target: 'generating',
+              reenter: true,
+              actions: { type: 'appendOutput', params: ({ event }) => event.message },
+            },
+            'chat.stop': { target: 'stopping', actions: ['postInterrupt', 'markStopped'] },
+            // Another conversation chosen mid-reply: stop this one and ignore its tail.
+            'chat.load': {
+              target: 'resetting',
+              actions: [
+                'postInterrupt',
+                { type: 'loadConversation', params: ({ event }) => event },
+              ],
+            },
+            'chat.reset': {
+              target: 'resetting',
+              actions: ['postInterrupt', 'postReset', 'clearConversation'],
+            },
+          },
         },
-        'worker.error': {
-          target: 'idle',
-          actions: [
-            { type: 'logError', params: ({ event }) => event.message.data },
-            { type: 'storeError', params: ({ event }) => event.message.data },
-          ],
+        /** Stop: the reply shown is final; wait for the worker to finish the interrupted run. */
+        stopping: {
+          after: { replyStall: { target: '#chat.unavailable', actions: 'abandonWorker' } },
+          on: {
+            'worker.alive': { target: 'stopping', reenter: true },
+            'worker.update': { target: 'stopping', reenter: true },
+            'chat.load': {
+              target: 'resetting',
+              actions: { type: 'loadConversation', params: ({ event }) => event },
+            },
+            'chat.reset': { target: 'resetting', actions: ['postReset', 'clearConversation'] },
+          },
         },
-        'chat.load': {
-          target: 'resetting',
-          actions: { type: 'loadConversation', params: ({ event }) => event },
+        /** Reset during a reply: its tail is ignored, and so is how it ends. */
+        resetting: {
+          after: { replyStall: { target: '#chat.unavailable', actions: 'abandonWorker' } },
+          on: {
+            'chat.load': { actions: { type: 'loadConversation', params: ({ event }) => event } },
+            'worker.alive': { target: 'resetting', reenter: true },
+            'worker.update': { target: 'resetting', reenter: true },
+            'worker.complete': '#chat.idle',
+            'worker.error': '#chat.idle',
+          },
         },
-        'chat.reset': { target: 'resetting', actions: ['postReset', 'clearConversation'] },
-      },
-    },
-    /** Reset during generation: ignore the tail of the interrupted run until it completes. */
-    resetting: {
-      after: { replyStall: { target: 'unavailable', actions: 'abandonWorker' } },
-      on: {
-        'chat.load': { actions: { type: 'loadConversation', params: ({ event }) => event } },
-        'worker.alive': { target: 'resetting', reenter: true },
-        'worker.update': { target: 'resetting', reenter: true },
-        'worker.complete': 'idle',
-        'worker.error': 'idle',
       },
     },
   },

@@ -6,8 +6,7 @@ export { capOf };
 
 export const selectMessages = (s: ChatSnapshot) => s.context.messages;
 export const selectDraft = (s: ChatSnapshot) => s.context.draft;
-export const selectIsGenerating = (s: ChatSnapshot) =>
-  s.matches('generating') || s.matches('stopping') || s.matches('resetting');
+export const selectIsGenerating = (s: ChatSnapshot) => s.matches('replying');
 export const selectIsReady = (s: ChatSnapshot) => !s.matches('unavailable');
 export const selectStats = (s: ChatSnapshot) => s.context.stats;
 export const selectChatError = (s: ChatSnapshot) => s.context.error;

@@ -23,7 +23,7 @@ import {
 } from '../shared/evaluation';
 import { EVALUATION_PURPOSE, type EvaluationWorkerEvent, type WorkerPort } from './worker-events';
 import type { EvaluationSessionEvent } from './appMachine';
-import type { ProgressItem } from './modelMachine';
+import { fileDone, fileInitiated, fileProgressed, type ProgressItem } from './file-progress';
 
 /** A model of the comparison: what the record names, and what the worker loads. */
 export interface EvalModel extends EvalModelRef {
@@ -239,21 +239,14 @@ export const evaluationMachine = setup({
     })),
     setStatus: assign({ statusText: (_, text: string) => text }),
     addFile: assign({
-      files: ({ context }, { file, total }: WorkerMessageOf<'worker.initiate'>) => {
-        if (context.files.some((f) => f.file === file)) return context.files;
-        return [...context.files, { file, progress: 0, total }];
-      },
+      files: ({ context }, message: WorkerMessageOf<'worker.initiate'>) =>
+        fileInitiated(context.files, message),
     }),
     updateFile: assign({
-      files: ({ context }, { file, progress, total }: WorkerMessageOf<'worker.progress'>) => {
-        return context.files.map((f) =>
-          f.file === file ? { file, progress, total: total ?? f.total } : f,
-        );
-      },
+      files: ({ context }, message: WorkerMessageOf<'worker.progress'>) =>
+        fileProgressed(context.files, message),
     }),
-    removeFile: assign({
-      files: ({ context }, file: string) => context.files.filter((f) => f.file !== file),
-    }),
+    removeFile: assign({ files: ({ context }, file: string) => fileDone(context.files, file) }),
     markLoaded: assign(({ context }, ready: ReadyEvent) => ({
       loaded: context.side,
       lastReady: ready,

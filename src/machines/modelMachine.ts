@@ -1,16 +1,10 @@
 import { assign, enqueueActions, sendTo, setup, type SnapshotFrom } from 'xstate';
 import type { ModelLoadSpec } from '../shared/worker-protocol';
-import { modelsWithoutF16, type ModelOption } from '../shared/models';
+import type { ModelOption } from '../shared/models';
+import { loadSpecOf } from '../shared/load-spec';
 import type { ModelWorkerEvent, WorkerPort } from './worker-events';
 import type { DownloadPlan } from '../shared/storage';
-
-/** One file being downloaded (spec: file, progress, total). */
-export interface ProgressItem {
-  file: string;
-  /** Percentage 0–100. */
-  progress: number;
-  total?: number | undefined;
-}
+import { fileDone, fileInitiated, fileProgressed, type ProgressItem } from './file-progress';
 
 export interface ModelContext {
   worker: WorkerPort;
@@ -61,20 +55,7 @@ export function normaliseSelection(value: string): string {
 
 export function toLoadSpec(context: ModelContext): ModelLoadSpec | null {
   const option = context.models.find((m) => m.value === context.selected);
-  if (!option) return null;
-  return {
-    id: option.id,
-    dtype: option.dtype,
-    fallback: option.fallback,
-    thinkTokens: option.thinkTokens,
-    externalData: option.externalData,
-    host: option.host ?? context.host,
-    shaderF16: context.shaderF16,
-    reuseCache: option.reuseCache,
-    recommended: option.recommended,
-    label: option.label,
-    runsWithoutF16: modelsWithoutF16(context.models),
-  };
+  return option ? loadSpecOf(option, context) : null;
 }
 
 /** The variant that would load: the f16-free fallback when the GPU lacks `shader-f16`. */
@@ -155,24 +136,14 @@ export const modelMachine = setup({
     startLoading: assign({ files: [], error: null, statusText: 'Loading model...' }),
     setStatus: assign({ statusText: (_, text: string) => text }),
     addFile: assign({
-      files: ({ context }, { file, total }: ModelEventOf<'worker.initiate'>['message']) => {
-        if (context.files.some((f) => f.file === file)) return context.files;
-        return [...context.files, { file, progress: 0, total }];
-      },
+      files: ({ context }, message: ModelEventOf<'worker.initiate'>['message']) =>
+        fileInitiated(context.files, message),
     }),
     updateFile: assign({
-      files: (
-        { context },
-        { file, progress, total }: ModelEventOf<'worker.progress'>['message'],
-      ) => {
-        return context.files.map((f) =>
-          f.file === file ? { file, progress, total: total ?? f.total } : f,
-        );
-      },
+      files: ({ context }, message: ModelEventOf<'worker.progress'>['message']) =>
+        fileProgressed(context.files, message),
     }),
-    removeFile: assign({
-      files: ({ context }, file: string) => context.files.filter((f) => f.file !== file),
-    }),
+    removeFile: assign({ files: ({ context }, file: string) => fileDone(context.files, file) }),
     storeStall: assign({
       error:
         'The model worker stopped responding while loading (no progress for two minutes). Retry, or reload the page.',

@@ -60,7 +60,7 @@ describe('inspector in Chromium', () => {
       await box.fill('Hello there');
       await box.press('Enter');
       await expect
-        .poll(() => state('chat.generating').getAttribute('data-active'), { timeout: 60_000 })
+        .poll(() => state('chat.replying.generating').getAttribute('data-active'), { timeout: 60_000 })
         .toBe('true');
       expect(await state('chat.idle').getAttribute('data-active')).toBe('false');
       mkdirSync(SCREENSHOT_DIR, { recursive: true });
@@ -69,7 +69,7 @@ describe('inspector in Chromium', () => {
       await expect
         .poll(() => state('chat.idle').getAttribute('data-active'), { timeout: 120_000 })
         .toBe('true');
-      expect(await state('chat.generating').getAttribute('data-active')).toBe('false');
+      expect(await state('chat.replying.generating').getAttribute('data-active')).toBe('false');
 
       // The log: chat.send → generating, worker.complete → idle, tokens as one counted row.
       const log = panel.getByRole('region', { name: 'Event log' });

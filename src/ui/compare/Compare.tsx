@@ -28,7 +28,7 @@ import type { ModelOption } from '../../shared/models';
 import type { EvaluationRecord } from '../../shared/evaluation';
 import { errorMessage } from '../../shared/errors';
 import { evaluationActor } from './evaluation-actor';
-import { loadSpecOf } from './load-spec';
+import { loadSpecOf } from '../../shared/load-spec';
 import { defaultPair, modelChoices } from './defaults';
 import { QuestionSource, useQuestions, type SourceKind } from './QuestionSource';
 import { Progress } from './Progress';

@@ -34,13 +34,14 @@ describe('InspectorPanel', { timeout: 30_000 }, () => {
     const tree = screen.getByRole('tree', { name: 'Actors' });
     expect(within(tree).getByRole('treeitem', { selected: true })).toHaveTextContent('chat');
     await expectActive('chat.unavailable');
-    expect(stateGroup('chat.generating')?.dataset.active).toBe('false');
+    expect(stateGroup('chat.replying.generating')?.dataset.active).toBe('false');
 
     act(() => {
       chat.send({ type: 'worker.ready', message: { status: 'ready' } });
       chat.send({ type: 'chat.send', text: 'Hello' });
     });
-    await expectActive('chat.generating');
+    await expectActive('chat.replying.generating');
+    expect(stateGroup('chat.replying')?.dataset.active).toBe('true');
     expect(stateGroup('chat.unavailable')?.dataset.active).toBe('false');
     expect(stateGroup('chat.idle')?.dataset.active).toBe('false');
     expect(worker.posted.map((r) => r.type)).toEqual(['generate']);
@@ -68,7 +69,7 @@ describe('InspectorPanel', { timeout: 30_000 }, () => {
       });
     });
     await expectActive('chat.idle');
-    expect(stateGroup('chat.generating')?.dataset.active).toBe('false');
+    expect(stateGroup('chat.replying.generating')?.dataset.active).toBe('false');
     expect(screen.getByText(/^State:/)).toHaveTextContent('State: idle');
 
     // The context shows the conversation, long strings truncated.

@@ -1,0 +1,34 @@
+/**
+ * The per-file download list a model load shows, kept by the model machine and by the evaluation
+ * machine (Compare loads its models itself): one set of updates for both.
+ */
+
+/** One file being downloaded (spec: file, progress, total). */
+export interface ProgressItem {
+  file: string;
+  /** Percentage 0–100. */
+  progress: number;
+  total?: number | undefined;
+}
+
+/** The worker's `initiate`: a file starts (listed once, however often it is announced). */
+export function fileInitiated(
+  files: ProgressItem[],
+  { file, total }: { file: string; total?: number | undefined },
+): ProgressItem[] {
+  if (files.some((f) => f.file === file)) return files;
+  return [...files, { file, progress: 0, total }];
+}
+
+/** The worker's `progress`: a file's percentage (its total kept when this message has none). */
+export function fileProgressed(
+  files: ProgressItem[],
+  { file, progress, total }: { file: string; progress: number; total?: number | undefined },
+): ProgressItem[] {
+  return files.map((f) => (f.file === file ? { file, progress, total: total ?? f.total } : f));
+}
+
+/** The worker's `done`: the file leaves the list. */
+export function fileDone(files: ProgressItem[], file: string): ProgressItem[] {
+  return files.filter((f) => f.file !== file);
+}
