@@ -134,16 +134,32 @@ const harness = {
    * PerformanceObserver 'longtask'); returns their durations, the slices' count and whether the
    * final DOM equals the reference whole render (marked + DOMPurify + KaTeX).
    */
-  async wholeInFrames(
-    text: string,
-  ): Promise<{ longTasks: number[]; frames: number; same: boolean }> {
+  async wholeInFrames(text: string): Promise<{
+    longTasks: number[];
+    frames: number;
+    same: boolean;
+    /** Each long task's start, and each slice's start and time (ms), to tell which is which. */
+    starts: number[];
+    slices: [number, number][];
+  }> {
     out.replaceChildren();
     const longTasks: number[] = [];
+    const starts: number[] = [];
     const observer = new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) longTasks.push(entry.duration);
+      for (const entry of list.getEntries()) {
+        longTasks.push(entry.duration);
+        starts.push(entry.startTime);
+      }
     });
     observer.observe({ type: 'longtask' });
-    const r = createStreamingRenderer(out, { schedule: frames });
+    const slices: [number, number][] = [];
+    const timed = (task: () => void) =>
+      frames(() => {
+        const t0 = performance.now();
+        task();
+        slices.push([t0, performance.now() - t0]);
+      });
+    const r = createStreamingRenderer(out, { schedule: timed });
     await new Promise(requestAnimationFrame);
     r.finish(text);
     let count = 1;
@@ -152,11 +168,14 @@ const harness = {
       count++;
     }
     await new Promise((resolve) => setTimeout(resolve, 100)); // the last long task reported
-    for (const entry of observer.takeRecords()) longTasks.push(entry.duration);
+    for (const entry of observer.takeRecords()) {
+      longTasks.push(entry.duration);
+      starts.push(entry.startTime);
+    }
     observer.disconnect();
     const same = blocks() === referenceHtml(text);
     r.dispose();
-    return { longTasks, frames: count, same };
+    return { longTasks, frames: count, same, starts, slices };
   },
   /**
    * Streams `tokens` into the renderer while its container is hidden (`display: none`) from

@@ -88,6 +88,8 @@ describe('sanitization', () => {
     const el = render('```ts\nlet a = 1;\n```\n\n| a |\n|:-:|\n| 1 |\n\n3. three\n4. four');
     expect(el.querySelector('code.language-ts')).not.toBeNull();
     expect(el.querySelector('th')?.getAttribute('align')).toBe('center');
+    // Every table in its scrolling wrapper (a streamed table's too: open-table.ts).
+    expect(el.querySelector('div.md-table > table')).not.toBeNull();
     expect(el.querySelector('ol')?.getAttribute('start')).toBe('3');
   });
 });

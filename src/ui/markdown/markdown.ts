@@ -6,6 +6,7 @@
 import {
   Lexer,
   Marked,
+  Renderer,
   type Token,
   type TokenizerAndRendererExtension,
   type TokensList,
@@ -87,6 +88,11 @@ const marked = new Marked({
     // Images are never loaded from model output (remote images leak data and need the network):
     // they show as a link to the image instead.
     image: ({ href, text }) => `<a href="${escapeHtml(href)}">${escapeHtml(text || href)}</a>`,
+    // Every table in a horizontal scrolling wrapper (a wide table scrolls, not the page): the one a
+    // streamed table is split in (open-table.ts), so its end changes no element's place.
+    table(token) {
+      return `<div class="md-table">${Renderer.prototype.table.call(this, token)}</div>\n`;
+    },
   },
 });
 
@@ -107,7 +113,7 @@ export function renderTokens(tokens: Token[], links: TokensList['links']): strin
 }
 
 /** Classes the renderer itself emits; any other class (e.g. the app's own) is dropped. */
-const ALLOWED_CLASS = /^(?:language-[\w+#.-]+|math-inline|math-display)$/;
+const ALLOWED_CLASS = /^(?:language-[\w+#.-]+|math-inline|math-display|md-table)$/;
 
 /** The sanitizer configuration: model output is untrusted HTML. */
 export const SANITIZE_CONFIG = {

@@ -14,9 +14,10 @@ const FREEZE_ROWS = 32;
  * Chromium lays out a `<table>` whole when a row is added, so a streamed table is split while it
  * grows: once FREEZE_ROWS rows are finished, the column widths are measured (once) and frozen
  * (`table-layout: fixed` + `<colgroup>`), and later rows go into further tables of SEGMENT_ROWS
- * rows with the same widths inside one scrolling wrapper, so an update lays out only the last
- * segment. When the table is complete its rows move back into one table in slices (`settle`: the
- * whole render's DOM, automatic column widths again).
+ * rows with the same widths inside its scrolling wrapper (`md-table`, which every table has), so
+ * an update lays out only the last segment. When the table is complete its rows move back into one
+ * table in slices (`settle`), then its widths are automatic again: the whole render's DOM, reached
+ * with no element moved out of the wrapper.
  */
 export function tableBlock(token: Tokens.Table, links: Links): OpenBlock | null {
   const lines = token.raw.split('\n');
@@ -27,40 +28,35 @@ export function tableBlock(token: Tokens.Table, links: Links): OpenBlock | null 
   // cells and the same delimiter row (alignments), so an update does not lex the real one again.
   const standIn = `|${' a |'.repeat(columns)}\n${lines[1]}\n`;
   let lastHead = head.length; // the header's length in `last.raw`
-  const table = nodes([{ ...token, rows: [] }], links, () => null).firstElementChild;
-  if (!(table instanceof HTMLTableElement)) return null;
-  let element: Element = table;
+  const wrapper = nodes([{ ...token, rows: [] }], links, () => null).firstElementChild;
+  const table = wrapper?.firstElementChild;
+  if (!(wrapper instanceof HTMLElement) || !(table instanceof HTMLTableElement)) return null;
   let body: HTMLTableSectionElement | null = null;
   let live: Element[] = [];
   let frozen = head.length; // chars of the block whose rows are in `body` for good
   let frozenRows = 0; // finished rows in `body`
   let last = token; // header + the rows after `frozen`
-  let wrapper: HTMLElement | null = null;
-  let colgroup: HTMLTableColElement | null = null;
-  let tableWidth = 0;
+  let colgroup: HTMLTableColElement | null = null; // the frozen widths, once frozen
   /** The cell being written in the open row (its text when plain, null when still empty). */
   let cell: { row: HTMLTableRowElement; index: number; text: PlainText | null } | null = null;
 
-  /** Freezes the column widths as laid out now and moves the table into a scrolling wrapper. */
+  /** Freezes the column widths as laid out now (the wrapper then holds fixed-width segments). */
   const freeze = () => {
     const cells = [...(table.tHead?.rows[0]?.cells ?? [])];
     const rects = cells.map((cell) => cell.getBoundingClientRect());
     const widths = rects.map((r) => r.width);
     if (widths.length === 0 || widths.some((w) => !(w > 0))) return; // not laid out
-    tableWidth = (rects.at(-1)?.right ?? 0) - (rects[0]?.left ?? 0);
+    const tableWidth = (rects.at(-1)?.right ?? 0) - (rects[0]?.left ?? 0);
     colgroup = document.createElement('colgroup');
     for (const width of widths) {
       const col = document.createElement('col');
       col.style.width = `${width}px`;
       colgroup.append(col);
     }
-    wrapper = document.createElement('div');
-    wrapper.className = 'md-table-stream';
-    wrapper.style.setProperty('--md-table-width', `${tableWidth}px`);
-    table.replaceWith(wrapper);
+    wrapper.classList.add('md-table-stream');
+    // The attribute, not the CSSOM (whose lazy sync leaves `style=""` after `removeAttribute`).
+    wrapper.setAttribute('style', `--md-table-width: ${tableWidth}px`);
     fix(table);
-    wrapper.append(table);
-    element = wrapper;
   };
   const fix = (t: HTMLTableElement) => {
     if (colgroup) t.prepend(colgroup.cloneNode(true));
@@ -71,14 +67,12 @@ export function tableBlock(token: Tokens.Table, links: Links): OpenBlock | null 
     fix(next);
     body = document.createElement('tbody');
     next.append(body);
-    wrapper?.append(next);
+    wrapper.append(next);
     frozenRows = 0;
   };
 
   return {
-    get element() {
-      return element;
-    },
+    element: wrapper,
     lex(tail, known) {
       if (!tail.startsWith(head)) return null;
       const tokens = lex(standIn + tail.slice(frozen), known);
@@ -92,15 +86,15 @@ export function tableBlock(token: Tokens.Table, links: Links): OpenBlock | null 
     },
     sync(final) {
       // Layout is clean here (the last update was laid out): measure before changing anything.
-      if (!final && frozenRows >= (wrapper ? SEGMENT_ROWS : FREEZE_ROWS) && element.isConnected) {
-        if (!wrapper) freeze();
-        if (wrapper) segment();
+      if (!final && frozenRows >= (colgroup ? SEGMENT_ROWS : FREEZE_ROWS) && wrapper.isConnected) {
+        if (!colgroup) freeze();
+        if (colgroup) segment();
       }
       for (const row of live) row.remove();
       live = [];
       const rows = last.rows;
       if (rows.length > 0) {
-        const rendered = nodes([last], links, () => element).querySelectorAll('tbody > tr');
+        const rendered = nodes([last], links, () => wrapper).querySelectorAll('tbody > tr');
         if (!body) {
           body = document.createElement('tbody');
           table.append(body);
@@ -120,8 +114,8 @@ export function tableBlock(token: Tokens.Table, links: Links): OpenBlock | null 
     },
     settle(size) {
       // The segments' rows go back into the first table, a few at a time (each move styles the
-      // rows moved and lays out the first table, still of fixed widths); then one table again.
-      if (!wrapper) return true;
+      // rows moved and lays out the first table, still of fixed widths); then automatic widths.
+      if (!colgroup) return true;
       const first = table.tBodies[0];
       for (let moved = 0; moved < size;) {
         const next = table.nextElementSibling;
@@ -134,9 +128,9 @@ export function tableBlock(token: Tokens.Table, links: Links): OpenBlock | null 
       }
       if (table.nextElementSibling) return false;
       table.querySelector('colgroup')?.remove();
-      wrapper.replaceWith(table);
-      element = table;
-      wrapper = null;
+      wrapper.classList.remove('md-table-stream');
+      wrapper.removeAttribute('style');
+      colgroup = null;
       return true;
     },
     append(delta) {
