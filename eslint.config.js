@@ -3,6 +3,29 @@ import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 
+/** The code style enforced in product code (docs/ARCHITECTURE.md, "Machines in one style"). */
+const STYLE_RULES = [
+  {
+    selector: "CallExpression[callee.name='assertEvent']",
+    message:
+      "Pass the event's data as typed params: { type: 'action', params: ({ event }) => event.x }.",
+  },
+  {
+    selector:
+      "TSAsExpression:not([typeAnnotation.typeName.name='const']):not([expression.type='ObjectExpression'][expression.properties.length=0])",
+    message:
+      'No type assertions: narrow with a check or a typed param (`as const` and `{} as T` in setup types are fine).',
+  },
+  {
+    selector: 'TSTypeAssertion',
+    message: 'No type assertions.',
+  },
+  {
+    selector: 'TSNonNullExpression',
+    message: 'No non-null assertions: handle the null.',
+  },
+];
+
 export default tseslint.config(
   {
     ignores: [
@@ -108,26 +131,23 @@ export default tseslint.config(
       'src/ui/markdown/**',
     ],
     rules: {
+      'no-restricted-syntax': ['error', ...STYLE_RULES],
+    },
+  },
+  {
+    // Machines tell other actors through XState (sendTo / enqueue.sendTo), never by calling
+    // `.send()` in a custom action: the send then goes through the actor system (the inspector
+    // logs it) and the target is an ActorRef. `self.send` from a callback handed to an invoked
+    // actor stays allowed.
+    files: ['src/machines/**/*.ts'],
+    ignores: ['**/*.test.ts', 'src/machines/test-helpers.ts'],
+    rules: {
       'no-restricted-syntax': [
         'error',
+        ...STYLE_RULES,
         {
-          selector: "CallExpression[callee.name='assertEvent']",
-          message:
-            "Pass the event's data as typed params: { type: 'action', params: ({ event }) => event.x }.",
-        },
-        {
-          selector:
-            "TSAsExpression:not([typeAnnotation.typeName.name='const']):not([expression.type='ObjectExpression'][expression.properties.length=0])",
-          message:
-            'No type assertions: narrow with a check or a typed param (`as const` and `{} as T` in setup types are fine).',
-        },
-        {
-          selector: 'TSTypeAssertion',
-          message: 'No type assertions.',
-        },
-        {
-          selector: 'TSNonNullExpression',
-          message: 'No non-null assertions: handle the null.',
+          selector: "CallExpression[callee.property.name='send']:not([callee.object.name='self'])",
+          message: 'Send with sendTo / enqueue.sendTo (through the actor system), not .send().',
         },
       ],
     },

@@ -1,7 +1,44 @@
 import { describe, expect, it } from 'vitest';
+import type { WorkerResponse } from '../shared/worker-protocol';
 import { routeWorkerResponse } from './worker-events';
 
+/** One response of every status (and both error phases), as the worker sends them. */
+const EVERY_STATUS: WorkerResponse[] = [
+  { status: 'loading', data: 'Loading' },
+  { status: 'initiate', file: 'a.onnx' },
+  { status: 'progress', file: 'a.onnx', progress: 50 },
+  { status: 'done', file: 'a.onnx' },
+  { status: 'ready', data: { id: 'm', dtype: 'q4' } },
+  { status: 'error', data: 'x', phase: 'load' },
+  { status: 'start' },
+  { status: 'update', output: 'a', numTokens: 1, channel: 'answer' },
+  { status: 'complete', numTokens: 1, seconds: 1, interrupted: false },
+  { status: 'error', data: 'x', phase: 'generate' },
+  { status: 'fault', kind: 'crashed', data: 'gone' },
+  { status: 'alive' },
+  { status: 'stored', models: [] },
+  { status: 'deleted', id: 'm', removed: 1 },
+  {
+    status: 'plan',
+    plan: { id: 'm', dtype: 'q4', totalBytes: 1, largestFile: null, warnings: [] },
+  },
+  { status: 'storage-error', data: 'x', op: 'list' },
+];
+
 describe('routeWorkerResponse', () => {
+  it('every routed event is `worker.<status>` carrying its own message (what eventOf claims)', () => {
+    for (const evaluating of [false, true])
+      for (const message of EVERY_STATUS) {
+        const routed = routeWorkerResponse(message, evaluating);
+        const events = [routed.model, routed.chat, routed.evaluation, routed.storedModels];
+        for (const event of events) {
+          if (!event || event.type === 'storedModels.loaded') continue;
+          expect(event).toEqual({ type: `worker.${message.status}`, message });
+          expect(event.message).toBe(message);
+        }
+      }
+  });
+
   it('load errors go to the model; generation errors to their purpose', () => {
     expect(routeWorkerResponse({ status: 'error', data: 'x', phase: 'load' })).toEqual({
       model: { type: 'worker.error', message: { status: 'error', data: 'x', phase: 'load' } },
