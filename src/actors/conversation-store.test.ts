@@ -5,7 +5,8 @@ import { openDB } from 'idb';
 import { defaultSettings } from '../shared/generation-settings';
 import type { Conversation } from '../shared/conversations/types';
 import type { StoreCommand, StoreResult } from '../shared/conversations/store-protocol';
-import { createConversationStoreActor, openStore, toStoreError } from './conversation-store';
+import { createConversationStoreActor, toStoreError } from './conversation-store';
+import { openStore } from './conversation-db';
 
 let n = 0;
 const freshName = () => `test-db-${(n += 1)}-${Math.random()}`;

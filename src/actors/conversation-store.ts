@@ -1,53 +1,13 @@
 /**
- * The persistence actor: conversations in IndexedDB through `idb`. Commands are queued and run one
- * at a time, so saves land in the order they were sent; every failure comes back as a typed
- * `store.failed` value (quota, private mode, a blocked upgrade), never as a thrown error.
+ * The persistence actor: conversations in IndexedDB (conversation-db.ts, loaded on the actor's
+ * start). Commands are queued and run one at a time, so saves land in the order they were sent;
+ * every failure comes back as a typed `store.failed` value (quota, private mode, a blocked
+ * upgrade), never as a thrown error.
  */
-import type { DBSchema, IDBPDatabase, IDBPTransaction } from 'idb';
 import { fromCallback } from 'xstate';
-import type { Conversation } from '../shared/conversations/types';
-import { reviveMessages, summaryOf, sortSummaries } from '../shared/conversations/types';
 import type { StoreCommand, StoreError, StoreResult } from '../shared/conversations/store-protocol';
-import { sanitizeSettings, MAX_TOKENS_LIMIT } from '../shared/generation-settings';
 import { errorMessage } from '../shared/errors';
-
-export const DB_NAME = 'local-llm-studio';
-/** IndexedDB schema version; each step of `MIGRATIONS` upgrades from the previous one. */
-export const DB_VERSION = 2;
-
-interface StudioDB extends DBSchema {
-  conversations: {
-    key: string;
-    value: Conversation & { schema?: number };
-    indexes: { 'by-updated': number };
-  };
-}
-
-type Db = IDBPDatabase<StudioDB>;
-type UpgradeTx = IDBPTransaction<StudioDB, Array<'conversations'>, 'versionchange'>;
-
-/** Schema migrations: index i upgrades version i to i + 1. */
-const MIGRATIONS: Array<(db: Db, tx: UpgradeTx) => Promise<void> | void> = [
-  // 0 → 1: the conversations store.
-  (db) => {
-    db.createObjectStore('conversations', { keyPath: 'id' });
-  },
-  // 1 → 2: an index for the newest-first list; records from version 1 lacked settings.
-  async (_db, tx) => {
-    const store = tx.objectStore('conversations');
-    store.createIndex('by-updated', 'updatedAt');
-    let cursor = await store.openCursor();
-    while (cursor) {
-      const value = cursor.value;
-      await cursor.update({
-        ...value,
-        settings: sanitizeSettings(value.settings, MAX_TOKENS_LIMIT),
-        schema: 2,
-      });
-      cursor = await cursor.continue();
-    }
-  },
-];
+import type { Db } from './conversation-db';
 
 /** Maps a DOMException (or anything thrown) to a message a person can act on. */
 export function toStoreError(error: unknown): StoreError {
@@ -74,94 +34,24 @@ export function toStoreError(error: unknown): StoreError {
   return { kind: 'failed', message: `Conversation storage failed: ${detail}` };
 }
 
-function named(name: string, message: string): Error {
-  const e = new Error(message);
-  e.name = name;
-  return e;
-}
-
-export interface OpenOptions {
-  name?: string;
-  version?: number;
-}
-
-/** Opens (and upgrades) the database; rejects with a named error when blocked or unavailable. */
-export async function openStore({
-  name = DB_NAME,
-  version = DB_VERSION,
-}: OpenOptions = {}): Promise<Db> {
-  if (typeof indexedDB === 'undefined')
-    throw named('UnavailableError', 'IndexedDB is not available');
-  // idb arrives as its own small chunk, after the first paint.
-  const { openDB } = await import('idb');
-  return new Promise<Db>((resolve, reject) => {
-    openDB<StudioDB>(name, version, {
-      upgrade(db, oldVersion, newVersion, tx) {
-        // Steps only await IndexedDB requests, so the upgrade transaction stays open; a failing
-        // step aborts it and the open rejects.
-        void (async () => {
-          for (let v = oldVersion; v < (newVersion ?? version); v += 1)
-            await MIGRATIONS[v]?.(db, tx);
-        })().catch(() => tx.abort());
-      },
-      // Another tab holds an older version open: say so instead of waiting forever.
-      blocked() {
-        reject(named('BlockedError', 'upgrade blocked by another tab'));
-      },
-      // Another tab wants a newer schema: step aside so it can upgrade.
-      blocking(_current, _blocked, event) {
-        if (event.target instanceof IDBDatabase) event.target.close();
-      },
-    }).then(resolve, reject);
-  });
-}
-
-async function run(db: Db, command: StoreCommand): Promise<StoreResult> {
-  switch (command.type) {
-    case 'store.list': {
-      const all = await db.getAll('conversations');
-      return { type: 'store.listed', conversations: sortSummaries(all.map(summaryOf)) };
-    }
-    case 'store.get': {
-      const found = await db.get('conversations', command.id);
-      if (!found) throw named('NotFoundError', 'that conversation no longer exists');
-      const { schema: _schema, ...conversation } = found;
-      return {
-        type: 'store.loaded',
-        conversation: { ...conversation, messages: reviveMessages(conversation.messages) },
-      };
-    }
-    case 'store.put':
-      await db.put('conversations', { ...command.conversation, schema: DB_VERSION });
-      return { type: 'store.saved', summary: summaryOf(command.conversation) };
-    case 'store.rename': {
-      // Read and write in one transaction, so a rename never undoes a save queued before it.
-      const tx = db.transaction('conversations', 'readwrite');
-      const found = await tx.store.get(command.id);
-      if (!found) throw named('NotFoundError', 'that conversation no longer exists');
-      const renamed = { ...found, customTitle: command.title.trim() };
-      await tx.store.put(renamed);
-      await tx.done;
-      return { type: 'store.saved', summary: summaryOf(renamed) };
-    }
-    case 'store.delete':
-      await db.delete('conversations', command.id);
-      return { type: 'store.deleted', id: command.id };
-  }
-}
-
 /**
- * The persistence actor. `open` is injectable so tests use fake-indexeddb (or a failing open).
- * Commands run strictly in order; a failed open fails every command with the same typed error.
+ * The persistence actor. `open` is injectable so tests use fake-indexeddb (or a failing open);
+ * by default it opens the app's database. The database module arrives as its own chunk when the
+ * actor starts. Commands run strictly in order; a failed open (or a failed chunk load) fails
+ * every command with the same typed error.
  */
-export function createConversationStoreActor(open: () => Promise<Db> = () => openStore()) {
+export function createConversationStoreActor(open?: () => Promise<Db>) {
   return fromCallback<StoreCommand>(({ sendBack, receive }) => {
-    const dbPromise = open();
+    const database = import('./conversation-db').then(async (db) => ({
+      run: db.run,
+      handle: await (open ?? db.openStore)(),
+    }));
     let queue: Promise<unknown> = Promise.resolve();
     receive((command) => {
       queue = queue.then(async () => {
         try {
-          sendBack(await run(await dbPromise, command));
+          const { run, handle } = await database;
+          sendBack(await run(handle, command));
         } catch (error) {
           sendBack({
             type: 'store.failed',
@@ -172,8 +62,8 @@ export function createConversationStoreActor(open: () => Promise<Db> = () => ope
       });
     });
     return () =>
-      void dbPromise.then(
-        (db) => db.close(),
+      void database.then(
+        ({ handle }) => handle.close(),
         () => undefined,
       );
   });
