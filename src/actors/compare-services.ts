@@ -37,7 +37,7 @@ export function modelsQueryOptions(client: TrainingClient) {
  */
 export function splitQueryOptions(client: TrainingClient, runId: string) {
   return queryOptions({
-    queryKey: [...trainingKeys.all(client.baseUrl), 'split', runId],
+    queryKey: trainingKeys.split(client.baseUrl, runId),
     queryFn: ({ signal }) => client.fetchSplit(runId, signal),
     retry: false,
     staleTime: Infinity,
@@ -47,7 +47,7 @@ export function splitQueryOptions(client: TrainingClient, runId: string) {
 /** GET /runs/{id}/dataset: every entry of a run's data file. */
 export function runDatasetQueryOptions(client: TrainingClient, runId: string) {
   return queryOptions({
-    queryKey: [...trainingKeys.all(client.baseUrl), 'dataset', runId],
+    queryKey: trainingKeys.dataset(client.baseUrl, runId),
     queryFn: ({ signal }) => client.fetchRunDataset(runId, signal),
     retry: false,
     staleTime: Infinity,

@@ -9,6 +9,9 @@ export const trainingKeys = {
   run: (baseUrl: string, runId: string) => [...trainingKeys.all(baseUrl), 'run', runId] as const,
   logs: (baseUrl: string, runId: string, tail: number) =>
     [...trainingKeys.all(baseUrl), 'logs', runId, { tail }] as const,
+  /** A whole run's log as lines (the Runs list's Log), not the polled tail of `logs`. */
+  runLog: (baseUrl: string, runId: string) =>
+    [...trainingKeys.all(baseUrl), 'run-log', runId] as const,
   metrics: (baseUrl: string, runId: string, after: number) =>
     [...trainingKeys.all(baseUrl), 'metrics', runId, { after }] as const,
   models: (baseUrl: string) => [...trainingKeys.all(baseUrl), 'models'] as const,

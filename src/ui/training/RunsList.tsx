@@ -6,6 +6,7 @@
 import { useId, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import type { RunInfo, TrainedModel } from '../../shared/training-api';
+import { trainingKeys } from '../../shared/training-keys';
 import { formatDuration, formatLoss } from './run-stats';
 import { CompareLink } from './CompareLink';
 import { runModel } from '../../machines/trainingSelectors';
@@ -34,7 +35,7 @@ type LogSource = Pick<RunsListProps, 'trainingUrl' | 'trainingLog'>;
 
 function RunLog({ source, runId, id }: { source: LogSource; runId: string; id: string }) {
   const log = useQuery({
-    queryKey: ['training', source.trainingUrl, 'run-log', runId],
+    queryKey: trainingKeys.runLog(source.trainingUrl, runId),
     queryFn: ({ signal }) => source.trainingLog(runId, signal),
     retry: false,
   });
