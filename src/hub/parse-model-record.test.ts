@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { MAX_RECORD_CHARS, parseModelRecord } from './parse-model-record';
 import { HubError } from './hub-error';
+import type { ModelRecord } from './types';
 
 function thrown(fn: () => unknown): HubError {
   try {
@@ -59,7 +60,7 @@ describe('parseModelRecord', () => {
     expect(issues.map((i) => i.message)).toEqual([
       'tags should be a list of strings, got a string; ignored.',
       'pipeline_tag should be a known task id, got "not-a-task"; ignored.',
-      'widgetData[1].text should be a string, got a number; ignored.',
+      'widgetData[1] should be a widget example (an object with a string "text", "src", or "source_sentence" and "sentences"), got an object; ignored.',
       'config.peft.task_type should be a string, got a number; ignored.',
       'config.keras_hub.tasks should be a list of strings, got a list holding a number; ignored.',
       'transformersInfo.auto_model is missing; transformersInfo ignored.',
@@ -72,7 +73,8 @@ describe('parseModelRecord', () => {
     expect(record.cardData).toEqual({ base_model: ['a/b'], instance_prompt: null });
     expect(record.transformersInfo).toBeUndefined();
     expect(record.siblings).toEqual([{ rfilename: 'ok.onnx' }]);
-    expect(record.widgetData).toEqual([{ text: 'hi', extra: 1 }, {}]);
+    // An example none of whose shapes fits is left out (ModelData's WidgetExample has a required key).
+    expect(record.widgetData).toEqual([{ text: 'hi', extra: 1 }]);
   });
 
   it('invalid JSON: a typed error saying so', () => {
@@ -105,5 +107,62 @@ describe('parseModelRecord', () => {
     expect(thrown(() => parseModelRecord({ json: '{"id":"a/b"}', maxChars: 5 })).message).toBe(
       'The record is 1 kB; the limit is 1 kB. Paste the record of a single model.',
     );
+  });
+
+  it('the record is typed ModelRecord; nested misfits are reported at their path', () => {
+    const { record, issues } = parseModelRecord({
+      json: {
+        id: ' acme/m ',
+        cardData: { instance_prompt: 3, inference: 'yes', base_model: 7 },
+        config: {
+          tokenizer_config: {
+            chat_template: [{ name: 'default', template: 't' }, { name: 'tool_use' }],
+            bos_token: '<s>',
+          },
+          quantization_config: { bits: '4' },
+        },
+        gguf: { architecture: 'llama' },
+      },
+    });
+    expectTypeOf(record).toEqualTypeOf<ModelRecord>();
+    expect(issues.map((i) => i.message)).toEqual([
+      'cardData.base_model should be a string or a list of strings, got a number; ignored.',
+      'cardData.instance_prompt should be a string, got a number; ignored.',
+      'cardData.inference should be a boolean or an object, got a string; ignored.',
+      'config.quantization_config.bits should be a number, got a string; ignored.',
+      'gguf.total is missing; gguf ignored.',
+    ]);
+    expect(record.id).toBe('acme/m');
+    expect(record.config).toEqual({
+      tokenizer_config: {
+        chat_template: [{ name: 'default', template: 't' }],
+        bos_token: '<s>',
+      },
+      quantization_config: {},
+    });
+    expect(record.cardData).toEqual({});
+    expect(record.gguf).toBeUndefined();
+  });
+});
+
+describe('parseModelRecord: fields typed as ModelData declares them', () => {
+  it('keeps auto_map string values only, and the widget examples the generators can read', () => {
+    const { record, issues } = parseModelRecord({
+      json: {
+        id: 'acme/m',
+        config: { auto_map: { AutoModel: 'm.Model', AutoTokenizer: ['slow', 'fast'] } },
+        widgetData: [
+          { source_sentence: 'a', sentences: ['b', 'c'] },
+          { src: 'https://x/cat.png', example_title: 'Cat' },
+          {},
+        ],
+      },
+    });
+    expect(record.config?.auto_map).toEqual({ AutoModel: 'm.Model' });
+    expect(record.widgetData).toEqual([
+      { source_sentence: 'a', sentences: ['b', 'c'] },
+      { src: 'https://x/cat.png', example_title: 'Cat' },
+    ]);
+    expect(issues.map((i) => i.path)).toEqual(['widgetData[2]']);
   });
 });
