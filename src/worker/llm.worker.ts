@@ -10,9 +10,9 @@ import {
   InterruptableStoppingCriteria,
   ModelRegistry,
   Tensor,
+  TextStreamer,
   env,
   type DataType,
-  type TextStreamer,
   type PreTrainedModel,
   type PreTrainedTokenizer,
   type ProgressInfo,
@@ -189,6 +189,25 @@ function generateOutput(result: unknown): { sequences?: Tensor; past_key_values?
     ...(sequences instanceof Tensor ? { sequences } : {}),
     ...(past_key_values instanceof DynamicCache ? { past_key_values } : {}),
   };
+}
+
+/**
+ * generate() calls only its streamer's put() and end() (a BaseStreamer), but its typings ask for a
+ * TextStreamer (GenerationConfig's `streamer`): this TextStreamer hands both calls to ours.
+ */
+class StreamerAdapter extends TextStreamer {
+  constructor(
+    tokenizer: PreTrainedTokenizer,
+    private readonly target: Pick<TokenTextStreamer, 'put' | 'end'>,
+  ) {
+    super(tokenizer);
+  }
+  override put(value: bigint[][]): void {
+    this.target.put(value);
+  }
+  override end(): void {
+    this.target.end();
+  }
 }
 
 function tokenIdOf(tokenizer: PreTrainedTokenizer, token: string | undefined): bigint | undefined {
@@ -408,8 +427,7 @@ async function generate(messages: Extract<WorkerRequest, { type: 'generate' }>) 
         : { do_sample: false }),
       repetition_penalty: options?.repetitionPenalty ?? 1,
       max_new_tokens: maxNewTokens,
-      // eslint-disable-next-line no-restricted-syntax -- generate() calls only put()/end() (a BaseStreamer), but its typings intersect that with GenerationConfig's TextStreamer
-      streamer: streamer as unknown as TextStreamer,
+      streamer: new StreamerAdapter(tokenizer, streamer),
       stopping_criteria: stopping,
       return_dict_in_generate: true,
     });
