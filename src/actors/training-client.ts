@@ -211,10 +211,9 @@ export function createTrainingActors(
     cancelRun: fromPromise<RunInfo, CancelRunInput>(async ({ input }) => {
       const { MutationObserver, cancelRunMutationOptions } = await import('./training-queries');
       const queryClient = await loadQueryClient();
-      return new MutationObserver(
-        queryClient,
-        cancelRunMutationOptions(client, queryClient),
-      ).mutate(input.runId);
+      return new MutationObserver(queryClient, cancelRunMutationOptions(client)).mutate(
+        input.runId,
+      );
     }),
   };
 }

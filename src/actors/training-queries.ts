@@ -3,12 +3,7 @@
  * query/mutation options the training actors (./training-client.ts) and hooks share. Loaded with
  * the first run (polling, start, cancel) or the first dataset sent, never with the page.
  */
-import {
-  MutationObserver,
-  mutationOptions,
-  queryOptions,
-  type QueryClient,
-} from '@tanstack/react-query';
+import { MutationObserver, mutationOptions, queryOptions } from '@tanstack/react-query';
 import type { ApiError } from '../shared/api-error';
 import {
   LOG_TAIL,
@@ -63,12 +58,15 @@ export function startTrainingMutationOptions(client: TrainingClient) {
   });
 }
 
-export function cancelRunMutationOptions(client: TrainingClient, queryClient?: QueryClient) {
+/**
+ * POST /runs/{id}/cancel. The run it returns goes to the machine (no cache entry is written: the
+ * poller's next fetch of the run is fresh anyway, and no view reads that key).
+ */
+export function cancelRunMutationOptions(client: TrainingClient) {
   return mutationOptions<RunInfo, ApiError, string>({
     mutationKey: [...trainingKeys.all(client.baseUrl), 'cancel'],
     mutationFn: (runId) => client.cancelRun(runId),
     retry: false,
-    onSuccess: (run) => queryClient?.setQueryData(trainingKeys.run(client.baseUrl, run.id), run),
   });
 }
 
