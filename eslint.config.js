@@ -123,13 +123,7 @@ export default tseslint.config(
     // the service, the mocks): unknown data is narrowed with a check or a parser. `{} as T` stays
     // allowed: it is how setup({ types }) declares types.
     files: ['src/**/*.{ts,tsx}', 'service/src/**/*.ts', 'mocks/**/*.ts'],
-    ignores: [
-      '**/*.test.{ts,tsx}',
-      'src/machines/test-helpers.ts',
-      '**/*.bench.ts',
-      // (the renderer's casts are removed with its slicing work)
-      'src/ui/markdown/**',
-    ],
+    ignores: ['**/*.test.{ts,tsx}', 'src/machines/test-helpers.ts', '**/*.bench.ts'],
     rules: {
       'no-restricted-syntax': ['error', ...STYLE_RULES],
     },

@@ -8,6 +8,7 @@ import {
   Marked,
   Renderer,
   type Token,
+  type Tokens,
   type TokenizerAndRendererExtension,
   type TokensList,
 } from 'marked';
@@ -22,6 +23,17 @@ interface MathToken {
   raw: string;
   tex: string;
   display: boolean;
+}
+
+/** The fields of a math token (made by the tokenizers below), read from marked's generic token. */
+function mathToken({ tex, raw, display }: Tokens.Generic): Omit<MathToken, 'type'> {
+  const source: unknown = tex;
+  const text: unknown = raw;
+  return {
+    tex: typeof source === 'string' ? source : '',
+    raw: typeof text === 'string' ? text : '',
+    display: display === true,
+  };
 }
 
 /** Math placeholder: the source stays readable as text until KaTeX arrives. */
@@ -48,7 +60,7 @@ const mathBlock: TokenizerAndRendererExtension = {
     return { type: 'mathBlock', raw: match[0], tex, display: true };
   },
   renderer: (token) => {
-    const { tex, raw } = token as unknown as MathToken;
+    const { tex, raw } = mathToken(token);
     return `${mathHtml(tex, true, raw.trim(), true)}\n`;
   },
 };
@@ -75,7 +87,7 @@ const mathInline: TokenizerAndRendererExtension = {
     return undefined;
   },
   renderer: (token) => {
-    const { tex, raw, display } = token as unknown as MathToken;
+    const { tex, raw, display } = mathToken(token);
     return mathHtml(tex, display, raw, false);
   },
 };
@@ -213,7 +225,7 @@ export function sanitizeToFragment(html: string): DocumentFragment {
 
 /** Full render: Markdown → sanitized HTML (what the naive per-token approach does every time). */
 export function renderMarkdown(markdown: string): string {
-  return sanitize(marked.parse(markdown) as string);
+  return sanitize(marked.parse(markdown, { async: false }));
 }
 
 /**

@@ -76,7 +76,11 @@ function renderCached(k: Katex, tex: string, display: boolean): DocumentFragment
     if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value ?? '');
   }
   cache.set(key, nodes);
-  return nodes.cloneNode(true) as DocumentFragment;
+  const copy = nodes.cloneNode(true);
+  if (copy instanceof DocumentFragment) return copy;
+  const fragment = document.createDocumentFragment(); // (a clone of a fragment is one)
+  fragment.append(copy);
+  return fragment;
 }
 
 /** Typesets every untypeset math placeholder under `root`; returns false if KaTeX is not loaded yet. */

@@ -8,18 +8,19 @@
  * `lex` returns null when the frozen part no longer applies (the block turned into something else,
  * e.g. a paragraph into a setext heading): the caller then renders the block again from scratch.
  */
-import type { Token, Tokens } from 'marked';
+import type { Token } from 'marked';
 import type { Links, OpenBlock } from './block';
 import { codeBlock } from './open-code';
 import { listBlock } from './open-list';
 import { paragraphBlock } from './open-paragraph';
 import { tableBlock } from './open-table';
+import { isCode, isList, isParagraph, isTable } from './tokens';
 
 /** The open block kept as DOM for `token`, or null: the caller renders the block whole each time. */
 export function openBlockFor(token: Token, links: Links): OpenBlock | null {
-  if (token.type === 'table') return tableBlock(token as Tokens.Table, links);
-  if (token.type === 'list') return listBlock(token as Tokens.List, links);
-  if (token.type === 'paragraph') return paragraphBlock(token as Tokens.Paragraph, links);
-  if (token.type === 'code' && !('codeBlockStyle' in token)) return codeBlock(token as Tokens.Code);
+  if (isTable(token)) return tableBlock(token, links);
+  if (isList(token)) return listBlock(token, links);
+  if (isParagraph(token)) return paragraphBlock(token, links);
+  if (isCode(token) && !('codeBlockStyle' in token)) return codeBlock(token);
   return null;
 }

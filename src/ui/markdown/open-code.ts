@@ -2,6 +2,7 @@
 import type { Tokens } from 'marked';
 import type { OpenBlock } from './block';
 import { lex, renderTokens, sanitizeToFragment } from './markdown';
+import { isCode } from './tokens';
 
 export function codeBlock(token: Tokens.Code): OpenBlock | null {
   const element = sanitizeToFragment(renderTokens([token], {})).firstElementChild;
@@ -22,8 +23,8 @@ export function codeBlock(token: Tokens.Code): OpenBlock | null {
     lex(tail, known) {
       const tokens = lex(tail, known);
       const first = tokens[0];
-      if (first?.type !== 'code' || 'codeBlockStyle' in first || first.lang !== lang) return null;
-      last = first as Tokens.Code;
+      if (!isCode(first) || 'codeBlockStyle' in first || first.lang !== lang) return null;
+      last = first;
       return tokens;
     },
     sync() {

@@ -18,6 +18,7 @@ import { extendsText, lex, renderTokens, sanitizeToFragment } from './markdown';
 import { typeset } from './math';
 import type { Links, OpenBlock } from './block';
 import { appendPlain, plainText, type PlainText } from './plain-text';
+import { isList } from './tokens';
 
 /** A complete item line: indent, marker, spaces, content (which must not open a multi-line construct). */
 const ITEM = /^( *)([-+*]|\d{1,9}[.)])( {1,4})([^\s>|<`~$[].*)$/;
@@ -65,8 +66,8 @@ function renderList(
   links: Links,
 ): { element: Element; lastText: string | null } | null {
   const tokens = lex(markdown, links).filter((t) => t.type !== 'space');
-  const list = tokens[0] as Tokens.List | undefined;
-  if (tokens.length !== 1 || list?.type !== 'list' || list.loose) return null;
+  const list = tokens[0];
+  if (tokens.length !== 1 || !isList(list) || list.loose) return null;
   if (list.items.length !== 1 || list.items.some((i) => i.task)) return null;
   const fragment = sanitizeToFragment(renderTokens(tokens, links));
   typeset(fragment);
@@ -176,6 +177,8 @@ class LiveItem {
 
 export function listBlock(token: Tokens.List, links: Links): OpenBlock | null {
   let element: Element | null = null;
+  /** `element` now (it is set in `addItem`, where control flow analysis does not follow it). */
+  const built = (): Element | null => element;
   let levels: Level[] = [];
   let parsed = 0; // chars of the tail whose complete lines are in `levels`
   let live: LiveItem | null = null; // the item being written
@@ -205,13 +208,13 @@ export function listBlock(token: Tokens.List, links: Links): OpenBlock | null {
    * Shows the line being typed: `host` (a one-item list opening a new level, or its `li`) for
    * `parent`, in the element of the item being written when it fits (see LiveItem).
    */
-  const showLive = (parent: Element, newLevel: boolean, list: Element, li: Element) => {
+  const showLive = (parent: Element, newLevel: boolean, list: Element, li: HTMLElement) => {
     const content = [...li.childNodes];
     if (live?.fits(parent, newLevel, list, li)) live.show(content);
     else {
       dropLive();
       const host = newLevel ? list : li;
-      live = new LiveItem(host, li as HTMLElement, parent, newLevel, liveHeight);
+      live = new LiveItem(host, li, parent, newLevel, liveHeight);
       live.show(content);
       parent.append(host);
     }
@@ -234,7 +237,7 @@ export function listBlock(token: Tokens.List, links: Links): OpenBlock | null {
     }
     const rendered = renderList(item.line, links);
     const li = rendered?.element.firstElementChild;
-    if (!rendered || !li) return false;
+    if (!rendered || !(li instanceof HTMLElement)) return false;
     const list = rendered.element;
     if (typing) {
       const parent = level === levels.length ? deepest?.item : levels[level]?.list;
@@ -258,7 +261,8 @@ export function listBlock(token: Tokens.List, links: Links): OpenBlock | null {
       if (!deepest) element = list;
       levels.push({ ...item, list, item: li });
     } else {
-      const parent = levels[level] as Level;
+      const parent = levels[level];
+      if (!parent) return false; // (found above)
       parent.list.append(li);
       levels = levels.slice(0, level + 1);
       levels[level] = { ...parent, item: li, content: item.content, line: item.line };
@@ -329,7 +333,7 @@ export function listBlock(token: Tokens.List, links: Links): OpenBlock | null {
     const level = levels.find((l) => l.indent === indent && l.kind === kind);
     const list = level ? renderList(rest.slice(indent), links)?.element : null;
     const li = list?.firstElementChild;
-    if (level && list && li) {
+    if (level && list && li instanceof HTMLElement) {
       showLive(level.list, false, list, li);
       return source.length;
     }
@@ -341,7 +345,7 @@ export function listBlock(token: Tokens.List, links: Links): OpenBlock | null {
   };
 
   if (token.loose || read(token.raw) !== token.raw.length) return null;
-  const root = element as Element | null;
+  const root = built();
   if (!root) return null;
 
   return {

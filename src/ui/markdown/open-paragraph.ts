@@ -8,6 +8,7 @@ import type { Links, OpenBlock } from './block';
 import { lex } from './markdown';
 import { nodes } from './nodes';
 import { appendPlain, plainText, type PlainText } from './plain-text';
+import { isParagraph } from './tokens';
 
 /** Characters that can open an inline construct closed by later text. */
 const OPENERS = /[*_~`[\]<>$\\|]/;
@@ -38,10 +39,10 @@ export function splitPoint(tokens: Token[], text: string): number {
   let split = 0;
   let offset = 0;
   for (let i = 0; i < tokens.length - 1; i++) {
-    const token = tokens[i] as Token;
-    if (!safe(token)) break;
+    const token = tokens[i];
+    const next = tokens[i + 1];
+    if (!token || !next || !safe(token)) break; // (both exist: i + 1 < length)
     offset += token.raw.length;
-    const next = tokens[i + 1] as Token;
     if (token.type !== 'text' || !token.raw.endsWith(' ') || /^\s/.test(next.raw)) continue;
     if (next.type === 'br') continue;
     const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
@@ -118,13 +119,13 @@ export function paragraphBlock(token: Tokens.Paragraph, links: Links): OpenBlock
 
   /** Nodes of inline tokens, the synthetic prefix removed when `strip`. */
   const inline = (tokens: Token[], strip: boolean): ChildNode[] => {
-    const paragraph = { type: 'paragraph', raw: '', text: '', tokens } as Tokens.Paragraph;
+    const paragraph: Tokens.Paragraph = { type: 'paragraph', raw: '', text: '', tokens };
     const p = nodes([paragraph], links, () => element).firstElementChild;
     const children = [...(p?.childNodes ?? [])];
     const first = children[0];
-    if (strip && first?.nodeType === Node.TEXT_NODE) {
-      const data = (first as Text).data.slice(CONTINUATION.length);
-      if (data) (first as Text).data = data;
+    if (strip && first instanceof Text) {
+      const data = first.data.slice(CONTINUATION.length);
+      if (data) first.data = data;
       else children.shift();
     }
     return children;
@@ -153,9 +154,9 @@ export function paragraphBlock(token: Tokens.Paragraph, links: Links): OpenBlock
     const box = element.getBoundingClientRect();
     const left = box.left + element.clientLeft + parseFloat(getComputedStyle(element).paddingLeft);
     for (let i = frozenNodes.length - 1; i >= 0; i--) {
-      const node = frozenNodes[i] as ChildNode;
-      const at = lineStartIn(node, left, firstRect.top + 1);
-      if (at === null) continue;
+      const node = frozenNodes[i];
+      const at = node ? lineStartIn(node, left, firstRect.top + 1) : null;
+      if (!node || at === null) continue;
       let cut = i;
       if (at > 0 && node instanceof Text) {
         node.splitText(at);
@@ -187,8 +188,9 @@ export function paragraphBlock(token: Tokens.Paragraph, links: Links): OpenBlock
     lex(tail, known) {
       if (frozen === 0) {
         const tokens = lex(tail, known);
-        if (tokens[0]?.type !== 'paragraph') return null;
-        last = tokens[0] as Tokens.Paragraph;
+        const first = tokens[0];
+        if (!isParagraph(first)) return null;
+        last = first;
         prefix = 0;
         return tokens;
       }
@@ -196,11 +198,12 @@ export function paragraphBlock(token: Tokens.Paragraph, links: Links): OpenBlock
       if (rest.slice(0, rest.indexOf('\n') + 1 || undefined).includes('|')) return null;
       const tokens = lex(CONTINUATION + rest, known);
       const first = tokens[0];
-      const firstInline = (first as Tokens.Paragraph | undefined)?.tokens?.[0];
-      if (first?.type !== 'paragraph' || firstInline?.type !== 'text') return null;
+      if (!isParagraph(first)) return null;
+      const firstInline = first.tokens?.[0];
+      if (firstInline?.type !== 'text') return null;
       if (!firstInline.raw.startsWith(CONTINUATION) || first.tokens?.some((t) => t.type === 'html'))
         return null;
-      last = first as Tokens.Paragraph;
+      last = first;
       prefix = CONTINUATION.length;
       tokens[0] = { ...first, raw: tail.slice(0, frozen) + first.raw.slice(prefix) };
       return tokens;
@@ -251,10 +254,11 @@ export function paragraphBlock(token: Tokens.Paragraph, links: Links): OpenBlock
       const rest = tokens.slice(split);
       // One text token shown as one Text node: later plain words can be appended to it.
       const only = rest.length === 1 && rest[0]?.type === 'text' && live.length === 1;
-      tail = only
+      const text = only ? rest[0] : undefined;
+      tail = text
         ? plainText(
             live[0],
-            (rest[0] as Token).raw.slice(strip ? CONTINUATION.length : 0),
+            text.raw.slice(strip ? CONTINUATION.length : 0),
             frozen === 0 && split === 0,
           )
         : null;

@@ -4,6 +4,7 @@ import { lex } from './markdown';
 import { nodes } from './nodes';
 import type { Links, OpenBlock } from './block';
 import { appendPlain, plainText, type PlainText } from './plain-text';
+import { isTable } from './tokens';
 
 /** Finished rows per segment of a streamed table (see `tableBlock`). */
 const SEGMENT_ROWS = 8;
@@ -77,9 +78,9 @@ export function tableBlock(token: Tokens.Table, links: Links): OpenBlock | null 
       if (!tail.startsWith(head)) return null;
       const tokens = lex(standIn + tail.slice(frozen), known);
       const first = tokens[0];
-      if (first?.type !== 'table' || !first.raw.startsWith(standIn)) return null;
-      if ((first as Tokens.Table).header.length !== columns) return null;
-      last = first as Tokens.Table;
+      if (!isTable(first) || !first.raw.startsWith(standIn)) return null;
+      if (first.header.length !== columns) return null;
+      last = first;
       lastHead = standIn.length;
       tokens[0] = { ...first, raw: tail.slice(0, frozen) + first.raw.slice(standIn.length) };
       return tokens;

@@ -15,11 +15,12 @@
  * Reference-style link definitions can change earlier blocks: `finish()` settles them with one
  * full render.
  */
-import type { Token, Tokens, TokensList } from 'marked';
+import type { Token, TokensList } from 'marked';
 import { extendsText, lex, renderTokens, sanitizeToFragment } from './markdown';
 import { loadKatex, typeset } from './math';
 import type { OpenBlock } from './block';
 import { openBlockFor } from './open-block';
+import { isDef } from './tokens';
 
 export interface StreamingRenderer {
   /** Renders the message so far (the full text, not a delta). */
@@ -96,8 +97,7 @@ export function finishedCount(tokens: Token[], tail: string): number {
   let count = 0;
   let offset = 0;
   let depth = 0;
-  for (let i = 0; i < tokens.length; i++) {
-    const token = tokens[i] as Token;
+  for (const [i, token] of tokens.entries()) {
     if (offset >= lastLineStart) break; // this token starts on the unfinished last line
     if (
       i > 0 &&
@@ -140,8 +140,7 @@ export function createStreamingRenderer(
   const slice = () => {
     cancelSlice = null;
     const start = performance.now();
-    while (jobs.length > 0 && performance.now() - start < SLICE_MS) {
-      const job = jobs[0] as Job;
+    for (let job = jobs[0]; job && performance.now() - start < SLICE_MS; job = jobs[0]) {
       const t0 = performance.now();
       const done = job.run(job.size);
       void container.offsetHeight;
@@ -246,8 +245,8 @@ export function createStreamingRenderer(
     for (const token of newlyDone) {
       committed += token.raw;
       // Definitions of finished blocks are known to later tails (first definition wins).
-      if (token.type === 'def') {
-        const { tag, href, title } = token as Tokens.Def;
+      if (isDef(token)) {
+        const { tag, href, title } = token;
         links[tag] ??= { href, title };
       }
     }
