@@ -60,7 +60,9 @@ describe('inspector in Chromium', () => {
       await box.fill('Hello there');
       await box.press('Enter');
       await expect
-        .poll(() => state('chat.replying.generating').getAttribute('data-active'), { timeout: 60_000 })
+        .poll(() => state('chat.replying.generating').getAttribute('data-active'), {
+          timeout: 60_000,
+        })
         .toBe('true');
       expect(await state('chat.idle').getAttribute('data-active')).toBe('false');
       mkdirSync(SCREENSHOT_DIR, { recursive: true });
