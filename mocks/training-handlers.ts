@@ -257,7 +257,12 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
     run.info.metrics_count = run.metrics.length;
     if (run.evalFraction > 0) {
       const loss = Number((2.2 / (1 + to / 20)).toFixed(4));
-      run.evals.push({ step: to, loss, time: (Date.now() - started) / 1000 });
+      run.evals.push({
+        seq: run.evals.length,
+        step: to,
+        loss,
+        time: (Date.now() - started) / 1000,
+      });
       // Before the step line it follows, so a log's last line stays the progress (`step N/M`).
       run.log.splice(run.log.length - 1, 0, JSON.stringify({ eval_loss: loss, step: to }));
       run.info.last_eval_loss = loss;
@@ -432,13 +437,14 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
         if (!query.success)
           return error(400, `Invalid query: ${formatIssues(query.error.issues, 'query')}`);
         const after = query.data.after ?? -1;
+        const evalAfter = query.data.eval_after ?? -1;
         const points = run.metrics.filter((p) => p.seq > after);
         return HttpResponse.json<MetricsResponse>({
           points,
           next: points.at(-1)?.seq ?? after,
           seen: run.metrics.length,
           stride: 1,
-          eval: [...run.evals],
+          eval: run.evals.filter((p) => p.seq > evalAfter),
         });
       },
     ),

@@ -95,8 +95,10 @@ export class MetricsStore {
   seen = 0;
   stride = 1;
   last: MetricPoint | null = null;
-  /** Held-out loss points, oldest first. */
+  /** Held-out loss points, oldest first (the newest MAX_EVAL_POINTS). */
   readonly evals: EvalPoint[] = [];
+  /** Held-out points recognised so far (the next eval seq). */
+  evalSeen = 0;
   private out: WriteStream | null = null;
 
   constructor(
@@ -123,6 +125,7 @@ export class MetricsStore {
       const evalLoss = finite(value.eval_loss);
       if (evalLoss !== null)
         store.keepEval({
+          seq: store.evalSeen,
           step: finite(value.step) ?? 0,
           loss: evalLoss,
           time: finite(value.time) ?? 0,
@@ -158,6 +161,7 @@ export class MetricsStore {
     seconds: number,
   ): EvalPoint {
     const point: EvalPoint = {
+      seq: this.evalSeen,
       step: parsed.step ?? fallbackStep ?? 0,
       loss: parsed.loss,
       time: Math.round(seconds * 1000) / 1000,
@@ -170,6 +174,7 @@ export class MetricsStore {
   }
 
   private keepEval(point: EvalPoint): void {
+    this.evalSeen = point.seq + 1;
     if (this.evals.length >= MAX_EVAL_POINTS) this.evals.shift();
     this.evals.push(point);
   }
@@ -191,8 +196,11 @@ export class MetricsStore {
     return this.points.length;
   }
 
-  /** Points with seq > `after` (binary search: cheap for live polling). */
-  since(after = -1): MetricsResponse {
+  /**
+   * Loss points with seq > `after` (binary search: cheap for live polling) and held-out points
+   * with seq > `evalAfter` (the newest first found from the end: a poll usually has none or one).
+   */
+  since(after = -1, evalAfter = -1): MetricsResponse {
     let lo = 0;
     let hi = this.points.length;
     while (lo < hi) {
@@ -209,8 +217,14 @@ export class MetricsStore {
       next: points.at(-1)?.seq ?? after,
       seen: this.seen,
       stride: this.stride,
-      eval: [...this.evals],
+      eval: this.evalsAfter(evalAfter),
     };
+  }
+
+  private evalsAfter(after: number): EvalPoint[] {
+    let from = this.evals.length;
+    while (from > 0 && (this.evals[from - 1]?.seq ?? -1) > after) from -= 1;
+    return this.evals.slice(from);
   }
 
   async close(): Promise<void> {

@@ -421,10 +421,10 @@ export class RunManager {
     };
   }
 
-  async metrics(id: string, after?: number): Promise<MetricsResponse> {
+  async metrics(id: string, after?: number, evalAfter?: number): Promise<MetricsResponse> {
     this.recordOf(id);
     const [, metrics] = await this.storesOf(id);
-    return metrics.since(after);
+    return metrics.since(after, evalAfter);
   }
 
   /** Ends every process of the run (SIGTERM, SIGKILL after the grace period); answers after. */

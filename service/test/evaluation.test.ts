@@ -80,9 +80,19 @@ describe.skipIf(!hasTinyModel)('held-out questions', () => {
     const metrics = MetricsResponseSchema.parse((await get(`/runs/${run.id}/metrics`)).json);
     // The Trainer's eval dict (step 4, no step key: the last step seen) and the JSON line.
     expect(metrics.eval).toEqual([
-      { step: 4, loss: 1.5, time: expect.any(Number) as number },
-      { step: 6, loss: 0.9, time: expect.any(Number) as number },
+      { seq: 0, step: 4, loss: 1.5, time: expect.any(Number) as number },
+      { seq: 1, step: 6, loss: 0.9, time: expect.any(Number) as number },
     ]);
+    // The cursor: a poll after the first held-out point gets only the second, then none.
+    const after0 = MetricsResponseSchema.parse(
+      (await get(`/runs/${run.id}/metrics?eval_after=0`)).json,
+    );
+    expect(after0.eval?.map((p) => p.seq)).toEqual([1]);
+    const after1 = MetricsResponseSchema.parse(
+      (await get(`/runs/${run.id}/metrics?eval_after=1`)).json,
+    );
+    expect(after1.eval).toEqual([]);
+    expect((await get(`/runs/${run.id}/metrics?eval_after=x`)).status).toBe(400);
     expect(metrics.points.every((p) => p.loss !== 1.5)).toBe(true);
     const split = RunSplitSchema.parse((await get(`/runs/${run.id}/split`)).json);
     expect(split).toEqual({

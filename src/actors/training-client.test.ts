@@ -88,14 +88,19 @@ describe('createTrainingActors', () => {
     );
     const polled = await toPromise(
       createActor(actors.pollRun, {
-        input: { runId: started.runId, tail: 10, after: -1 },
+        input: { runId: started.runId, tail: 10, after: -1, evalAfter: -1 },
       }).start(),
     );
     expect(polled.run.id).toBe(started.runId);
     // The first poll advanced the mock run: its loss points come with the same poll's answer.
     const polledAgain = await toPromise(
       createActor(actors.pollRun, {
-        input: { runId: started.runId, tail: 10, after: polled.metrics.next },
+        input: {
+          runId: started.runId,
+          tail: 10,
+          after: polled.metrics.next,
+          evalAfter: polled.metrics.eval?.at(-1)?.seq ?? -1,
+        },
       }).start(),
     );
     expect(polledAgain.metrics.points.length).toBeGreaterThan(0);

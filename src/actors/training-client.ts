@@ -71,7 +71,13 @@ export interface TrainingClient {
   fetchRun(runId: string, signal?: AbortSignal): Promise<RunInfo>;
   fetchRuns(signal?: AbortSignal): Promise<RunList>;
   /** GET /runs/{id}/metrics?after=SEQ: loss points newer than `after`. */
-  fetchMetrics(runId: string, after: number, signal?: AbortSignal): Promise<MetricsResponse>;
+  /** GET /runs/{id}/metrics: loss points after `after`, held-out points after `evalAfter`. */
+  fetchMetrics(
+    runId: string,
+    after: number,
+    evalAfter: number,
+    signal?: AbortSignal,
+  ): Promise<MetricsResponse>;
   /** GET /models: finished runs with a browser-ready model. */
   fetchModels(signal?: AbortSignal): Promise<ModelList>;
   cancelRun(runId: string, signal?: AbortSignal): Promise<RunInfo>;
@@ -142,11 +148,11 @@ export function createTrainingClient(options: TrainingClientOptions = {}): Train
     fetchRun: (runId, signal) =>
       call(RunInfoSchema, 'GET', `/runs/${id(runId)}`, undefined, signal),
     fetchRuns: (signal) => call(RunListSchema, 'GET', '/runs', undefined, signal),
-    fetchMetrics: (runId, after, signal) =>
+    fetchMetrics: (runId, after, evalAfter, signal) =>
       call(
         MetricsResponseSchema,
         'GET',
-        `/runs/${id(runId)}/metrics?after=${after}`,
+        `/runs/${id(runId)}/metrics?after=${after}&eval_after=${evalAfter}`,
         undefined,
         signal,
       ),
@@ -193,7 +199,9 @@ export function createTrainingActors(
       const [logs, run, metrics] = await Promise.all([
         queryClient.fetchQuery(logsQueryOptions(client, input.runId, input.tail)),
         queryClient.fetchQuery(runQueryOptions(client, input.runId)),
-        queryClient.fetchQuery(metricsQueryOptions(client, input.runId, input.after)),
+        queryClient.fetchQuery(
+          metricsQueryOptions(client, input.runId, input.after, input.evalAfter),
+        ),
       ]);
       return { lines: logs.lines, run, metrics };
     }),

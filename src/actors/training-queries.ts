@@ -39,10 +39,15 @@ export function runQueryOptions(client: TrainingClient, runId: string) {
   });
 }
 
-export function metricsQueryOptions(client: TrainingClient, runId: string, after: number) {
+export function metricsQueryOptions(
+  client: TrainingClient,
+  runId: string,
+  after: number,
+  evalAfter: number,
+) {
   return queryOptions({
-    queryKey: trainingKeys.metrics(client.baseUrl, runId, after),
-    queryFn: ({ signal }) => client.fetchMetrics(runId, after, signal),
+    queryKey: trainingKeys.metrics(client.baseUrl, runId, after, evalAfter),
+    queryFn: ({ signal }) => client.fetchMetrics(runId, after, evalAfter, signal),
     retry: false,
     staleTime: 0,
     gcTime: 0,

@@ -12,6 +12,7 @@ import {
   selectFailure,
   selectIsBusy,
   selectPercent,
+  selectEvalPoints,
   selectPoints,
   selectRunModel,
   selectRuns,
@@ -87,6 +88,7 @@ async function harness(
     cancel: 0,
     catalog: 0,
     after: [] as number[],
+    evalAfter: [] as number[],
   };
   const polls = options.polls ?? [];
   const logic = trainingMachine.provide({
@@ -99,6 +101,7 @@ async function harness(
       }),
       pollRun: fromPromise(async ({ input }: { input: PollRunInput }) => {
         calls.after.push(input.after);
+        calls.evalAfter.push(input.evalAfter);
         const step = polls[Math.min(calls.poll, polls.length - 1)];
         calls.poll += 1;
         if (!step) throw new Error('no poll scripted');
@@ -355,6 +358,30 @@ describe('trainingMachine', () => {
     // A new run starts a new curve.
     actor.send({ type: 'training.start', request });
     expect(selectPoints(actor.getSnapshot())).toEqual([]);
+  });
+
+  it('held-out points accumulate across polls, each poll asking only for newer ones', async () => {
+    const withEval = (output: PollRunOutput, ...evals: [number, number, number][]) => ({
+      ...output,
+      metrics: {
+        ...output.metrics,
+        eval: evals.map(([seq, step, loss]) => ({ seq, step, loss, time: step })),
+      },
+    });
+    const { actor, calls } = await harness({
+      polls: [
+        withEval(poll(['step 2/4']), [0, 2, 1.8]),
+        // An answer that repeats a point already held (a retried poll) adds nothing twice.
+        withEval(poll(['step 4/4'], { phase: 'saving' }), [0, 2, 1.8], [1, 4, 1.2]),
+        withEval(poll(['step 4/4'], succeeded)),
+      ],
+    });
+    actor.send({ type: 'training.start', request });
+    await waitFor(actor, (s) => s.matches({ ended: 'finished' }));
+    expect(selectEvalPoints(actor.getSnapshot()).map((p) => p.loss)).toEqual([1.8, 1.2]);
+    expect(calls.evalAfter).toEqual([-1, 0, 1]);
+    actor.send({ type: 'training.start', request });
+    expect(selectEvalPoints(actor.getSnapshot())).toEqual([]);
   });
 
   it('a run that ends refreshes the Runs list and the trained models', async () => {

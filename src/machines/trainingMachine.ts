@@ -36,6 +36,8 @@ export interface PollRunInput {
   tail: number;
   /** Metric points after this `seq` (-1: all). */
   after: number;
+  /** Held-out points after this `seq` (-1: all). */
+  evalAfter: number;
 }
 export interface PollRunOutput {
   lines: string[];
@@ -76,6 +78,8 @@ export interface TrainingContext {
   points: MetricPoint[];
   /** The held-out loss so far (every point, as the service last sent them). */
   evalPoints: EvalPoint[];
+  /** The `eval_after` cursor for the next metrics poll (held-out points). */
+  evalAfter: number;
   /** The `after` cursor for the next metrics poll. */
   metricsAfter: number;
   /** The service's runs, newest first (the Runs list), as last fetched. */
@@ -176,6 +180,7 @@ export const trainingMachine = setup({
       points: [],
       evalPoints: [],
       metricsAfter: -1,
+      evalAfter: -1,
     }),
     attach: assign((_, { runs: list }: Catalog) => {
       const run = list.runs.find((r) => r.id === list.active) ?? null;
@@ -191,13 +196,15 @@ export const trainingMachine = setup({
     applyPoll: assign(({ context }, output: PollRunOutput) => {
       const fromLines = nextProgress(context.percent, output.lines).percent;
       const fresh = output.metrics.points.filter((p) => p.seq > context.metricsAfter);
+      const freshEvals = (output.metrics.eval ?? []).filter((p) => p.seq > context.evalAfter);
       const points = fresh.length ? [...context.points, ...fresh] : context.points;
       return {
         percent: livePercent(fromLines, output.run),
         lines: output.lines,
         run: output.run,
         points: points.length > MAX_POINTS_IN_PAGE ? points.slice(-MAX_POINTS_IN_PAGE) : points,
-        evalPoints: output.metrics.eval ?? context.evalPoints,
+        evalPoints: [...context.evalPoints, ...freshEvals].slice(-MAX_POINTS_IN_PAGE),
+        evalAfter: freshEvals.at(-1)?.seq ?? context.evalAfter,
         metricsAfter: Math.max(context.metricsAfter, output.metrics.next),
         pollFailures: 0,
         lastError: null,
@@ -237,6 +244,7 @@ export const trainingMachine = setup({
     points: [],
     evalPoints: [],
     metricsAfter: -1,
+    evalAfter: -1,
     runs: [],
     models: [],
     trainer: null,
@@ -329,6 +337,7 @@ export const trainingMachine = setup({
               runId: context.runId ?? '',
               tail: LOG_TAIL,
               after: context.metricsAfter,
+              evalAfter: context.evalAfter,
             }),
             onDone: [
               {

@@ -194,13 +194,25 @@ export const MetricPointSchema = z.object({
 });
 export type MetricPoint = z.infer<typeof MetricPointSchema>;
 
-/** One held-out loss: the mean completion loss on the entries kept out of training. */
-export const EvalPointSchema = z.object({ step: z.number(), loss: z.number(), time: z.number() });
+/**
+ * One held-out loss: the mean completion loss on the entries kept out of training. `seq` orders
+ * them (the cursor for `eval_after`), counted apart from the loss points' `seq`.
+ */
+export const EvalPointSchema = z.object({
+  seq: z.number(),
+  step: z.number(),
+  loss: z.number(),
+  time: z.number(),
+});
 export type EvalPoint = z.infer<typeof EvalPointSchema>;
 
-/** GET /runs/{id}/metrics query: `after=SEQ` returns only newer points (live polling). */
+/**
+ * GET /runs/{id}/metrics query: `after=SEQ` returns only newer loss points, `eval_after=SEQ` only
+ * newer held-out points (live polling sends each point once).
+ */
 export const MetricsQuerySchema = z.object({
   after: queryInt(-1, Number.MAX_SAFE_INTEGER),
+  eval_after: queryInt(-1, Number.MAX_SAFE_INTEGER),
 });
 export type MetricsQuery = z.infer<typeof MetricsQuerySchema>;
 
@@ -214,7 +226,7 @@ export const MetricsResponseSchema = z.object({
   next: z.number(),
   seen: z.number(),
   stride: z.number(),
-  /** Held-out loss points (`{"eval_loss": …, "step": …}` lines), all of them, oldest first. */
+  /** Held-out loss points (`{"eval_loss": …, "step": …}` lines) after `eval_after`, oldest first. */
   eval: z.optional(z.array(EvalPointSchema)),
 });
 export type MetricsResponse = z.infer<typeof MetricsResponseSchema>;

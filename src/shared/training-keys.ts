@@ -12,8 +12,8 @@ export const trainingKeys = {
   /** A whole run's log as lines (the Runs list's Log), not the polled tail of `logs`. */
   runLog: (baseUrl: string, runId: string) =>
     [...trainingKeys.all(baseUrl), 'run-log', runId] as const,
-  metrics: (baseUrl: string, runId: string, after: number) =>
-    [...trainingKeys.all(baseUrl), 'metrics', runId, { after }] as const,
+  metrics: (baseUrl: string, runId: string, after: number, evalAfter: number) =>
+    [...trainingKeys.all(baseUrl), 'metrics', runId, { after, evalAfter }] as const,
   models: (baseUrl: string) => [...trainingKeys.all(baseUrl), 'models'] as const,
   split: (baseUrl: string, runId: string) =>
     [...trainingKeys.all(baseUrl), 'split', runId] as const,

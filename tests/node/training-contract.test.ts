@@ -230,6 +230,13 @@ describe.each([
     );
     expect(metrics.points.length).toBeGreaterThan(0);
     expect(metrics.eval?.length).toBeGreaterThan(0);
+    // The held-out cursor: nothing after the last point held; a bad cursor is a 400.
+    const lastEval = metrics.eval?.at(-1)?.seq ?? -1;
+    const newer = MetricsResponseSchema.parse(
+      (await target.call('GET', `/runs/${id}/metrics?eval_after=${lastEval}`)).json,
+    );
+    expect(newer.eval).toEqual([]);
+    expect((await target.call('GET', `/runs/${id}/metrics?eval_after=1e3`)).status).toBe(400);
     const split = RunSplitSchema.parse((await target.call('GET', `/runs/${id}/split`)).json);
     expect(split.held_out).toHaveLength(2);
     expect(split.train_count).toBe(8);

@@ -31,7 +31,7 @@ export function registerRunRoutes(app: FastifyInstance, runs: RunManager): void 
   app.get<ById & { Querystring: MetricsQuery }>(
     '/runs/:id/metrics',
     { schema: { params: RunParamsSchema, querystring: MetricsQuerySchema } },
-    (request) => runs.metrics(request.params.id, request.query.after),
+    (request) => runs.metrics(request.params.id, request.query.after, request.query.eval_after),
   );
 
   app.get<ById>('/runs/:id/split', byId, (request) => runs.split(request.params.id));
