@@ -48,6 +48,7 @@ import {
   type TrainRequest,
   type TrainResponse,
   type TrainerInfo,
+  idleTrainerSetup,
   type TrainerSetup,
 } from '../src/shared/training-api';
 
@@ -175,14 +176,7 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
   };
   const missingPackages = Object.fromEntries(Object.keys(readyPackages).map((k) => [k, null]));
   let trainerReady = (options.trainer ?? 'ready') === 'ready';
-  let setup: TrainerSetup = {
-    state: 'idle',
-    exit_code: null,
-    lines: [],
-    started_at: null,
-    ended_at: null,
-    error: null,
-  };
+  let setup: TrainerSetup = idleTrainerSetup();
   const SETUP_LINES = [
     'Creating the trainer environment in .venv',
     'Processing torch-2.13.0+cpu',

@@ -11,6 +11,7 @@ import {
   TRAINER_PACKAGES,
   TrainerDeviceSchema,
   type TrainerInfo,
+  idleTrainerSetup,
   type TrainerSetup,
 } from '../../src/shared/training-api';
 import * as z from 'zod/mini';
@@ -52,22 +53,11 @@ export async function choosePython(config: ServiceConfig): Promise<PythonChoice>
   return { command: 'python3', source: 'system' };
 }
 
-function idleSetup(): TrainerSetup {
-  return {
-    state: 'idle',
-    exit_code: null,
-    lines: [],
-    started_at: null,
-    ended_at: null,
-    error: null,
-  };
-}
-
 /** Exit code 3 of the set-up script: `python3 -m venv` is unavailable. */
 const VENV_MISSING_EXIT = 3;
 
 export class TrainerEnv {
-  private setupState: TrainerSetup = idleSetup();
+  private setupState: TrainerSetup = idleTrainerSetup();
   private setupChild: ChildProcess | null = null;
   private setupTree: ProcessTree | null = null;
   private setupEnded: Promise<void> = Promise.resolve();
@@ -147,7 +137,7 @@ export class TrainerEnv {
     const [command, ...args] = this.config.setupCommand;
     if (!command) throw busy('No set-up command is configured.');
     this.setupState = {
-      ...idleSetup(),
+      ...idleTrainerSetup(),
       state: 'running',
       started_at: new Date().toISOString(),
     };

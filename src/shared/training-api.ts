@@ -374,6 +374,18 @@ export const TrainerSetupSchema = z.object({
 });
 export type TrainerSetup = z.infer<typeof TrainerSetupSchema>;
 
+/** A set-up that never ran: what the service and the mock answer before the first one. */
+export function idleTrainerSetup(): TrainerSetup {
+  return {
+    state: 'idle',
+    exit_code: null,
+    lines: [],
+    started_at: null,
+    ended_at: null,
+    error: null,
+  };
+}
+
 /**
  * GET /trainer: the interpreter runs would use, each required package's version (null: missing),
  * `missing` (names; empty when ready), the device, and the set-up's state.
