@@ -5,6 +5,7 @@
 import { createStreamingRenderer, warmUpRenderer } from '../../src/ui/markdown/streaming-renderer';
 import { renderMarkdown } from '../../src/ui/markdown/markdown';
 import { loadKatex, typeset } from '../../src/ui/markdown/math';
+import { afterNextFrame } from '../../src/ui/markdown/frames';
 import { blocksHtml, normalize } from './shown-html';
 import '../../src/ui/markdown/markdown.css';
 
@@ -52,12 +53,6 @@ function runSlices(): number[] {
   return times;
 }
 
-/** The renderer's slices in animation frames, as in the app. */
-const frames = (task: () => void) => {
-  const id = requestAnimationFrame(() => task());
-  return () => cancelAnimationFrame(id);
-};
-
 /** A whole render of `text` by marked + DOMPurify + KaTeX, as comparable HTML. */
 function referenceHtml(text: string): string {
   const el = document.createElement('div');
@@ -91,7 +86,11 @@ function listMismatch(text: string): string | null {
 }
 
 const harness = {
-  loadKatex: () => loadKatex().then(() => true),
+  /** KaTeX and the fonts its warm-up asked for (a line cut before they load keeps their breaks). */
+  loadKatex: () =>
+    loadKatex()
+      .then(() => document.fonts.ready)
+      .then(() => true),
   /** What AssistantMarkdown does when its chunk loads (on idle). */
   warmUp: () => warmUpRenderer().then(() => true),
   /** Renders `text` streamed in chunks of `chunk` characters, then finished; returns the HTML. */
@@ -130,19 +129,48 @@ const harness = {
     return { total, longest: Math.max(...times), slices: times.length, times };
   },
   /**
-   * Renders `text` whole in animation frames as the app does, watching long tasks (over 50 ms,
-   * PerformanceObserver 'longtask'); returns their durations, the slices' count and whether the
-   * final DOM equals the reference whole render (marked + DOMPurify + KaTeX).
+   * Renders `text` in animation frames as the app does: whole (a finished message shown at once),
+   * or, given `streamed` (tokens of the text's start), after streaming them one per update, to its
+   * end (a long block's end then settles in slices). Watches long tasks (over 50 ms,
+   * PerformanceObserver 'longtask') from the end of the stream on; returns their durations, the
+   * slices' count, whether the final DOM equals the reference whole render (marked + DOMPurify +
+   * KaTeX), the most paragraph line segments (`md-seg`) seen after a slice, and the container's
+   * heights after each slice but the first.
    */
-  async wholeInFrames(text: string): Promise<{
+  async inFrames(
+    text: string,
+    streamed: string[] = [],
+  ): Promise<{
     longTasks: number[];
     frames: number;
     same: boolean;
+    segments: number;
+    heights: number[];
     /** Each long task's start, and each slice's start and time (ms), to tell which is which. */
     starts: number[];
     slices: [number, number][];
   }> {
     out.replaceChildren();
+    const slices: [number, number][] = [];
+    const heights: number[] = [];
+    let segments = 0;
+    const timed = (task: () => void) =>
+      afterNextFrame(() => {
+        const t0 = performance.now();
+        task();
+        slices.push([t0, performance.now() - t0]);
+        segments = Math.max(segments, out.querySelectorAll('.md-seg').length);
+        if (slices.length > 1) heights.push(out.offsetHeight);
+      });
+    const r = createStreamingRenderer(out, { schedule: timed });
+    let prefix = '';
+    for (const token of streamed) {
+      prefix += token;
+      r.update(prefix);
+      void out.offsetHeight; // laid out between updates, as frames would
+    }
+    // Painted, as a streamed message is by its end; long tasks are counted from here on.
+    for (let i = 0; i < 3; i++) await new Promise(requestAnimationFrame);
     const longTasks: number[] = [];
     const starts: number[] = [];
     const observer = new PerformanceObserver((list) => {
@@ -152,15 +180,8 @@ const harness = {
       }
     });
     observer.observe({ type: 'longtask' });
-    const slices: [number, number][] = [];
-    const timed = (task: () => void) =>
-      frames(() => {
-        const t0 = performance.now();
-        task();
-        slices.push([t0, performance.now() - t0]);
-      });
-    const r = createStreamingRenderer(out, { schedule: timed });
-    await new Promise(requestAnimationFrame);
+    // In a task of its own, as the app's (a React effect, after the worker's last message).
+    await new Promise((resolve) => afterNextFrame(() => resolve(null)));
     r.finish(text);
     let count = 1;
     while (r.pending) {
@@ -175,7 +196,7 @@ const harness = {
     observer.disconnect();
     const same = blocks() === referenceHtml(text);
     r.dispose();
-    return { longTasks, frames: count, same, starts, slices };
+    return { longTasks, frames: count, same, segments, heights, starts, slices };
   },
   /**
    * Streams `tokens` into the renderer while its container is hidden (`display: none`) from

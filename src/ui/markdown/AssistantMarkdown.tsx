@@ -4,22 +4,8 @@ import {
   warmUpRenderer,
   type StreamingRenderer,
 } from './streaming-renderer';
+import { afterNextFrame, cancelFrame, nextFrame } from './frames';
 import './markdown.css';
-
-const nextFrame: (callback: () => void) => number =
-  typeof requestAnimationFrame === 'function'
-    ? (callback) => requestAnimationFrame(callback)
-    : (callback) => window.setTimeout(callback, 16);
-const cancelFrame: (handle: number) => void =
-  typeof cancelAnimationFrame === 'function'
-    ? (handle) => cancelAnimationFrame(handle)
-    : (handle) => window.clearTimeout(handle);
-
-/** The renderer's later slices (a long whole render, a long block's end), one per frame. */
-const inNextFrame = (task: () => void) => {
-  const handle = nextFrame(task);
-  return () => cancelFrame(handle);
-};
 
 // This module is loaded lazily (when a model is ready): warm the renderer and KaTeX up when idle.
 if (typeof window !== 'undefined' && typeof window.requestIdleCallback === 'function')
@@ -29,8 +15,8 @@ if (typeof window !== 'undefined' && typeof window.requestIdleCallback === 'func
  * An assistant message as sanitized Markdown with math. The div is owned by a streaming renderer
  * (React never sets its children): while streaming, updates are coalesced to one per animation
  * frame and each re-renders only the open block; when streaming ends the final text renders, at
- * once when short, otherwise in slices of a frame each (the content grows as they land; unmounting
- * or a new text cancels them).
+ * once when short, otherwise in slices, one after each frame (the content grows as they land;
+ * unmounting or a new text cancels them).
  */
 export function AssistantMarkdown({ content, streaming }: { content: string; streaming: boolean }) {
   const ref = useRef<HTMLDivElement>(null);
@@ -41,7 +27,7 @@ export function AssistantMarkdown({ content, streaming }: { content: string; str
   useLayoutEffect(() => {
     const el = ref.current;
     if (!el) return;
-    const r = createStreamingRenderer(el, { schedule: inNextFrame });
+    const r = createStreamingRenderer(el, { schedule: afterNextFrame });
     renderer.current = r;
     return () => {
       if (frame.current !== null) cancelFrame(frame.current);

@@ -7,6 +7,14 @@ import type { Token, TokensList } from 'marked';
 
 export type Links = TokensList['links'];
 
+export interface BlockOptions {
+  /**
+   * Split the block for layout as it grows (a streamed message: every update must stay within a
+   * frame's fraction); false in a whole render, whose steps are sized to a slice each.
+   */
+  splitLines: boolean;
+}
+
 export interface OpenBlock {
   /** The block's element (`table`, `p` or `pre`), owned by the caller's open wrapper. */
   readonly element: Element;

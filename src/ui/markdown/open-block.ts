@@ -9,7 +9,7 @@
  * e.g. a paragraph into a setext heading): the caller then renders the block again from scratch.
  */
 import type { Token } from 'marked';
-import type { Links, OpenBlock } from './block';
+import type { BlockOptions, Links, OpenBlock } from './block';
 import { codeBlock } from './open-code';
 import { listBlock } from './open-list';
 import { paragraphBlock } from './open-paragraph';
@@ -17,10 +17,14 @@ import { tableBlock } from './open-table';
 import { isCode, isList, isParagraph, isTable } from './tokens';
 
 /** The open block kept as DOM for `token`, or null: the caller renders the block whole each time. */
-export function openBlockFor(token: Token, links: Links): OpenBlock | null {
+export function openBlockFor(
+  token: Token,
+  links: Links,
+  options: BlockOptions = { splitLines: true },
+): OpenBlock | null {
   if (isTable(token)) return tableBlock(token, links);
   if (isList(token)) return listBlock(token, links);
-  if (isParagraph(token)) return paragraphBlock(token, links);
+  if (isParagraph(token)) return paragraphBlock(token, links, options);
   if (isCode(token) && !('codeBlockStyle' in token)) return codeBlock(token);
   return null;
 }

@@ -4,7 +4,7 @@
  * (`x ` + rest) and its nodes replaced.
  */
 import type { Token, Tokens } from 'marked';
-import type { Links, OpenBlock } from './block';
+import type { BlockOptions, Links, OpenBlock } from './block';
 import { lex } from './markdown';
 import { nodes } from './nodes';
 import { appendPlain, plainText, type PlainText } from './plain-text';
@@ -102,8 +102,14 @@ const CONTINUATION = 'x ';
  * so while it streams its finished lines are moved into `md-seg` blocks (cut exactly where the
  * browser broke a line, so nothing moves on screen) and only the last lines are laid out again.
  * When the paragraph is complete the segments are unwrapped: the DOM is the whole render's.
+ * Without `splitLines` (a whole render: steps sized to a slice, not one per token) the paragraph
+ * grows in place and has nothing to unwrap.
  */
-export function paragraphBlock(token: Tokens.Paragraph, links: Links): OpenBlock | null {
+export function paragraphBlock(
+  token: Tokens.Paragraph,
+  links: Links,
+  { splitLines }: BlockOptions,
+): OpenBlock | null {
   if (token.tokens.some((t) => t.type === 'html')) return null;
   const element = document.createElement('p');
   let live: ChildNode[] = [];
@@ -131,19 +137,21 @@ export function paragraphBlock(token: Tokens.Paragraph, links: Links): OpenBlock
     return children;
   };
 
-  /** The first top-level group of segments (they follow the paragraph's unwrapped nodes). */
-  const firstSegmentGroup = (): Element | null => {
-    for (const child of element.children) if (child.classList.contains('md-seg')) return child;
-    return null;
+  /** The last top-level group of segments (the paragraph's nodes after the segments follow it). */
+  const lastSegmentGroup = (): Element | null => {
+    const group = element.children[tops - 1];
+    return group?.classList.contains('md-seg') ? group : null;
   };
 
-  /** Puts `node` before `before`, its text joined to the text just before it (one Text node). */
-  const insertJoined = (node: ChildNode, before: Element) => {
-    const previous = before.previousSibling;
-    if (node instanceof Text && previous instanceof Text) {
-      previous.appendData(node.data);
-      node.remove();
-    } else element.insertBefore(node, before);
+  /** Puts `nodes` before `before` (or last), a Text last among them joined to a Text after it. */
+  const insertJoined = (nodes: ChildNode[], before: ChildNode | null) => {
+    const last = nodes.at(-1);
+    if (last instanceof Text && before instanceof Text) {
+      before.insertData(0, last.data);
+      last.remove();
+      nodes = nodes.slice(0, -1);
+    }
+    for (const node of nodes) element.insertBefore(node, before);
   };
 
   /** Moves the frozen nodes before the last line start among them into a new segment. */
@@ -210,7 +218,7 @@ export function paragraphBlock(token: Tokens.Paragraph, links: Links): OpenBlock
     },
     sync(final) {
       // Layout is clean here (the last update was laid out): cut before changing anything.
-      if (!final && loose >= SEGMENT_NODES && element.isConnected) cutSegment();
+      if (splitLines && !final && loose >= SEGMENT_NODES && element.isConnected) cutSegment();
       const tokens = last.tokens;
       const split = final ? 0 : splitPoint(tokens, last.text);
       // The tokens from `frozen` on, keyed by type and source (the synthetic start removed, a
@@ -266,19 +274,18 @@ export function paragraphBlock(token: Tokens.Paragraph, links: Links): OpenBlock
       if (final && tops === 0) joinText(element); // the finished and live parts' text joins
     },
     settle(size) {
-      // The segments' nodes go back into the paragraph where they are shown, first segment first
-      // (each move styles and lays out only what moved, plus the paragraph's lines before it).
+      // The segments' nodes go back into the paragraph where they are shown, last segment first, a
+      // whole segment (one line) at a time: the lines before it and the lines after it stay where
+      // they are, so a step lays out and paints again little more than the line that moved. (Part
+      // of a line moved would start a line of its own and move every line after it.)
       for (let moved = 0; tops > 0 && moved < size;) {
-        const topGroup = firstSegmentGroup();
+        const topGroup = lastSegmentGroup();
         if (!topGroup) break;
-        const leaf = innermost(topGroup);
-        const node = leaf.firstChild;
-        if (node) {
-          insertJoined(node, topGroup);
-          moved++;
-          continue;
-        }
-        // An empty segment (or group): removed, and its group once that is empty too.
+        const leaf = innermostLast(topGroup);
+        const nodes = [...leaf.childNodes];
+        insertJoined(nodes, topGroup.nextSibling);
+        moved += Math.max(1, nodes.length);
+        // The empty segment is removed, and each group it leaves empty.
         let empty: Element | null = leaf;
         while (empty && empty !== element && empty.childNodes.length === 0) {
           const parent: Element | null = empty.parentElement;
@@ -296,10 +303,10 @@ export function paragraphBlock(token: Tokens.Paragraph, links: Links): OpenBlock
   };
 }
 
-/** The first segment holding no segment, at or under `segment`. */
-function innermost(segment: Element): Element {
+/** The last segment holding no segment, at or under `segment`. */
+function innermostLast(segment: Element): Element {
   let at = segment;
-  while (at.firstElementChild?.classList.contains('md-seg')) at = at.firstElementChild;
+  while (at.lastElementChild?.classList.contains('md-seg')) at = at.lastElementChild;
   return at;
 }
 

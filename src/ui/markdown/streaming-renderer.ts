@@ -214,7 +214,8 @@ export function createStreamingRenderer(
     return el;
   };
 
-  const render = (fullText: string, final: boolean) => {
+  /** Shows `fullText`; `final`: it is complete; `whole`: a step of a whole render (see renderWhole). */
+  const render = (fullText: string, final: boolean, whole = false) => {
     if (fullText === text && (finished || !final)) return;
     // Compared once per update (`committed` is a prefix of `text`).
     const extended = !finished && extendsText(fullText, text);
@@ -282,7 +283,7 @@ export function createStreamingRenderer(
     if (openBlock) {
       openBlock.sync(false);
       rest = rest.slice(1);
-    } else if (first && (openBlock = openBlockFor(first, links))) {
+    } else if (first && (openBlock = openBlockFor(first, links, { splitLines: !whole }))) {
       open.replaceChildren(openBlock.element);
       openBlock.sync(false);
       rest = rest.slice(1);
@@ -298,13 +299,18 @@ export function createStreamingRenderer(
     }
   };
 
-  /** The whole render in slices: the text streamed in steps sized to fit a slice, then final. */
+  /**
+   * The whole render in slices: the text streamed in steps sized to fit a slice, then final. Its
+   * paragraphs grow in place, not split into line segments: a step's layout is timed in its
+   * slice, and nothing is left to unwrap at the end (a block's end that settles 2,000 formulas
+   * back into one `<p>` repaints it all each frame).
+   */
   const renderWhole = (fullText: string) => {
     if (finished || !extendsText(fullText, text)) reset(); // before queueing: reset drops jobs
     let at = text.length;
     const job: Job = queue((size) => {
       at = Math.min(fullText.length, at + size);
-      render(fullText.slice(0, at), at === fullText.length);
+      render(fullText.slice(0, at), at === fullText.length, true);
       return at === fullText.length;
     }, CHARS);
     whole = { job, text: fullText };

@@ -1,0 +1,41 @@
+/**
+ * Frame timing for the renderer's work (AssistantMarkdown.tsx, and the render harness that
+ * measures it): streamed updates coalesced to one per animation frame, and the long work's slices
+ * each in a task of its own right after a frame.
+ */
+/** Runs `callback` at the next animation frame (a 16 ms timer where there are none). */
+export function nextFrame(callback: () => void): number {
+  return typeof requestAnimationFrame === 'function'
+    ? requestAnimationFrame(() => callback())
+    : window.setTimeout(callback, 16);
+}
+
+export function cancelFrame(handle: number): void {
+  if (typeof cancelAnimationFrame === 'function') cancelAnimationFrame(handle);
+  else window.clearTimeout(handle);
+}
+
+/**
+ * Runs `task` in a task of its own just after the next frame is drawn; returns a cancel function.
+ * Not in the frame's own callback: a slice's script and layout and the frame's paint of what the
+ * last slice changed are then two tasks, not one (a page of 2,000 formulas repaints in 30–60 ms),
+ * and input is handled between them.
+ */
+export function afterNextFrame(task: () => void): () => void {
+  const channel = new MessageChannel();
+  let live = true;
+  const stop = () => {
+    live = false;
+    channel.port1.close();
+  };
+  channel.port1.onmessage = () => {
+    const run = live;
+    stop();
+    if (run) task();
+  };
+  const handle = nextFrame(() => channel.port2.postMessage(null));
+  return () => {
+    cancelFrame(handle);
+    stop();
+  };
+}
