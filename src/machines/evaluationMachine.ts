@@ -23,7 +23,13 @@ import {
 } from '../shared/evaluation';
 import { EVALUATION_PURPOSE, type EvaluationWorkerEvent, type WorkerPort } from './worker-events';
 import type { EvaluationSessionEvent } from './appMachine';
-import { fileDone, fileInitiated, fileProgressed, type ProgressItem } from './file-progress';
+import {
+  fileDone,
+  fileInitiated,
+  fileProgressed,
+  loadReports,
+  type ProgressItem,
+} from './file-progress';
 
 /** A model of the comparison: what the record names, and what the worker loads. */
 export interface EvalModel extends EvalModelRef {
@@ -389,26 +395,7 @@ export const evaluationMachine = setup({
             waiting: {
               after: stalled,
               on: {
-                'worker.loading': {
-                  target: 'waiting',
-                  reenter: true,
-                  actions: { type: 'setStatus', params: ({ event }) => event.message.data },
-                },
-                'worker.initiate': {
-                  target: 'waiting',
-                  reenter: true,
-                  actions: { type: 'addFile', params: ({ event }) => event.message },
-                },
-                'worker.progress': {
-                  target: 'waiting',
-                  reenter: true,
-                  actions: { type: 'updateFile', params: ({ event }) => event.message },
-                },
-                'worker.done': {
-                  target: 'waiting',
-                  reenter: true,
-                  actions: { type: 'removeFile', params: ({ event }) => event.message.file },
-                },
+                ...loadReports('waiting'),
               },
             },
           },

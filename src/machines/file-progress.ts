@@ -1,3 +1,5 @@
+import type { LoadResponse } from '../shared/worker-protocol';
+import type { EventOf } from './worker-events';
 /**
  * The per-file download list a model load shows, kept by the model machine and by the evaluation
  * machine (Compare loads its models itself): one set of updates for both.
@@ -31,4 +33,51 @@ export function fileProgressed(
 /** The worker's `done`: the file leaves the list. */
 export function fileDone(files: ProgressItem[], file: string): ProgressItem[] {
   return files.filter((f) => f.file !== file);
+}
+
+type LoadProgressEvent<S extends 'loading' | 'initiate' | 'progress' | 'done'> = EventOf<
+  Extract<LoadResponse, { status: S }>
+>;
+
+/**
+ * What a machine waiting on a load does with the worker's four load reports, written once for the
+ * model and evaluation machines: each re-enters `target` (restarting its stall timer) and runs the
+ * machine's action of the same name (`setStatus`, `addFile`, `updateFile`, `removeFile`), which
+ * each machine implements with the updates above.
+ */
+export function loadReports<const T extends string>(target: T) {
+  return {
+    'worker.loading': {
+      target,
+      reenter: true,
+      actions: {
+        type: 'setStatus',
+        params: ({ event }: { event: LoadProgressEvent<'loading'> }) => event.message.data,
+      },
+    },
+    'worker.initiate': {
+      target,
+      reenter: true,
+      actions: {
+        type: 'addFile',
+        params: ({ event }: { event: LoadProgressEvent<'initiate'> }) => event.message,
+      },
+    },
+    'worker.progress': {
+      target,
+      reenter: true,
+      actions: {
+        type: 'updateFile',
+        params: ({ event }: { event: LoadProgressEvent<'progress'> }) => event.message,
+      },
+    },
+    'worker.done': {
+      target,
+      reenter: true,
+      actions: {
+        type: 'removeFile',
+        params: ({ event }: { event: LoadProgressEvent<'done'> }) => event.message.file,
+      },
+    },
+  } as const;
 }

@@ -4,7 +4,13 @@ import type { ModelOption } from '../shared/models';
 import { loadSpecOf } from '../shared/load-spec';
 import type { ModelWorkerEvent, WorkerPort } from './worker-events';
 import type { DownloadPlan } from '../shared/storage';
-import { fileDone, fileInitiated, fileProgressed, type ProgressItem } from './file-progress';
+import {
+  fileDone,
+  fileInitiated,
+  fileProgressed,
+  loadReports,
+  type ProgressItem,
+} from './file-progress';
 
 export interface ModelContext {
   worker: WorkerPort;
@@ -246,26 +252,7 @@ export const modelMachine = setup({
             },
           },
           on: {
-            'worker.loading': {
-              target: 'waiting',
-              reenter: true,
-              actions: { type: 'setStatus', params: ({ event }) => event.message.data },
-            },
-            'worker.initiate': {
-              target: 'waiting',
-              reenter: true,
-              actions: { type: 'addFile', params: ({ event }) => event.message },
-            },
-            'worker.progress': {
-              target: 'waiting',
-              reenter: true,
-              actions: { type: 'updateFile', params: ({ event }) => event.message },
-            },
-            'worker.done': {
-              target: 'waiting',
-              reenter: true,
-              actions: { type: 'removeFile', params: ({ event }) => event.message.file },
-            },
+            ...loadReports('waiting'),
           },
         },
       },
