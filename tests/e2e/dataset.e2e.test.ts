@@ -7,15 +7,16 @@
  * Needs: npx vite build --mode mock --outDir dist-mock
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Page } from 'playwright-core';
 import {
   ROOT,
-  SCREENSHOT_DIR,
   TINY_MODEL_DIR,
   TINY_MODEL_ID,
-  launch,
+  inBrowser,
   loadModel,
+  screenshot,
   serveDir,
   serveModels,
   type RunningServer,
@@ -35,15 +36,18 @@ afterAll(async () => {
   await models?.close();
 });
 
+/** Fills the hosted path's access token (the mock reads a scenario from it) once the panel shows. */
+async function fillToken(page: Page, token: string): Promise<void> {
+  const field = page.getByLabel('Hugging Face access token');
+  await field.waitFor({ timeout: 30_000 });
+  await field.fill(token);
+}
+
 describe("'Format Input' in Chromium (mock mode)", () => {
   it('Format Input → table → edit a row → download input_data.json', async () => {
-    const browser = await launch({ webgpu: true });
-    try {
-      const { page } = browser;
-      await page.goto(app.url);
-      const token = page.getByLabel('Hugging Face access token');
-      await token.waitFor({ timeout: 30_000 });
-      await token.fill('mock-token');
+    // The hosted call is answered by the mock: nothing leaves the machine (inBrowser checks).
+    await inBrowser(app.url, { webgpu: true }, async ({ page }) => {
+      await fillToken(page, 'mock-token');
       await page.getByLabel('Number of pairs').fill('3');
       await page.getByRole('button', { name: 'Format Input', exact: true }).click();
 
@@ -57,8 +61,7 @@ describe("'Format Input' in Chromium (mock mode)", () => {
         .getByLabel('Completion 2', { exact: true })
         .fill('On the first Saturday of October. It began in 1894.');
       await page.getByRole('button', { name: 'Delete pair 3' }).click();
-      mkdirSync(SCREENSHOT_DIR, { recursive: true });
-      await page.screenshot({ path: join(SCREENSHOT_DIR, 'dataset-review.png'), fullPage: true });
+      await screenshot(page, 'dataset-review', { fullPage: true });
 
       const [download] = await Promise.all([
         page.waitForEvent('download'),
@@ -74,38 +77,24 @@ describe("'Format Input' in Chromium (mock mode)", () => {
       });
       expect(data[0]?.prompt).toContain('Port Elsby Lantern Festival');
       expect(Object.keys(data[0] ?? {})).toEqual(['prompt', 'completion']);
-      // The hosted call was answered by the mock: nothing left the machine.
-      expect(browser.foreignRequests).toEqual([]);
-    } finally {
-      await browser.close();
-    }
+    });
   });
 
   it('a refused token: the error is shown with its message, never the token', async () => {
-    const browser = await launch({ webgpu: true });
-    try {
-      const { page } = browser;
-      await page.goto(app.url);
-      const token = page.getByLabel('Hugging Face access token');
-      await token.waitFor({ timeout: 30_000 });
-      await token.fill('mock-401');
+    await inBrowser(app.url, { webgpu: true }, async ({ page, consoleErrors }) => {
+      await fillToken(page, 'mock-401');
       await page.getByRole('button', { name: 'Format Input', exact: true }).click();
       const alert = page.locator('.dataset-failure');
       await alert.waitFor({ timeout: 30_000 });
       expect(await alert.textContent()).toContain('The access token was refused (HTTP 401).');
       expect(await alert.textContent()).not.toContain('mock-401');
-      expect(browser.consoleErrors.join('\n')).not.toContain('mock-401');
-    } finally {
-      await browser.close();
-    }
+      expect(consoleErrors.join('\n')).not.toContain('mock-401');
+    });
   });
 
   it('the local-model path: the tiny model in the browser, the same parsing and validation', async () => {
-    const browser = await launch({ webgpu: true });
-    try {
-      const { page } = browser;
-      const url = `${app.url}?modelHost=${encodeURIComponent(models.url)}&extraModel=${TINY_MODEL_ID}&maxTokens=48`;
-      await page.goto(url);
+    const url = `${app.url}?modelHost=${encodeURIComponent(models.url)}&extraModel=${TINY_MODEL_ID}&maxTokens=48`;
+    await inBrowser(url, { webgpu: true }, async ({ page }) => {
       const local = page.getByRole('radio', { name: 'Generate with the loaded local model' });
       await local.waitFor({ timeout: 30_000 });
       expect(await local.isDisabled()).toBe(true);
@@ -130,9 +119,6 @@ describe("'Format Input' in Chromium (mock mode)", () => {
       const raw = page.getByRole('button', { name: 'Download raw output' });
       const [download] = await Promise.all([page.waitForEvent('download'), raw.click()]);
       expect(readFileSync(await download.path(), 'utf8').trim().length).toBeGreaterThan(0);
-      expect(browser.foreignRequests).toEqual([]);
-    } finally {
-      await browser.close();
-    }
+    });
   });
 });

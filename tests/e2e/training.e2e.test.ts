@@ -5,9 +5,9 @@
  * service through `?trainingUrl=`; every non-loopback request is aborted and asserted absent.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { SCREENSHOT_DIR, launch, serveDist, type RunningServer } from './harness';
+import type { Locator, Page } from 'playwright-core';
+import { inBrowser, screenshot, serveDist, type RunningServer } from './harness';
 import { FIXTURES, startTrainingService, type TestTrainingService } from './training-service';
 
 let app: RunningServer;
@@ -26,18 +26,37 @@ afterAll(async () => {
   await app?.close();
 });
 
+/** The app with the service's address, in Chromium: its Fine-tuning panel, shown. */
+async function trainingPanel(page: Page): Promise<Locator> {
+  const panel = page.getByRole('region', { name: 'Fine-tuning' });
+  await panel.waitFor({ timeout: 60_000 });
+  return panel;
+}
+
+/** Fills the panel's run fields that are given. */
+async function fillRun(
+  panel: Locator,
+  fields: { script: string; output?: string; data: string; base?: string },
+): Promise<void> {
+  await panel.getByLabel('Script path').fill(fields.script);
+  if (fields.output) await panel.getByLabel('Output directory').fill(fields.output);
+  await panel.getByLabel('Data file path').fill(fields.data);
+  if (fields.base) await panel.getByLabel('Base model').fill(fields.base);
+}
+
+const inApp = (steps: (page: Page) => Promise<void>) =>
+  inBrowser(`${app.url}?trainingUrl=${svc.url}`, { webgpu: true }, ({ page }) => steps(page));
+
 describe('fine-tuning in Chromium', () => {
   it("Train Model → 'Training...' with progress → '✅ Training finished!' on the real service", async () => {
-    const browser = await launch({ webgpu: true });
-    try {
-      const { page } = browser;
-      await page.goto(`${app.url}?trainingUrl=${svc.url}`);
-      const panel = page.getByRole('region', { name: 'Fine-tuning' });
-      await panel.waitFor({ timeout: 60_000 });
-      await panel.getByLabel('Script path').fill(join(FIXTURES, 'args.mjs'));
-      await panel.getByLabel('Output directory').fill('out/lora');
-      await panel.getByLabel('Data file path').fill('data/input_data.json');
-      await panel.getByLabel('Base model').fill('meta-llama/Llama-3.2-3B-Instruct');
+    await inApp(async (page) => {
+      const panel = await trainingPanel(page);
+      await fillRun(panel, {
+        script: join(FIXTURES, 'args.mjs'),
+        output: 'out/lora',
+        data: 'data/input_data.json',
+        base: 'meta-llama/Llama-3.2-3B-Instruct',
+      });
 
       await panel.getByRole('button', { name: 'Train Model' }).click();
       const busy = panel.getByRole('button', { name: 'Training...' });
@@ -56,29 +75,23 @@ describe('fine-tuning in Chromium', () => {
       await panel.getByText('✅ Training finished!').waitFor({ timeout: 60_000 });
       expect(await panel.getByRole('button', { name: 'Train Model' }).isEnabled()).toBe(true);
       expect(await panel.locator('pre').textContent()).toMatch(/step 120\/120/);
-      mkdirSync(SCREENSHOT_DIR, { recursive: true });
-      await page.screenshot({ path: join(SCREENSHOT_DIR, 'training-finished.png') });
+      await screenshot(page, 'training-finished');
 
       // The run the service knows about is the one the page started, with the spec's parameters.
       const [run] = svc.service.runs.list();
       expect(run).toMatchObject({ state: 'succeeded', exit_code: 0, current: 120, total: 120 });
       expect(svc.seenOrigins).toEqual(new Set([app.url.replace(/\/$/, '')]));
-      expect(browser.foreignRequests).toEqual([]);
-    } finally {
-      await browser.close();
-    }
+    });
   });
 
   it('a script that fails at once: shown as failed with its exit code and message', async () => {
-    const browser = await launch({ webgpu: true });
-    try {
-      const { page } = browser;
-      await page.goto(`${app.url}?trainingUrl=${svc.url}`);
-      const panel = page.getByRole('region', { name: 'Fine-tuning' });
-      await panel.waitFor({ timeout: 60_000 });
-      await panel.getByLabel('Script path').fill(join(FIXTURES, 'fail.mjs'));
-      await panel.getByLabel('Output directory').fill('out/failing-run');
-      await panel.getByLabel('Data file path').fill('data/input_data.json');
+    await inApp(async (page) => {
+      const panel = await trainingPanel(page);
+      await fillRun(panel, {
+        script: join(FIXTURES, 'fail.mjs'),
+        output: 'out/failing-run',
+        data: 'data/input_data.json',
+      });
       await panel.getByRole('button', { name: 'Train Model' }).click();
       // The summary leads with the cause (the script's error line), not only the exit code.
       const failed = panel.getByRole('alert');
@@ -87,26 +100,19 @@ describe('fine-tuning in Chromium', () => {
       expect(await panel.locator('pre').textContent()).toContain(
         'error: CUDA is not available on this machine',
       );
-    } finally {
-      await browser.close();
-    }
+    });
   });
 
   // Regression: a refused start was a native window.alert.
   it('a refused start (script outside the roots): the server text in the panel, no dialog', async () => {
-    const browser = await launch({ webgpu: true });
-    try {
-      const { page } = browser;
-      await page.goto(`${app.url}?trainingUrl=${svc.url}`);
-      const panel = page.getByRole('region', { name: 'Fine-tuning' });
-      await panel.waitFor({ timeout: 60_000 });
+    await inApp(async (page) => {
+      const panel = await trainingPanel(page);
       const dialogs: string[] = [];
       page.on('dialog', (dialog) => {
         dialogs.push(dialog.message());
         void dialog.dismiss();
       });
-      await panel.getByLabel('Script path').fill('/etc/hostname');
-      await panel.getByLabel('Data file path').fill('data/input_data.json');
+      await fillRun(panel, { script: '/etc/hostname', data: 'data/input_data.json' });
       await panel.getByRole('button', { name: 'Train Model' }).click();
       const alert = panel.getByRole('alert');
       await alert.waitFor({ timeout: 30_000 });
@@ -115,8 +121,6 @@ describe('fine-tuning in Chromium', () => {
       );
       await panel.getByRole('button', { name: 'Train Model' }).waitFor();
       expect(dialogs).toEqual([]);
-    } finally {
-      await browser.close();
-    }
+    });
   });
 });
