@@ -2,27 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { StrictMode } from 'react';
 import { render } from '@testing-library/react';
 import { AssistantMarkdown } from './AssistantMarkdown';
-
-/** Animation frames run by hand. */
-function manualFrames() {
-  const queue = new Map<number, FrameRequestCallback>();
-  let id = 0;
-  vi.stubGlobal('requestAnimationFrame', (cb: FrameRequestCallback) => {
-    queue.set(++id, cb);
-    return id;
-  });
-  vi.stubGlobal('cancelAnimationFrame', (handle: number) => queue.delete(handle));
-  return {
-    get pending() {
-      return queue.size;
-    },
-    flush() {
-      const callbacks = [...queue.values()];
-      queue.clear();
-      for (const cb of callbacks) cb(performance.now());
-    },
-  };
-}
+import { manualFrames } from './test-frames';
 
 afterEach(() => vi.unstubAllGlobals());
 

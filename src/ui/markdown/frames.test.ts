@@ -1,23 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { afterNextFrame } from './frames';
-
-/** Animation frames run by hand. */
-function manualFrames() {
-  const queue = new Map<number, FrameRequestCallback>();
-  let id = 0;
-  vi.stubGlobal('requestAnimationFrame', (cb: FrameRequestCallback) => {
-    queue.set(++id, cb);
-    return id;
-  });
-  vi.stubGlobal('cancelAnimationFrame', (handle: number) => queue.delete(handle));
-  return {
-    flush() {
-      const callbacks = [...queue.values()];
-      queue.clear();
-      for (const cb of callbacks) cb(performance.now());
-    },
-  };
-}
+import { manualFrames } from './test-frames';
 
 /** Lets queued tasks (a MessageChannel's message among them) run. */
 const tasks = () => new Promise((resolve) => setTimeout(resolve, 10));

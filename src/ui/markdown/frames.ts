@@ -18,8 +18,8 @@ export function cancelFrame(handle: number): void {
 /**
  * Runs `task` in a task of its own just after the next frame is drawn; returns a cancel function.
  * Not in the frame's own callback: a slice's script and layout and the frame's paint of what the
- * last slice changed are then two tasks, not one (a page of 2,000 formulas repaints in 30–60 ms),
- * and input is handled between them.
+ * last slice changed are then two tasks, not one (a long paragraph's repaint is itself a long
+ * part of a frame), and input is handled between them.
  */
 export function afterNextFrame(task: () => void): () => void {
   const channel = new MessageChannel();

@@ -17,11 +17,7 @@ import { tableBlock } from './open-table';
 import { isCode, isList, isParagraph, isTable } from './tokens';
 
 /** The open block kept as DOM for `token`, or null: the caller renders the block whole each time. */
-export function openBlockFor(
-  token: Token,
-  links: Links,
-  options: BlockOptions = { splitLines: true },
-): OpenBlock | null {
+export function openBlockFor(token: Token, links: Links, options: BlockOptions): OpenBlock | null {
   if (isTable(token)) return tableBlock(token, links);
   if (isList(token)) return listBlock(token, links);
   if (isParagraph(token)) return paragraphBlock(token, links, options);

@@ -214,8 +214,11 @@ export function createStreamingRenderer(
     return el;
   };
 
-  /** Shows `fullText`; `final`: it is complete; `whole`: a step of a whole render (see renderWhole). */
-  const render = (fullText: string, final: boolean, whole = false) => {
+  /**
+   * Shows `fullText`; `final`: it is complete; `splitLines`: a new open paragraph is split into
+   * line segments as it grows (not in a whole render's steps, see renderWhole).
+   */
+  const render = (fullText: string, final: boolean, splitLines = true) => {
     if (fullText === text && (finished || !final)) return;
     // Compared once per update (`committed` is a prefix of `text`).
     const extended = !finished && extendsText(fullText, text);
@@ -283,7 +286,7 @@ export function createStreamingRenderer(
     if (openBlock) {
       openBlock.sync(false);
       rest = rest.slice(1);
-    } else if (first && (openBlock = openBlockFor(first, links, { splitLines: !whole }))) {
+    } else if (first && (openBlock = openBlockFor(first, links, { splitLines }))) {
       open.replaceChildren(openBlock.element);
       openBlock.sync(false);
       rest = rest.slice(1);
@@ -302,15 +305,15 @@ export function createStreamingRenderer(
   /**
    * The whole render in slices: the text streamed in steps sized to fit a slice, then final. Its
    * paragraphs grow in place, not split into line segments: a step's layout is timed in its
-   * slice, and nothing is left to unwrap at the end (a block's end that settles 2,000 formulas
-   * back into one `<p>` repaints it all each frame).
+   * slice, and nothing is left to unwrap at the end (unwrapping repaints the whole paragraph
+   * every frame).
    */
   const renderWhole = (fullText: string) => {
     if (finished || !extendsText(fullText, text)) reset(); // before queueing: reset drops jobs
     let at = text.length;
     const job: Job = queue((size) => {
       at = Math.min(fullText.length, at + size);
-      render(fullText.slice(0, at), at === fullText.length, true);
+      render(fullText.slice(0, at), at === fullText.length, false);
       return at === fullText.length;
     }, CHARS);
     whole = { job, text: fullText };

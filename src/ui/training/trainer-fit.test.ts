@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { TrainerInfo } from '../../shared/training-api';
+import { idleTrainerSetup, type TrainerInfo } from '../../shared/training-api';
 import { parameterBillions, sizeWarning, trainerSummary } from './trainer-fit';
 
 const info = (device: TrainerInfo['device'], torch: string | null = '2.13.0+cpu'): TrainerInfo => ({
@@ -9,14 +9,7 @@ const info = (device: TrainerInfo['device'], torch: string | null = '2.13.0+cpu'
   packages: { torch },
   missing: [],
   device,
-  setup: {
-    state: 'idle',
-    exit_code: null,
-    lines: [],
-    started_at: null,
-    ended_at: null,
-    error: null,
-  },
+  setup: idleTrainerSetup(),
 });
 
 describe('parameterBillions', () => {
