@@ -16,7 +16,6 @@ import {
   failToLoad,
   generatedTokens,
   inBrowser,
-  launch,
   loadModel,
   screenshot,
   send,
@@ -198,63 +197,60 @@ describe('chat in Chromium', () => {
   it('a dead worker and a lost GPU: a specific message, the typed text kept, the model loaded again', async () => {
     // Its own model host: the offline test above closes the shared one.
     const host = await serveModels({ [TINY_MODEL_ID]: TINY_MODEL_DIR });
-    const browser = await launch({ webgpu: true });
+    // ?debug exposes window.__llmWorker and lets the worker accept debug.close and
+    // debug.loseDevice. The silence allowed is the app's own (no ?stallSeconds).
+    const url = appUrl(servers.app, host, `&extraModel=${TINY_MODEL_ID}&maxTokens=400&debug`);
     try {
-      const { page } = browser;
-      // ?debug exposes window.__llmWorker and lets the worker accept debug.close and
-      // debug.loseDevice. The silence allowed is the app's own (no ?stallSeconds).
-      await page.goto(
-        appUrl(servers.app, host, `&extraModel=${TINY_MODEL_ID}&maxTokens=400&debug`),
-      );
-      await loadModel(page, /tiny-random-llama/);
+      await inBrowser(url, { webgpu: true }, async ({ page }) => {
+        await loadModel(page, /tiny-random-llama/);
 
-      // (a) The worker closes itself mid-reply (dies without an error event): its heartbeat
-      // stops, and the alert comes within 15 s (it took the 60 s stall timer before).
-      const box = await send(page, 'Count to one hundred');
-      await expect
-        .poll(() => page.locator('.bubble-assistant').first().textContent(), { timeout: 60_000 })
-        .not.toBe('');
-      await box.fill('my next question');
-      await page.evaluate(() =>
-        (window as unknown as { __llmWorker: Worker }).__llmWorker.postMessage({
-          type: 'debug.close',
-        }),
-      );
-      const closedAt = Date.now();
-      const alert = page.getByRole('alert');
-      await expect
-        .poll(() => alert.textContent(), { timeout: 15_000, interval: 250 })
-        .toContain('The model stopped responding: no reply for 10 seconds. Load the model again.');
-      console.log(`dead worker noticed ${Date.now() - closedAt} ms after it closed`);
-      expect(Date.now() - closedAt).toBeLessThan(15_000);
-      expect(await box.inputValue()).toBe('my next question');
-      await screenshot(page, 'worker-lost');
-      await page.getByRole('button', { name: 'Load the model again' }).click();
-      await expect.poll(() => box.isEnabled(), { timeout: 120_000 }).toBe(true);
-      expect(await box.inputValue()).toBe('my next question');
-      expect(await page.locator('.bubble-user').count()).toBe(1);
+        // (a) The worker closes itself mid-reply (dies without an error event): its heartbeat
+        // stops, and the alert comes within 15 s (it took the 60 s stall timer before).
+        const box = await send(page, 'Count to one hundred');
+        await expect
+          .poll(() => page.locator('.bubble-assistant').first().textContent(), { timeout: 60_000 })
+          .not.toBe('');
+        await box.fill('my next question');
+        await page.evaluate(() =>
+          (window as unknown as { __llmWorker: Worker }).__llmWorker.postMessage({
+            type: 'debug.close',
+          }),
+        );
+        const closedAt = Date.now();
+        const alert = page.getByRole('alert');
+        await expect
+          .poll(() => alert.textContent(), { timeout: 15_000, interval: 250 })
+          .toContain(
+            'The model stopped responding: no reply for 10 seconds. Load the model again.',
+          );
+        console.log(`dead worker noticed ${Date.now() - closedAt} ms after it closed`);
+        expect(Date.now() - closedAt).toBeLessThan(15_000);
+        expect(await box.inputValue()).toBe('my next question');
+        await screenshot(page, 'worker-lost');
+        await page.getByRole('button', { name: 'Load the model again' }).click();
+        await expect.poll(() => box.isEnabled(), { timeout: 120_000 }).toBe(true);
+        expect(await box.inputValue()).toBe('my next question');
+        expect(await page.locator('.bubble-user').count()).toBe(1);
 
-      // (b) GPUDevice.lost (ONNX Runtime's device destroyed inside the fresh worker).
-      await page.evaluate(() =>
-        (window as unknown as { __llmWorker: Worker }).__llmWorker.postMessage({
-          type: 'debug.loseDevice',
-        }),
-      );
-      await expect
-        .poll(() => alert.textContent(), { timeout: 30_000 })
-        .toMatch(/The GPU was lost: .+ Load the model again\./);
-      expect(await box.inputValue()).toBe('my next question');
-      await page.getByRole('button', { name: 'Load the model again' }).click();
-      await expect.poll(() => box.isEnabled(), { timeout: 120_000 }).toBe(true);
-      await box.press('Enter');
-      await expect
-        .poll(() => page.locator('.speed').textContent(), { timeout: 120_000 })
-        .toMatch(/Generated \d+ tokens/);
-      expect(await page.locator('.bubble-user').count()).toBe(2);
-      expect(browser.foreignRequests).toEqual([]);
+        // (b) GPUDevice.lost (ONNX Runtime's device destroyed inside the fresh worker).
+        await page.evaluate(() =>
+          (window as unknown as { __llmWorker: Worker }).__llmWorker.postMessage({
+            type: 'debug.loseDevice',
+          }),
+        );
+        await expect
+          .poll(() => alert.textContent(), { timeout: 30_000 })
+          .toMatch(/The GPU was lost: .+ Load the model again\./);
+        expect(await box.inputValue()).toBe('my next question');
+        await page.getByRole('button', { name: 'Load the model again' }).click();
+        await expect.poll(() => box.isEnabled(), { timeout: 120_000 }).toBe(true);
+        await box.press('Enter');
+        await expect
+          .poll(() => page.locator('.speed').textContent(), { timeout: 120_000 })
+          .toMatch(/Generated \d+ tokens/);
+        expect(await page.locator('.bubble-user').count()).toBe(2);
+      });
     } finally {
-      if (browser.consoleErrors.length) console.log(browser.consoleErrors.join('\n'));
-      await browser.close();
       await host.close();
     }
   }, 540_000);

@@ -5,16 +5,8 @@
  * reload both evaluations in the saved list, one opened again.
  */
 import { describe, expect, it } from 'vitest';
-import { copyFileSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import {
-  ROOT,
-  TINY_MODEL_DIR,
-  TINY_MODEL_ID,
-  inBrowser,
-  screenshot,
-  serveAppAndModels,
-} from './harness';
+import { readFileSync } from 'node:fs';
+import { TINY_MODEL_DIR, TINY_MODEL_ID, inBrowser, screenshot, serveAppAndModels } from './harness';
 
 const COPY_ID = 'local/tiny-copy';
 const servers = serveAppAndModels({ [TINY_MODEL_ID]: TINY_MODEL_DIR, [COPY_ID]: TINY_MODEL_DIR });
@@ -95,10 +87,8 @@ describe('Compare', () => {
       expect(scoresB).toEqual(exported.rows.map((r) => r.scoreB?.toFixed(3)));
       expect(exported.summary).toMatchObject({ bCloser: 0, compared: 3 });
 
-      const shot = await screenshot(page, 'screenshot-compare', { fullPage: true });
-      // UPDATE_DOCS_SCREENSHOTS=1 refreshes the README's copy in docs/.
-      if (process.env.UPDATE_DOCS_SCREENSHOTS)
-        copyFileSync(shot, join(ROOT, 'docs', 'screenshot-compare.png'));
+      // The README's screenshot (UPDATE_DOCS_SCREENSHOTS=1 refreshes its copy in docs/).
+      await screenshot(page, 'screenshot-compare', { fullPage: true, docs: true });
 
       // A second comparison, two ids of the tiny model, stopped after A's first answer.
       await page.getByLabel('Model B (after)').selectOption(COPY_ID);

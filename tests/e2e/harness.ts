@@ -4,10 +4,17 @@
  * aborts (and records) every request to a non-loopback address.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createReadStream, existsSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
+import {
+  copyFileSync,
+  createReadStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  statSync,
+} from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { extname, join, normalize, resolve, sep } from 'node:path';
+import { basename, dirname, extname, join, normalize, resolve, sep } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
@@ -289,36 +296,57 @@ export async function launch(opts: {
 /** Where screenshots go (committed ones are copied to docs/ by hand). */
 export const SCREENSHOT_DIR = join(ROOT, 'test-results');
 
-/** Saves a screenshot of the page as `SCREENSHOT_DIR/{name}.png` and returns its path. */
+/**
+ * Saves a screenshot of the page as `SCREENSHOT_DIR/{name}.png` (`name` may hold a folder) and
+ * returns its path. With `docs`, `UPDATE_DOCS_SCREENSHOTS=1` also refreshes the README's copy in
+ * docs/.
+ */
 export async function screenshot(
   page: Page,
   name: string,
-  options: { fullPage?: boolean } = {},
+  options: { fullPage?: boolean; docs?: boolean } = {},
 ): Promise<string> {
-  mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const path = join(SCREENSHOT_DIR, `${name}.png`);
-  await page.screenshot({ path, ...options });
+  mkdirSync(dirname(path), { recursive: true });
+  await page.screenshot({ path, fullPage: options.fullPage });
+  if (options.docs && process.env.UPDATE_DOCS_SCREENSHOTS)
+    copyFileSync(path, join(ROOT, 'docs', basename(path)));
   return path;
 }
 
 /**
- * Launches Chromium (see launch), opens `url` and runs `steps`; then expects that the page tried
- * no non-loopback request and, with `noPageErrors`, threw no error. The browser is closed in every
- * case.
+ * Launches Chromium (see launch), runs `prepare` (listeners, permissions, init scripts: what must
+ * be in place before the first navigation), opens `url` and runs `steps`; then expects that the
+ * page tried no non-loopback request (but those `expectedForeign` matches, which are aborted all
+ * the same) and, with `noPageErrors`, threw no error. On a failure the page's console errors are
+ * printed. The browser is closed in every case.
  */
 export async function inBrowser(
   url: string,
-  opts: Parameters<typeof launch>[0] & { noPageErrors?: boolean },
+  opts: Parameters<typeof launch>[0] & {
+    noPageErrors?: boolean;
+    expectedForeign?: RegExp;
+    prepare?: (browser: Browser) => Promise<void> | void;
+  },
   steps: (browser: Browser) => Promise<void>,
 ): Promise<void> {
   const browser = await launch(opts);
   const pageErrors: string[] = [];
   browser.page.on('pageerror', (e) => pageErrors.push(String(e)));
   try {
+    await opts.prepare?.(browser);
     await browser.page.goto(url);
     await steps(browser);
     if (opts.noPageErrors) expect(pageErrors).toEqual([]);
-    expect(browser.foreignRequests).toEqual([]);
+    const { expectedForeign } = opts;
+    expect(
+      browser.foreignRequests.filter((u) => !expectedForeign?.test(u)),
+      'requests beyond this machine',
+    ).toEqual([]);
+  } catch (error) {
+    if (browser.consoleErrors.length)
+      console.log(`console errors:\n${browser.consoleErrors.join('\n')}`);
+    throw error;
   } finally {
     await browser.close();
   }

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DIST, launch, serveDist, type RunningServer } from './harness';
+import { DIST, inBrowser, serveDist, type Browser, type RunningServer } from './harness';
 
 /** A text only the hub's code holds. */
 const HUB_MARKER = 'Use pasted record';
@@ -29,21 +29,19 @@ afterAll(async () => {
 
 describe('model hub in Chromium', () => {
   it('#/hub: paste a record, copy a snippet, the clipboard holds it', async () => {
-    const browser = await launch({ webgpu: true });
-    const { page, context } = browser;
-    try {
+    const scripts: string[] = [];
+    const hubScripts = () =>
+      scripts.filter((p) => readFileSync(join(DIST, p.slice(1)), 'utf8').includes(HUB_MARKER));
+    const prepare = async ({ page, context }: Browser) => {
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], {
         origin: new URL(app.url).origin,
       });
-      const scripts: string[] = [];
       page.on('response', (r) => {
         const url = new URL(r.url());
         if (r.request().resourceType() === 'script') scripts.push(url.pathname);
       });
-      const hubScripts = () =>
-        scripts.filter((p) => readFileSync(join(DIST, p.slice(1)), 'utf8').includes(HUB_MARKER));
-
-      await page.goto(app.url);
+    };
+    await inBrowser(app.url, { webgpu: true, prepare }, async ({ page }) => {
       await page
         .getByRole('heading', { name: 'Load local LLM models within the browser!' })
         .waitFor();
@@ -70,10 +68,6 @@ describe('model hub in Chromium', () => {
       await page.getByRole('button', { name: 'Copy Transformers snippet 2' }).click();
       const library = await page.evaluate(() => navigator.clipboard.readText());
       expect(library).toContain('AutoModelForCausalLM.from_pretrained("acme/tiny-chat"');
-
-      expect(browser.foreignRequests.filter((u) => u.includes('/api/models/'))).toEqual([]);
-    } finally {
-      await browser.close();
-    }
+    });
   });
 });

@@ -5,14 +5,12 @@
  * event log collapses the token stream into one counted row.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import {
-  SCREENSHOT_DIR,
   TINY_MODEL_DIR,
   TINY_MODEL_ID,
-  launch,
+  inBrowser,
   loadModel,
+  screenshot,
   serveDist,
   serveModels,
   type RunningServer,
@@ -33,11 +31,10 @@ afterAll(async () => {
 
 describe('inspector in Chromium', () => {
   it('shows the chat actor move to generating and back to idle during a chat', async () => {
-    const browser = await launch({ webgpu: true, viewport: { width: 1600, height: 1000 } });
-    try {
+    const url = `${app.url}?inspect&modelHost=${encodeURIComponent(models.url)}&extraModel=${TINY_MODEL_ID}&maxTokens=32`;
+    const viewport = { width: 1600, height: 1000 };
+    await inBrowser(url, { webgpu: true, viewport }, async (browser) => {
       const { page } = browser;
-      const url = `${app.url}?inspect&modelHost=${encodeURIComponent(models.url)}&extraModel=${TINY_MODEL_ID}&maxTokens=32`;
-      await page.goto(url);
       const panel = page.getByRole('complementary', { name: 'State machine inspector' });
       await expect.poll(() => panel.isVisible(), { timeout: 30_000 }).toBe(true);
 
@@ -65,8 +62,7 @@ describe('inspector in Chromium', () => {
         })
         .toBe('true');
       expect(await state('chat.idle').getAttribute('data-active')).toBe('false');
-      mkdirSync(SCREENSHOT_DIR, { recursive: true });
-      await page.screenshot({ path: join(SCREENSHOT_DIR, 'inspector-generating.png') });
+      await screenshot(page, 'inspector-generating');
 
       await expect
         .poll(() => state('chat.idle').getAttribute('data-active'), { timeout: 120_000 })
@@ -86,11 +82,8 @@ describe('inspector in Chromium', () => {
       expect(await updates.count()).toBeLessThanOrEqual(2);
       const total = Number(/(\d+) events/.exec((await log.textContent()) ?? '')?.[1]);
       expect(total).toBeGreaterThan(await log.locator('tbody tr').count());
-      await page.screenshot({ path: join(SCREENSHOT_DIR, 'inspector-idle.png') });
-      expect(browser.foreignRequests).toEqual([]);
+      await screenshot(page, 'inspector-idle');
       expect(browser.consoleErrors.filter((e) => /inspector|elk/i.test(e))).toEqual([]);
-    } finally {
-      await browser.close();
-    }
+    });
   });
 });

@@ -13,23 +13,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TRAINING_PARAMS, type RunInfo } from '../../src/shared/training-api';
 import { rougeLF1 } from '../../src/shared/rouge-l';
 import {
   ROOT,
-  SCREENSHOT_DIR,
   TINY_MODEL_DIR,
   ask,
-  launch,
+  inBrowser,
+  screenshot,
   serveDist,
   type Browser,
   type RunningServer,
@@ -46,7 +39,6 @@ import {
   type TestTrainingService,
 } from './training-service';
 
-const DOCS = join(ROOT, 'docs');
 const VIEWPORT = { width: 1440, height: 900 };
 /** Short answers a tiny byte-level model can learn in a couple of hundred steps. */
 const HARBOUR = [
@@ -104,13 +96,8 @@ async function fillForm(browser: Browser, outputDir: string) {
   return panel;
 }
 
-async function shot(browser: Browser, name: string) {
-  mkdirSync(SCREENSHOT_DIR, { recursive: true });
-  const path = join(SCREENSHOT_DIR, `${name}.png`);
-  await browser.page.screenshot({ path });
-  // UPDATE_DOCS_SCREENSHOTS=1 refreshes the README's copies in docs/.
-  if (process.env.UPDATE_DOCS_SCREENSHOTS) copyFileSync(path, join(DOCS, `${name}.png`));
-}
+/** A screenshot that the README shows (`UPDATE_DOCS_SCREENSHOTS=1` refreshes its copy). */
+const shot = (browser: Browser, name: string) => screenshot(browser.page, name, { docs: true });
 
 beforeAll(async () => {
   if (!existsSync(join(TINY_MODEL_DIR, 'onnx', 'model.onnx')))
@@ -131,25 +118,24 @@ describe('train → chat in Chromium', () => {
       stdio: 'ignore',
     });
     writeFileSync(join(svc.base, 'data', 'harbour.json'), JSON.stringify(HARBOUR));
-    const browser = await launch({ webgpu: true, viewport: VIEWPORT });
-    try {
+    // The panel's lr (2e-4, the spec's) teaches a random-weight tiny model nothing in 120 steps,
+    // so this run is started over the API, as curl would, at lr 1e-2 for 200 steps; the page
+    // attaches to it as it does to any run on the service.
+    const runId = await startRunViaApi(svc, {
+      script_path: REAL_TRAINER,
+      output_dir: 'out/harbour',
+      data_file: 'data/harbour.json',
+      base_model: base,
+      ...TRAINING_PARAMS,
+      max_steps: 200,
+      lr: 1e-2,
+      method: 'full',
+      eval_fraction: 0.2,
+      export_base: true,
+    });
+    const opts = { webgpu: true, viewport: VIEWPORT };
+    await inBrowser(pageUrl(svc, MAX_TOKENS), opts, async (browser) => {
       const { page } = browser;
-      // The panel's lr (2e-4, the spec's) teaches a random-weight tiny model nothing in 120 steps
-      // (loss 6.4 → 4.9), so this run is started over the API, as curl would, at lr 1e-2 for 200
-      // steps (loss → ~0.03); the page attaches to it as it does to any run on the service.
-      const runId = await startRunViaApi(svc, {
-        script_path: REAL_TRAINER,
-        output_dir: 'out/harbour',
-        data_file: 'data/harbour.json',
-        base_model: base,
-        ...TRAINING_PARAMS,
-        max_steps: 200,
-        lr: 1e-2,
-        method: 'full',
-        eval_fraction: 0.2,
-        export_base: true,
-      });
-      await page.goto(pageUrl(svc, MAX_TOKENS));
       let panel = page.getByRole('region', { name: 'Fine-tuning' });
       await panel.getByText('Trainer: torch 2.').waitFor({ timeout: 60_000 });
       const bar = panel.getByRole('progressbar', { name: 'Training progress' });
@@ -299,16 +285,8 @@ describe('train → chat in Chromium', () => {
       expect(await page.getByRole('list', { name: 'Summary' }).textContent()).toContain(
         `mean score ${exported.summary.b.meanScore.toFixed(3)}`,
       );
-      await page.screenshot({ path: join(SCREENSHOT_DIR, 'screenshot-compare-trained.png') });
-      if (process.env.UPDATE_DOCS_SCREENSHOTS)
-        copyFileSync(
-          join(SCREENSHOT_DIR, 'screenshot-compare-trained.png'),
-          join(DOCS, 'screenshot-compare-trained.png'),
-        );
-      expect(browser.foreignRequests).toEqual([]);
-    } finally {
-      await browser.close();
-    }
+      await screenshot(page, 'screenshot-compare-trained', { docs: true });
+    });
   }, 900_000);
 
   it('web/ without weights or tokenizer: not listed, the run says why; a reused output folder is refused', async () => {
@@ -317,49 +295,47 @@ describe('train → chat in Chromium', () => {
       FIXTURE_WEB: 'no-tokenizer',
     });
     expect(noTokenizer).toMatchObject({ state: 'succeeded', model_id: null });
-    const browser = await launch({ webgpu: true });
     try {
-      const { page } = browser;
-      await page.goto(pageUrl(svc));
-      const panel = await fillForm(browser, 'out/no-weights');
-      process.env.FIXTURE_STEP_MS = '2';
-      process.env.FIXTURE_WEB = 'no-weights';
-      await panel.getByRole('button', { name: 'Train Model' }).click();
-      await panel.getByText('✅ Training finished!').waitFor({ timeout: 60_000 });
-      await expect
-        .poll(() => panel.getByText(/is not offered/).textContent(), { timeout: 10_000 })
-        .toBe('“Load in chat” is not offered: web/ lacks the weights (no onnx/model*.onnx)');
-      expect(await panel.getByRole('button', { name: /Load in chat/ }).count()).toBe(0);
-      // The Runs list says why for the other one too.
-      await panel
-        .getByText('No “Load in chat”: web/ lacks the tokenizer (tokenizer.json)')
-        .waitFor({ timeout: 10_000 });
-      // Neither run's own model is listed (its base export, made because the panel's base has no
-      // in-browser counterpart, is complete and listed as a base).
-      expect((await listedModels(svc)).filter((m) => m.role !== 'base')).toEqual([]);
-      await page.getByRole('button', { name: /^Model:/ }).click();
-      expect(await page.getByRole('option', { name: /fine-tuned/ }).count()).toBe(0);
-      await page.keyboard.press('Escape');
+      await inBrowser(pageUrl(svc), { webgpu: true }, async (browser) => {
+        const { page } = browser;
+        const panel = await fillForm(browser, 'out/no-weights');
+        process.env.FIXTURE_STEP_MS = '2';
+        process.env.FIXTURE_WEB = 'no-weights';
+        await panel.getByRole('button', { name: 'Train Model' }).click();
+        await panel.getByText('✅ Training finished!').waitFor({ timeout: 60_000 });
+        await expect
+          .poll(() => panel.getByText(/is not offered/).textContent(), { timeout: 10_000 })
+          .toBe('“Load in chat” is not offered: web/ lacks the weights (no onnx/model*.onnx)');
+        expect(await panel.getByRole('button', { name: /Load in chat/ }).count()).toBe(0);
+        // The Runs list says why for the other one too.
+        await panel
+          .getByText('No “Load in chat”: web/ lacks the tokenizer (tokenizer.json)')
+          .waitFor({ timeout: 10_000 });
+        // Neither run's own model is listed (its base export, made because the panel's base has no
+        // in-browser counterpart, is complete and listed as a base).
+        expect((await listedModels(svc)).filter((m) => m.role !== 'base')).toEqual([]);
+        await page.getByRole('button', { name: /^Model:/ }).click();
+        expect(await page.getByRole('option', { name: /fine-tuned/ }).count()).toBe(0);
+        await page.keyboard.press('Escape');
 
-      // The same output folder again: refused with the service's words; the first result kept.
-      const folder = join(svc.base, 'out', 'no-weights');
-      const before = readdirSync(folder, { recursive: true }).sort();
-      const [first] = svc.service.runs.list().filter((r: RunInfo) => r.output_dir === folder);
-      await panel.getByRole('button', { name: 'Train Model' }).click();
-      const alert = panel.getByRole('alert');
-      await alert.waitFor({ timeout: 30_000 });
-      expect(await alert.textContent()).toBe(
-        `Training did not start. Output folder ${folder} already holds the result of run ${first?.id} (succeeded); choose another output directory or delete that folder first.`,
-      );
-      expect(svc.service.runs.list().filter((r: RunInfo) => r.output_dir === folder)).toHaveLength(
-        1,
-      );
-      expect(readdirSync(folder, { recursive: true }).sort()).toEqual(before);
-      expect(browser.foreignRequests).toEqual([]);
+        // The same output folder again: refused with the service's words; the first result kept.
+        const folder = join(svc.base, 'out', 'no-weights');
+        const before = readdirSync(folder, { recursive: true }).sort();
+        const [first] = svc.service.runs.list().filter((r: RunInfo) => r.output_dir === folder);
+        await panel.getByRole('button', { name: 'Train Model' }).click();
+        const alert = panel.getByRole('alert');
+        await alert.waitFor({ timeout: 30_000 });
+        expect(await alert.textContent()).toBe(
+          `Training did not start. Output folder ${folder} already holds the result of run ${first?.id} (succeeded); choose another output directory or delete that folder first.`,
+        );
+        expect(
+          svc.service.runs.list().filter((r: RunInfo) => r.output_dir === folder),
+        ).toHaveLength(1);
+        expect(readdirSync(folder, { recursive: true }).sort()).toEqual(before);
+      });
     } finally {
       delete process.env.FIXTURE_STEP_MS;
       delete process.env.FIXTURE_WEB;
-      await browser.close();
     }
   });
 
@@ -374,10 +350,8 @@ describe('train → chat in Chromium', () => {
       requested();
       return new Promise<void>(() => undefined);
     };
-    const browser = await launch({ webgpu: true });
-    try {
+    await inBrowser(pageUrl(svc), { webgpu: true }, async (browser) => {
       const { page } = browser;
-      await page.goto(pageUrl(svc));
       const panel = page.getByRole('region', { name: 'Fine-tuning' });
       const runs = panel.getByRole('region', { name: 'Runs' });
       await runs.getByText('stop-me').waitFor({ timeout: 60_000 });
@@ -411,9 +385,6 @@ describe('train → chat in Chromium', () => {
       expect(await page.getByLabel('Sample text').inputValue()).toBe('The harbour opens at six.');
       expect(await panel.getByLabel('Output directory').inputValue()).toBe('out/next-run');
       expect(await runs.getByText('stop-me').isVisible()).toBe(true);
-      expect(browser.foreignRequests).toEqual([]);
-    } finally {
-      await browser.close();
-    }
+    });
   });
 });
