@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState, type FormEvent } from 'react';
 import type { CompareServices } from '../../actors/compare-services';
 // Only types from the app's own machines: a runtime import of them from this lazy chunk made the
-// bundler split xstate out of the entry chunk (+1.1–1.7 KB of first-load JS).
+// bundler split xstate out of the entry chunk, adding to the first load.
 // Selector modules import the machines' types only, so they are safe here.
 import type { AppActorRef } from '../../machines/appMachine';
 import { selectChatRef, selectGate, selectModelRef } from '../../machines/appSelectors';
