@@ -293,7 +293,7 @@ export async function launch(opts: {
   };
 }
 
-/** Where screenshots go (committed ones are copied to docs/ by hand). */
+/** Where screenshots go (the README's copies in docs/: `screenshot` with `docs`). */
 export const SCREENSHOT_DIR = join(ROOT, 'test-results');
 
 /**

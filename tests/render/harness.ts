@@ -5,7 +5,7 @@
 import { createStreamingRenderer, warmUpRenderer } from '../../src/ui/markdown/streaming-renderer';
 import { renderMarkdown } from '../../src/ui/markdown/markdown';
 import { loadKatex, typeset } from '../../src/ui/markdown/math';
-import { afterNextFrame } from '../../src/ui/markdown/frames';
+import { afterNextFrame, inOwnTask } from '../../src/ui/markdown/frames';
 import { blocksHtml, normalize } from './shown-html';
 import '../../src/ui/markdown/markdown.css';
 
@@ -42,18 +42,13 @@ const manual = (task: () => void) => {
 };
 
 /**
- * A task boundary (a MessageChannel message): what the browser runs between two of the app's
- * tasks (a garbage collection's last step, say) runs there, not inside the next timed one, as
- * between the worker's messages and between frames in the app.
+ * A task boundary: what the browser runs between two of the app's tasks (a garbage collection's
+ * last step, say) runs there, not inside the next timed one, as between the worker's messages and
+ * between frames in the app.
  */
-const nextTask = () =>
-  new Promise<void>((resolve) => {
-    const { port1, port2 } = new MessageChannel();
-    port1.onmessage = () => resolve();
-    port2.postMessage(null);
-  });
+const nextTask = () => new Promise<void>((resolve) => inOwnTask(resolve));
 
-/** Runs the queued slices, each in a task of its own; returns the time of each (ms, its layout included). */
+/** Runs the queued slices, each a task of its own; returns each one's time (ms, with layout). */
 async function runSlices(): Promise<number[]> {
   const times: number[] = [];
   for (let task = slices.shift(); task; task = slices.shift()) {

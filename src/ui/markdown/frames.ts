@@ -15,13 +15,8 @@ export function cancelFrame(handle: number): void {
   else window.clearTimeout(handle);
 }
 
-/**
- * Runs `task` in a task of its own just after the next frame is drawn; returns a cancel function.
- * Not in the frame's own callback: a slice's script and layout and the frame's paint of what the
- * last slice changed are then two tasks, not one (a long paragraph's repaint is itself a long
- * part of a frame), and input is handled between them.
- */
-export function afterNextFrame(task: () => void): () => void {
+/** Runs `task` in a task of its own (a MessageChannel message); returns a cancel function. */
+export function inOwnTask(task: () => void): () => void {
   const channel = new MessageChannel();
   let live = true;
   const stop = () => {
@@ -33,9 +28,23 @@ export function afterNextFrame(task: () => void): () => void {
     stop();
     if (run) task();
   };
-  const handle = nextFrame(() => channel.port2.postMessage(null));
+  channel.port2.postMessage(null);
+  return stop;
+}
+
+/**
+ * Runs `task` in a task of its own just after the next frame is drawn; returns a cancel function.
+ * Not in the frame's own callback: a slice's script and layout and the frame's paint of what the
+ * last slice changed are then two tasks, not one (a long paragraph's repaint is itself a long
+ * part of a frame), and input is handled between them.
+ */
+export function afterNextFrame(task: () => void): () => void {
+  let cancelTask = () => {};
+  const handle = nextFrame(() => {
+    cancelTask = inOwnTask(task);
+  });
   return () => {
     cancelFrame(handle);
-    stop();
+    cancelTask();
   };
 }
