@@ -17,8 +17,8 @@ Output lines (rank 0 only; the service reads them):
 After training: LoRA saves the adapter to --output_dir, full fine-tuning the whole model; the
 merged model (fp32, Hugging Face layout, with tokenizer and generation config) goes to
 <output_dir>/merged/, and training/web_export.py exports a browser-ready copy to <output_dir>/web/
-(--no-web-export skips that; an unsupported architecture writes <output_dir>/web.skipped.json with
-the reason instead). --export_base also exports the untouched base model to <output_dir>/base-web/.
+(--no-web-export skips that; when it publishes nothing — an architecture it lacks, too little disk,
+no variant passing its check — <output_dir>/web.skipped.json holds the reason and the figures). --export_base also exports the untouched base model to <output_dir>/base-web/.
 
 Safe under torchrun / accelerate (DDP): every rank trains on its LOCAL_RANK device on its shard of
 the data; the printed loss is the mean over the ranks; only rank 0 prints and writes files.
@@ -34,11 +34,13 @@ Exit codes: 0 done, 2 missing packages or bad input (the message says which), 1 
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib.util
 import json
 import os
 import random
 import shutil
+import signal
 import sys
 from typing import NoReturn
 
@@ -78,6 +80,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="skip the browser-ready export to OUTPUT_DIR/web")
     parser.add_argument("--export_base", action="store_true",
                         help="also export the untouched base model to OUTPUT_DIR/base-web")
+    parser.add_argument("--web_variants", default="auto",
+                        help="browser variants to export: auto (q4f16 and q4, and fp16 / fp32 when "
+                             "a browser can hold them) or a comma-separated list of fp32, fp16, q4, "
+                             "q4f16")
     args = parser.parse_args(argv)
     for name in ("max_len", "repeat", "max_steps", "batch_size", "lora_r"):
         if getattr(args, name) <= 0:
@@ -86,6 +92,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error("--lr must be greater than 0")
     if not 0 <= args.eval_fraction < 1:
         parser.error("--eval_fraction must be at least 0 and less than 1")
+    if args.web_variants == "auto":
+        args.web_variants = None
+    else:
+        names = tuple(v.strip() for v in args.web_variants.split(",") if v.strip())
+        unknown = [v for v in names if v not in ("fp32", "fp16", "q4", "q4f16")]
+        if unknown or not names:
+            parser.error(f"--web_variants: unknown variant(s) {', '.join(unknown) or '(none)'}; "
+                         "use auto or a list of fp32, fp16, q4, q4f16")
+        args.web_variants = names
     if args.eval_every is None:
         args.eval_every = max(1, args.max_steps // 10)
     elif args.eval_every <= 0:
@@ -363,28 +378,33 @@ def save_outputs(args, net, tokenizer, say) -> str:
     return merged_dir
 
 
-def browser_export(merged_dir: str, web_dir: str, say) -> str | None:
-    """export_web(merged_dir → web_dir); the reason when it was skipped, else None."""
+def browser_export(merged_dir: str, web_dir: str, say, variants=None) -> tuple[str | None, dict | None]:
+    """export_web(merged_dir → web_dir): (None, None) when it published, else the reason and the
+    figures of the variants it tried (None when it tried none)."""
     try:
         import web_export
     except ImportError as error:
-        return f"the browser export module is not available ({one_line(error)})"
+        return f"the browser export module is not available ({one_line(error)})", None
     try:
-        web_export.export_web(merged_dir, web_dir, say)
+        web_export.export_web(merged_dir, web_dir, say, variants=variants)
     except web_export.ExportSkipped as skipped:
-        return str(getattr(skipped, "reason", None) or skipped)
-    return None
+        return str(getattr(skipped, "reason", None) or skipped), getattr(skipped, "report", None)
+    except Exception as error:  # noqa: BLE001 - the trained model is saved; the run says why
+        return f"the browser export failed: {type(error).__name__}: {one_line(error)[:300]}", None
+    return None, None
 
 
 def export_outputs(args, merged_dir: str, say) -> None:
-    reason = browser_export(merged_dir, os.path.join(args.output_dir, "web"), say)
+    reason, figures = browser_export(merged_dir, os.path.join(args.output_dir, "web"), say,
+                                     args.web_variants)
     if reason is None:
         say(f"browser-ready model in {os.path.join(args.output_dir, 'web')}")
     else:
         say(f"browser export skipped: {reason}")
         with open(os.path.join(args.output_dir, "web.skipped.json"), "w",
                   encoding="utf-8") as handle:
-            json.dump({"reason": reason}, handle, ensure_ascii=False)
+            json.dump({"reason": reason, **({"export": figures} if figures else {})}, handle,
+                      ensure_ascii=False, indent=1)
             handle.write("\n")
     if args.export_base:
         export_base(args, say)
@@ -404,7 +424,7 @@ def export_base(args, say) -> None:
         AutoModelForCausalLM.from_pretrained(args.base_model, dtype=torch.float32) \
             .save_pretrained(staging)
         AutoTokenizer.from_pretrained(args.base_model).save_pretrained(staging)
-        reason = browser_export(staging, base_web, say)
+        reason, _ = browser_export(staging, base_web, say, args.web_variants)
         say(f"base model browser export skipped: {reason}" if reason
             else f"browser-ready base model in {base_web}")
     except Exception as error:  # noqa: BLE001 - the trained model is saved; this is a bonus
@@ -531,13 +551,26 @@ def main(argv: list[str] | None = None) -> int:
         torch.distributed.destroy_process_group()
     if dist.main:
         merged_dir = save_outputs(args, net, tokenizer, report.say)
-        if args.web_export:
-            export_outputs(args, merged_dir, report.say)
+    # The trained model is released before the export, which loads merged/ on its own: the run's
+    # peak memory is the larger of training's and the export's, not their sum.
+    del model, net, optimizer, scheduler, examples, held_examples
+    gc.collect()
+    if cuda:
+        torch.cuda.empty_cache()
+    if dist.main and args.web_export:
+        export_outputs(args, merged_dir, report.say)
     return 0
+
+
+def _terminate(signum, _frame) -> NoReturn:
+    """SIGTERM (the service's cancel) unwinds like Ctrl+C, so that half-written folders are
+    removed (the export builds in web.partial/ and removes it on any exception)."""
+    raise KeyboardInterrupt(f"signal {signum}")
 
 
 if __name__ == "__main__":
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         sys.exit(main())
     except KeyboardInterrupt:

@@ -318,14 +318,14 @@ def fake_web_export(skip: str | None = None) -> tuple[types.ModuleType, list]:
     """A stand-in for training/web_export.py with its contract; records its calls."""
     calls = []
 
-    def export_web(merged_dir, web_dir, say, variants=("fp32", "fp16", "q4", "q4f16")):
+    def export_web(merged_dir, web_dir, say, variants=None):
         with open(os.path.join(merged_dir, "config.json"), encoding="utf-8") as handle:
             calls.append((merged_dir, web_dir, json.load(handle)))
         if skip:
             raise FakeExportSkipped(skip)
         os.makedirs(os.path.join(web_dir, "onnx"))
         say("fake export done")
-        return {"variants": list(variants)}
+        return {"variants": list(variants or ())}
 
     module = types.ModuleType("web_export")
     module.export_web, module.ExportSkipped = export_web, FakeExportSkipped
@@ -391,9 +391,39 @@ class ExportTest(unittest.TestCase):
             return real(merged_dir, web_dir, say, **kwargs)
         module.export_web = fails_for_base
         out_dir, out = self.train("base-fails", "--export_base", module=module)
-        self.assertIn("base model browser export failed: RuntimeError: disk full",
-                      out.splitlines())
+        self.assertIn("base model browser export skipped: the browser export failed: "
+                      "RuntimeError: disk full", out.splitlines())
         self.assertTrue(os.path.isdir(os.path.join(out_dir, "web")))
+
+    def test_an_export_that_crashes_is_a_run_without_browser_copy_saying_why(self):
+        module, _ = fake_web_export()
+
+        def crashes(merged_dir, web_dir, say, **kwargs):
+            raise MemoryError("onnx graph too large")
+        module.export_web = crashes
+        out_dir, out = self.train("export-crashes", module=module)
+        reason = "the browser export failed: MemoryError: onnx graph too large"
+        self.assertIn(f"browser export skipped: {reason}", out.splitlines())
+        with open(os.path.join(out_dir, "web.skipped.json"), encoding="utf-8") as handle:
+            self.assertEqual(json.load(handle), {"reason": reason})
+        self.assertTrue(os.path.isfile(os.path.join(out_dir, "merged", "config.json")))
+
+    def test_web_variants_flag(self):
+        module, calls = fake_web_export()
+        seen = []
+        real = module.export_web
+
+        def records(merged_dir, web_dir, say, variants=None):
+            seen.append(variants)
+            return real(merged_dir, web_dir, say, variants=variants)
+        module.export_web = records
+        self.train("variants-auto", module=module)
+        self.train("variants-listed", "--web_variants", "fp32, q4f16", module=module)
+        self.assertEqual(seen, [None, ("fp32", "q4f16")])
+        with self.assertRaises(SystemExit), contextlib.redirect_stderr(io.StringIO()) as err:
+            finetune.parse_args(["--data_file", "x", "--output_dir", "y",
+                                 "--web_variants", "q8"])
+        self.assertIn("--web_variants: unknown variant(s) q8", err.getvalue())
 
 
 if __name__ == "__main__":

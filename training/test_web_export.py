@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -91,15 +92,20 @@ class WebExportTest(unittest.TestCase):
                 self.assertFalse(os.path.exists(web + ".partial"))
                 with open(os.path.join(web, "export.json"), encoding="utf-8") as handle:
                     self.assertEqual(json.load(handle), json.loads(json.dumps(report)))
+                # Every variant's weights are external data (the one path, whatever the size):
+                # one chunk each at these sizes, named as transformers.js fetches them.
                 names = sorted(os.listdir(os.path.join(web, "onnx")))
-                self.assertEqual(names, ["model.onnx", "model_fp16.onnx", "model_q4.onnx",
-                                         "model_q4f16.onnx"])
+                files = ["model.onnx", "model_fp16.onnx", "model_q4.onnx", "model_q4f16.onnx"]
+                self.assertEqual(names, sorted(files + [f + "_data" for f in files]))
                 for name in ("config.json", "generation_config.json", "tokenizer.json"):
                     self.assertTrue(os.path.isfile(os.path.join(web, name)), name)
                 with open(os.path.join(web, "tokenizer_config.json"), encoding="utf-8") as handle:
                     self.assertIn("chat_template", json.load(handle))
                 with open(os.path.join(web, "config.json"), encoding="utf-8") as handle:
-                    self.assertNotIn("transformers.js_config", json.load(handle))
+                    self.assertEqual(json.load(handle)["transformers.js_config"],
+                                     {"use_external_data_format": {f: 1 for f in files}})
+                self.assertEqual(report["graph"],
+                                 "fused" if kind.startswith("llama") or kind == "qwen2" else "eager")
                 layers = 2
                 for variant in ALL:
                     entry = report["variants"][variant]
@@ -111,8 +117,10 @@ class WebExportTest(unittest.TestCase):
                     self.assertEqual(entry["tokens_agreed"], entry["tokens_compared"])
                     self.assertGreaterEqual(entry["tokens_compared"], 16, f"{kind} {variant}")
                     self.assertEqual(entry["tokens"], "agree")
-                    self.assertEqual(entry["bytes"], os.path.getsize(os.path.join(web, entry["file"])))
-                    self.assertIsNone(entry["external_data"])
+                    path = os.path.join(web, entry["file"])
+                    self.assertEqual(entry["external_data"], [os.path.basename(path) + "_data"])
+                    self.assertEqual(entry["bytes"], os.path.getsize(path)
+                                     + os.path.getsize(path + "_data"))
                     self.assertGreater(entry["seconds"]["check"], 0)
                     self.assertIn(f"{variant} ok", log.text)
                     # The io transformers.js needs: its names, a batch_size symbol, fixed kv heads
@@ -141,6 +149,14 @@ class WebExportTest(unittest.TestCase):
                 self.assertIn("versions", report)
                 q4 = report["variants"]["q4"]
                 self.assertLess(q4["bytes"], fp32["bytes"])
+                # The reference the page replays on the user's GPU.
+                self.assertEqual(len(report["reference"]["prompt_ids"]),
+                                 report["check"]["prompt_tokens"])
+                self.assertEqual(len(report["reference"]["tokens"]),
+                                 len(report["reference"]["margins"]))
+                self.assertEqual(report["reference"]["tokens"][1:17], fp32["greedy_pytorch"][:16])
+                # No `a/b` figure in the log: the service reads those as training progress.
+                self.assertNotRegex(log.text, r"\b\d+/\d+\b")
 
     def test_a_variant_that_fails_its_check_is_left_out_and_logged(self):
         real_q4 = web_export._to_q4
@@ -157,11 +173,18 @@ class WebExportTest(unittest.TestCase):
 
         web, log = self.out("broken-q4"), Log()
         with mock.patch.object(web_export, "_to_q4", broken_q4):
-            report = web_export.export_web(self.models["llama"], web, log)
-        self.assertEqual(report["published"], ["fp32", "fp16"])
-        self.assertEqual(report["failed"], ["q4", "q4f16"])
+            report = web_export.export_web(self.models["llama"], web, log, variants=ALL,
+                                           graph="eager")
+        # Each variant is built, checked and published on its own.
+        self.assertEqual(report["published"], ["fp16", "fp32"])
+        self.assertEqual(report["failed"], ["q4f16", "q4"])
         self.assertEqual(sorted(os.listdir(os.path.join(web, "onnx"))),
-                         ["model.onnx", "model_fp16.onnx"])
+                         ["model.onnx", "model.onnx_data", "model_fp16.onnx",
+                          "model_fp16.onnx_data"])
+        with open(os.path.join(web, "config.json"), encoding="utf-8") as handle:
+            self.assertEqual(json.load(handle)["transformers.js_config"],
+                             {"use_external_data_format": {"model.onnx": 1,
+                                                           "model_fp16.onnx": 1}})
         for variant in ("q4", "q4f16"):
             entry = report["variants"][variant]
             self.assertFalse(entry["passed"])
@@ -170,9 +193,9 @@ class WebExportTest(unittest.TestCase):
             self.assertIn("logits differ by", entry["failure"])
             self.assertRegex(log.text, rf"{variant} FAILED its check \(step 0: logits differ by")
         with open(os.path.join(web, "export.json"), encoding="utf-8") as handle:
-            self.assertEqual(json.load(handle)["failed"], ["q4", "q4f16"])
+            self.assertEqual(json.load(handle)["failed"], ["q4f16", "q4"])
 
-    def test_fp32_checked_against_another_model_skips_and_writes_nothing(self):
+    def test_no_variant_passing_skips_with_the_figures_and_writes_nothing(self):
         import torch
         from transformers import AutoModelForCausalLM
 
@@ -183,9 +206,12 @@ class WebExportTest(unittest.TestCase):
         with mock.patch.object(web_export, "reference_run",
                                lambda _model, prompt, *a: real_reference(other, prompt, *a)):
             with self.assertRaises(web_export.ExportSkipped) as caught:
-                web_export.export_web(self.models["llama"], web, log)
+                web_export.export_web(self.models["llama"], web, log, variants=("q4f16", "fp32"))
         self.assertRegex(caught.exception.reason,
-                         r"^the fp32 ONNX export of this llama model does not match PyTorch \(step 0")
+                         r"^no browser variant passed its check \(q4f16: step 0: logits differ by "
+                         r".*; fp32: step 0: logits differ by")
+        self.assertEqual(caught.exception.report["failed"], ["q4f16", "fp32"])
+        self.assertGreater(caught.exception.report["variants"]["fp32"]["max_abs_diff"], 1)
         self.assertIn("fp32 FAILED its check", log.text)
         self.assert_nothing_written(web)
 
@@ -208,36 +234,128 @@ class WebExportTest(unittest.TestCase):
                 self.assertEqual(str(caught.exception), reason)
                 self.assert_nothing_written(web)
 
-    def test_external_data_a_variant_subset_and_a_replaced_folder(self):
+    def test_chunks_a_variant_subset_and_a_replaced_folder(self):
         import onnx
 
-        web, log = self.out("external"), Log()
-        os.makedirs(os.path.join(web, "onnx"))
-        with open(os.path.join(web, "onnx", "model_fp16.onnx"), "w", encoding="utf-8") as handle:
-            handle.write("an older export")
-        with mock.patch.object(web_export, "EXTERNAL_DATA_THRESHOLD", 1):
-            report = web_export.export_web(self.models["llama_gqa_tied"], web, log,
-                                           variants=("fp32", "q4"))
-        self.assertEqual(report["published"], ["fp32", "q4"])
-        self.assertEqual(sorted(os.listdir(os.path.join(web, "onnx"))),
-                         ["model.onnx", "model.onnx_data", "model_q4.onnx", "model_q4.onnx_data"])
-        for variant, name in (("fp32", "model.onnx"), ("q4", "model_q4.onnx")):
-            entry = report["variants"][variant]
-            self.assertTrue(entry["passed"], entry["failure"])
-            self.assertEqual(entry["external_data"], name + "_data")
-            data = os.path.join(web, "onnx", name + "_data")
-            self.assertEqual(entry["bytes"], os.path.getsize(os.path.join(web, "onnx", name))
-                             + os.path.getsize(data))
-            self.assertGreater(os.path.getsize(data), os.path.getsize(os.path.join(web, "onnx", name)))
-            proto = onnx.load(os.path.join(web, "onnx", name), load_external_data=False)
-            locations = {kv.value for init in proto.graph.initializer
-                         for kv in init.external_data if kv.key == "location"}
-            self.assertEqual(locations, {name + "_data"})
-        with open(os.path.join(web, "config.json"), encoding="utf-8") as handle:
-            self.assertEqual(json.load(handle)["transformers.js_config"],
-                             {"use_external_data_format": {"model.onnx": 1, "model_q4.onnx": 1}})
-        self.assertFalse(os.path.exists(web + ".old"))
+        chunk = 64 * 1024
+        for graph in ("fused", "eager"):
+            with self.subTest(graph=graph):
+                web, log = self.out(f"chunks-{graph}"), Log()
+                os.makedirs(os.path.join(web, "onnx"))
+                with open(os.path.join(web, "onnx", "model_fp16.onnx"), "w",
+                          encoding="utf-8") as handle:
+                    handle.write("an older export")
+                report = web_export.export_web(self.models["llama_gqa_tied"], web, log,
+                                               variants=("fp32", "q4"), graph=graph,
+                                               chunk_bytes=chunk)
+                self.assertEqual(report["published"], ["q4", "fp32"])
+                self.assertEqual(report["graph"], graph)
+                onnx_dir = os.path.join(web, "onnx")
+                counts = {}
+                for variant, name in (("fp32", "model.onnx"), ("q4", "model_q4.onnx")):
+                    entry = report["variants"][variant]
+                    self.assertTrue(entry["passed"], entry["failure"])
+                    chunks = entry["external_data"]
+                    self.assertGreater(len(chunks), 1)
+                    self.assertEqual(chunks, [name + "_data"] + [f"{name}_data_{i}"
+                                                                 for i in range(1, len(chunks))])
+                    counts[name] = len(chunks)
+                    proto = onnx.load(os.path.join(onnx_dir, name), load_external_data=False)
+                    per_chunk: dict[str, list[int]] = {}
+                    for init in proto.graph.initializer:
+                        info = {kv.key: kv.value for kv in init.external_data}
+                        if info:
+                            per_chunk.setdefault(info["location"], []).append(int(info["length"]))
+                    self.assertEqual(sorted(per_chunk), sorted(chunks))
+                    for chunk_name in chunks:
+                        size = os.path.getsize(os.path.join(onnx_dir, chunk_name))
+                        # At most the chunk size, unless one tensor alone is larger.
+                        self.assertTrue(size <= chunk or len(per_chunk[chunk_name]) == 1,
+                                        (chunk_name, size, per_chunk[chunk_name]))
+                    self.assertEqual(entry["bytes"], os.path.getsize(os.path.join(onnx_dir, name))
+                                     + sum(os.path.getsize(os.path.join(onnx_dir, c))
+                                           for c in chunks))
+                self.assertEqual(sorted(os.listdir(onnx_dir)), sorted(
+                    [n for n in counts] + [c for v in ("fp32", "q4")
+                                           for c in report["variants"][v]["external_data"]]))
+                with open(os.path.join(web, "config.json"), encoding="utf-8") as handle:
+                    self.assertEqual(json.load(handle)["transformers.js_config"],
+                                     {"use_external_data_format": counts})
+                self.assertFalse(os.path.exists(web + ".old"))
 
+    def test_the_default_variants_and_their_sizes_at_real_shapes(self):
+        # Parameter counts of the published configs (Llama 3.2 1B and 3B: tied embeddings;
+        # DeepSeek R1 Distill Qwen 1.5B: untied).
+        llama_1b = {"parameters": 1_235_814_400, "embedding": 128_256 * 2048, "lm_head": 0}
+        llama_3b = {"parameters": 3_212_749_824, "embedding": 128_256 * 3072, "lm_head": 0}
+        r1_15b = {"parameters": 1_777_088_000, "embedding": 151_936 * 1536,
+                  "lm_head": 151_936 * 1536}
+        self.assertEqual(web_export.default_variants(llama_1b), ("q4f16", "q4", "fp16"))
+        self.assertEqual(web_export.default_variants(llama_3b), ("q4f16", "q4"))
+        self.assertEqual(web_export.default_variants(r1_15b), ("q4f16", "q4", "fp16"))
+        # Within 10 % of what users download today (onnx-community's model_q4f16.onnx files).
+        for stats, published in ((llama_1b, 1.24e9), (r1_15b, 1.37e9)):
+            estimate = web_export.estimate_bytes(stats, "q4f16")
+            self.assertLess(abs(estimate / published - 1), 0.10, (estimate, published))
+
+    def test_too_little_disk_is_refused_before_anything_is_written(self):
+        # The real free space of a real folder, and a need one gigabyte beyond it.
+        free = shutil.disk_usage(self.tmp).free
+        web = os.path.join(self.tmp, "disk-web")
+        with self.assertRaises(web_export.ExportSkipped) as caught:
+            web_export.check_disk(web, free + 10**9)
+        self.assertRegex(caught.exception.reason,
+                         rf"^needs about [\d.]+ [kMG]B free in {self.tmp}; [\d.]+ [kMG]B free$")
+        # The whole export on a filesystem too small for it, where one can be mounted here.
+        mount = os.path.join(self.tmp, "small-disk")
+        os.makedirs(mount)
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", mount],
+                          capture_output=True).returncode != 0:
+            self.skipTest("cannot mount a small tmpfs here; check_disk was tested above")
+        try:
+            web = os.path.join(mount, "web")
+            with self.assertRaises(web_export.ExportSkipped) as caught:
+                web_export.export_web(self.models["llama"], web, Log())
+            self.assertRegex(caught.exception.reason,
+                             rf"^needs about [\d.]+ MB free in {mount}; 0\.3 MB free$")
+            self.assertEqual(os.listdir(mount), [])
+        finally:
+            subprocess.run(["umount", mount], check=False)
+
+    def test_a_cancel_during_the_export_leaves_no_web_folder(self):
+        """The service cancels with SIGTERM: finetune.py unwinds, and the export's web.partial/ is
+        removed; web/ never appears."""
+        import signal
+        import time
+
+        data = os.path.join(self.tmp, "cancel-data.json")
+        with open(data, "w", encoding="utf-8") as handle:
+            json.dump([{"prompt": "What is the capital of France?",
+                        "completion": "Paris."}] * 4, handle)
+        out_dir = os.path.join(self.tmp, "out", "cancel")
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "finetune.py")
+        proc = subprocess.Popen([sys.executable, script, "--base_model", self.models["llama"],
+                                 "--data_file", data, "--output_dir", out_dir, "--max_steps", "1",
+                                 "--web_variants", "fp32,q4"],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                env={**os.environ, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1"})
+        seen = []
+        try:
+            for line in proc.stdout:
+                seen.append(line)
+                if line.startswith("browser export of"):
+                    break
+            self.assertTrue(seen and seen[-1].startswith("browser export of"), "".join(seen))
+            time.sleep(0.3)  # inside the export: the reference run or the first variant
+            proc.send_signal(signal.SIGTERM)
+            rest = proc.communicate(timeout=120)[0]
+        finally:
+            proc.kill()
+        self.assertEqual(proc.returncode, 130, "".join(seen) + rest)
+        self.assertNotIn("browser-ready model in", rest)
+        self.assertFalse(os.path.exists(os.path.join(out_dir, "web")))
+        self.assertFalse(os.path.exists(os.path.join(out_dir, "web.partial")))
+        self.assertTrue(os.path.isdir(os.path.join(out_dir, "merged")))
 
     def test_phi3_longrope_switches_to_the_long_factors_as_pytorch_does(self):
         # The check prompt is 52 tokens: with an original context of 60, the prefill uses the

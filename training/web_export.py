@@ -36,6 +36,8 @@ import time
 import warnings
 from typing import Callable
 
+import onnx_files
+
 SUPPORTED = ("llama", "qwen2", "gemma2", "phi3")
 VARIANTS = ("fp32", "fp16", "q4", "q4f16")
 # transformers.js's file names (DEFAULT_DTYPE_SUFFIX_MAPPING): onnx/model{suffix}.onnx.
@@ -43,10 +45,15 @@ FILE_NAMES = {"fp32": "model.onnx", "fp16": "model_fp16.onnx", "q4": "model_q4.o
               "q4f16": "model_q4f16.onnx"}
 OPSET = 17
 Q4_BLOCK_SIZE = 32
-# Files whose protobuf would reach this many bytes keep their weights in `<file>_data` (protobuf's
-# 2 GiB limit, with room for the graph); config.json then names them under
-# transformers.js_config.use_external_data_format, which is how transformers.js knows to fetch them.
-EXTERNAL_DATA_THRESHOLD = 2_000_000_000
+# The order variants are built, checked and published in: what browsers load first.
+PUBLISH_ORDER = ("q4f16", "q4", "fp16", "fp32")
+# BROWSER_RULE: a variant goes into the default export when a browser tab can hold it.
+BROWSER_MAX_BYTES = 4 << 30
+BROWSER_RULE = (
+    "q4f16 and q4 are always exported; fp16 and fp32 only when their files total at most 4 GiB "
+    "(a tab's WebAssembly memory is at most 4 GiB, and ONNX Runtime Web's CPU fallback holds the "
+    "weights there), unless asked for by name")
+CHUNK_BYTES = onnx_files.CHUNK_BYTES
 # Logits tolerance per variant: max |ONNX - PyTorch| <= ATOL * max(1, max |PyTorch logit|).
 ATOL = {"fp32": 1e-4, "fp16": 2e-2, "q4": 0.3, "q4f16": 0.3}
 # Tokens are compared where PyTorch's top-1 lead over the runner-up is at least
@@ -77,11 +84,13 @@ RULE = (
 
 
 class ExportSkipped(Exception):
-    """The browser export was not made; `reason` is one sentence saying why."""
+    """The browser export was not made; `reason` is one sentence saying why, `report` the figures
+    of the variants that were tried (None when none was)."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, report: dict | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.report = report
 
 
 class _VariantFailed(Exception):
@@ -203,8 +212,10 @@ def _kv_shape(config) -> tuple[int, int]:
     return heads, head_dim
 
 
-def _export_fp32(model, path: str) -> str | None:
-    """torch.onnx.export (TorchScript) of the wrapped model with transformers.js's io names/axes."""
+def _export_torch(model, work_dir: str) -> str:
+    """torch.onnx.export (TorchScript) of the wrapped model with transformers.js's io names/axes,
+    into work_dir/model.onnx with its weights in chunks (save_chunked, streamed tensor by tensor);
+    the path."""
     import torch
 
     config = model.config
@@ -226,34 +237,23 @@ def _export_fp32(model, path: str) -> str | None:
         axes[name] = {0: "batch_size", 2: "past_sequence_length"}
     for name in outputs[1:]:
         axes[name] = {0: "batch_size", 2: "total_sequence_length"}
-    tmp_dir = os.path.join(os.path.dirname(path), ".torch-export")
-    os.makedirs(tmp_dir, exist_ok=True)
-    raw = os.path.join(tmp_dir, "model.onnx")
+    raw_dir = os.path.join(work_dir, "torch-export")
+    os.makedirs(raw_dir, exist_ok=True)
+    raw = os.path.join(raw_dir, "model.onnx")
     with warnings.catch_warnings(), torch.no_grad(), _TracedLongRope(model):
         warnings.simplefilter("ignore")
         torch.onnx.export(_wrapper(model, layers), tuple(example), raw, input_names=inputs,
                           output_names=outputs, dynamic_axes=axes, opset_version=OPSET,
                           do_constant_folding=True, dynamo=False)
     import onnx
-    proto = onnx.load(raw)  # also reads any external data the exporter wrote beside it
-    shutil.rmtree(tmp_dir, ignore_errors=True)
-    return _save(proto, path)
-
-
-def _save(proto, path: str) -> str | None:
-    """Saves the model; the external data file name when the weights go beside it, else None."""
-    import onnx
-
-    data_name = os.path.basename(path) + "_data"
-    for stale in (path, path + "_data"):
-        if os.path.exists(stale):
-            os.remove(stale)
-    if proto.ByteSize() < EXTERNAL_DATA_THRESHOLD:
-        onnx.save_model(proto, path)
-        return None
-    onnx.save_model(proto, path, save_as_external_data=True, all_tensors_to_one_file=True,
-                    location=data_name, size_threshold=1024)
-    return data_name
+    # The graph without its weights (the exporter writes them beside it past 2 GiB); save_chunked
+    # copies them into chunks one tensor at a time.
+    proto = onnx.load(raw, load_external_data=False)
+    path = os.path.join(work_dir, FILE_NAMES["fp32"])
+    onnx_files.save_chunked(proto, path, source_dir=raw_dir, chunk_bytes=CHUNK_BYTES)
+    del proto
+    shutil.rmtree(raw_dir, ignore_errors=True)
+    return path
 
 
 def _load(path: str):
@@ -270,7 +270,7 @@ def _to_fp16(proto):
     # Its INFO lines dump whole graph nodes into the run's log.
     logging.getLogger("onnxruntime.transformers.float16").setLevel(logging.WARNING)
 
-    big = proto.ByteSize() >= onnx.checker.MAXIMUM_PROTOBUF
+    big = onnx_files.tensor_bytes(proto) >= onnx.checker.MAXIMUM_PROTOBUF
     # Two parts stay float32, as in the PyTorch code (which upcasts both):
     # - the rotary embedding: its angles (position x frequency) reach the context length, where
     #   float16 keeps few bits after the point (at position 2,048 its step is 2 radians);
@@ -499,13 +499,6 @@ def _copy_model_files(merged_dir: str, dest: str) -> None:
             _write_json(tok_config, data)
 
 
-def _file_bytes(path: str, data_name: str | None) -> int:
-    total = os.path.getsize(path)
-    if data_name:
-        total += os.path.getsize(os.path.join(os.path.dirname(path), data_name))
-    return total
-
-
 def _notes(config: dict) -> list[str]:
     notes = []
     rope = config.get("rope_scaling") or config.get("rope_parameters") or {}
@@ -523,14 +516,108 @@ def _notes(config: dict) -> list[str]:
     return notes
 
 
+# ------------------------------------------------------------------- sizes, disk and variants
+
+def weight_stats(merged_dir: str) -> dict:
+    """Parameter counts read from the safetensors headers (no weight is loaded): all of them, the
+    embedding table's, the untied lm_head's (0 when tied), and the weights' bytes on disk."""
+    from safetensors import safe_open
+
+    index = os.path.join(merged_dir, "model.safetensors.index.json")
+    if os.path.isfile(index):
+        files = sorted(set(_read_json(index)["weight_map"].values()))
+    else:
+        files = sorted(n for n in os.listdir(merged_dir) if n.endswith(".safetensors"))
+    if not files:
+        raise ExportSkipped(f"{merged_dir} has no safetensors weights for the browser export to read")
+    total = embed = head = disk = 0
+    for name in files:
+        path = os.path.join(merged_dir, name)
+        disk += os.path.getsize(path)
+        with safe_open(path, framework="pt") as handle:
+            for key in handle.keys():
+                count = 1
+                for dim in handle.get_slice(key).get_shape():
+                    count *= dim
+                total += count
+                if key.endswith("embed_tokens.weight"):
+                    embed = count
+                elif key.endswith("lm_head.weight"):
+                    head = count
+    return {"parameters": total, "embedding": embed, "lm_head": head, "weight_bytes": disk}
+
+
+def estimate_bytes(stats: dict, variant: str) -> int:
+    """About how many bytes a variant's files take: every matrix in 4 bits with one scale per
+    block of Q4_BLOCK_SIZE (fp32 scales for q4, fp16 for q4f16), the embedding table at the
+    activations' precision, an lm_head tied to it stored again (quantised, or as is)."""
+    total, embed, head = stats["parameters"], stats["embedding"], stats["lm_head"]
+    tied_head = embed if not head else 0
+    if variant in ("fp32", "fp16"):
+        width = 4 if variant == "fp32" else 2
+        return width * (total + tied_head)
+    scale = 4 if variant == "q4" else 2
+    per_weight = 0.5 + scale / Q4_BLOCK_SIZE
+    matrices = total - embed + tied_head
+    return int(matrices * per_weight + embed * scale)
+
+
+def default_variants(stats: dict) -> tuple[str, ...]:
+    """BROWSER_RULE: q4f16 and q4 always; fp16 and fp32 when a browser can hold them."""
+    return tuple(v for v in PUBLISH_ORDER
+                 if v in ("q4f16", "q4") or estimate_bytes(stats, v) <= BROWSER_MAX_BYTES)
+
+
+def disk_needed(stats: dict, variants: tuple, graph: str) -> int:
+    """The most bytes the export has on disk at once: the variants it keeps, plus (eager graph) the
+    fp32 export it converts them from and the exporter's own copy of it, with 5 % to spare."""
+    need = sum(estimate_bytes(stats, v) for v in variants)
+    if graph == "eager":
+        need += 2 * estimate_bytes(stats, "fp32")
+    return int(need * 1.05)
+
+
+def _size(count: float) -> str:
+    for unit, scale in (("GB", 1e9), ("MB", 1e6)):
+        if count >= scale / 10:
+            return f"{count / scale:.1f} {unit}"
+    return f"{count / 1e3:.1f} kB"
+
+
+def _existing_parent(path: str) -> str:
+    path = os.path.abspath(path)
+    while not os.path.isdir(path):
+        path = os.path.dirname(path)
+    return path
+
+
+def check_disk(web_dir: str, need: int) -> None:
+    """Refuses (ExportSkipped) before anything is written when the disk cannot take `need` bytes."""
+    folder = _existing_parent(os.path.dirname(os.path.abspath(web_dir)))
+    free = shutil.disk_usage(folder).free
+    if need > free:
+        raise ExportSkipped(f"needs about {_size(need)} free in {folder}; {_size(free)} free")
+
+
+def _fused_problem(config: dict) -> str | None:
+    try:
+        import onnx_fused
+    except ImportError as error:
+        return f"the fused graph builder is not available ({error})"
+    return onnx_fused.fused_problem(config)
+
+
+# ----------------------------------------------------------------------------------- the export
+
 def export_web(merged_dir: str, web_dir: str, say: Callable[[str], None],
-               variants=VARIANTS) -> dict:
-    """Exports, checks and publishes merged_dir to web_dir; the export.json report (see module)."""
+               variants: tuple | list | None = None, graph: str = "auto",
+               chunk_bytes: int = onnx_files.CHUNK_BYTES) -> dict:
+    """Exports, checks and publishes merged_dir to web_dir; the export.json report (see module).
+
+    variants: None for BROWSER_RULE's choice, else exactly these. graph: "fused" (ONNX Runtime's
+    fused decoder operators, written from the weights by onnx_fused), "eager" (torch.onnx.export of
+    the eager model, then ONNX Runtime's converters), or "auto" (fused where the family has it)."""
     started = time.monotonic()
-    variants = tuple(variants)
-    unknown = [v for v in variants if v not in VARIANTS]
-    if unknown:
-        raise ValueError(f"unknown variants {unknown} (known: {', '.join(VARIANTS)})")
     config_path = os.path.join(merged_dir, "config.json")
     if not os.path.isfile(config_path):
         raise ExportSkipped(f"{merged_dir} has no config.json, so it is not a Hugging Face model "
@@ -539,11 +626,24 @@ def export_web(merged_dir: str, web_dir: str, say: Callable[[str], None],
     problem = supported_problem(config)
     if problem:
         raise ExportSkipped(problem)
+    if graph not in ("auto", "fused", "eager"):
+        raise ValueError(f"unknown graph {graph!r} (auto, fused or eager)")
+    fused_reason = _fused_problem(config) if graph != "eager" else "eager graph asked for"
+    if graph == "fused" and fused_reason:
+        raise ExportSkipped(f"no fused graph for this model: {fused_reason}")
+    use = "eager" if fused_reason else "fused"
+    stats = weight_stats(merged_dir)
+    chosen = tuple(variants) if variants else default_variants(stats)
+    unknown = [v for v in chosen if v not in VARIANTS]
+    if unknown or not chosen:
+        raise ValueError(f"unknown variants {unknown} (known: {', '.join(VARIANTS)})")
+    check_disk(web_dir, disk_needed(stats, chosen, use))
 
     partial = web_dir.rstrip("/\\") + ".partial"
     shutil.rmtree(partial, ignore_errors=True)
     try:
-        report = _build(merged_dir, partial, config, variants, say, started)
+        report = _build(merged_dir, partial, config, chosen, use, fused_reason, stats, chunk_bytes,
+                        say, started)
         old = web_dir.rstrip("/\\") + ".old"
         shutil.rmtree(old, ignore_errors=True)
         if os.path.exists(web_dir):
@@ -556,14 +656,36 @@ def export_web(merged_dir: str, web_dir: str, say: Callable[[str], None],
     return report
 
 
-def _build(merged_dir: str, out: str, config: dict, variants: tuple, say, started: float) -> dict:
+def _convert_eager(fp32_path: str, path: str, variant: str, chunk_bytes: int) -> None:
+    """One variant from the eager fp32 export, its weights in chunks."""
+    import onnx
+
+    if variant == "fp32":
+        proto = onnx.load(fp32_path, load_external_data=False)
+        onnx_files.save_chunked(proto, path, source_dir=os.path.dirname(fp32_path),
+                                chunk_bytes=chunk_bytes)
+        return
+    proto = _load(fp32_path)
+    if variant in ("q4", "q4f16"):
+        proto = _to_q4(proto)
+    if variant in ("fp16", "q4f16"):
+        proto = _to_fp16(proto)
+    onnx_files.save_chunked(proto, path, chunk_bytes=chunk_bytes)
+
+
+def _build(merged_dir: str, out: str, config: dict, variants: tuple, graph: str,
+           fused_reason: str | None, stats: dict, chunk_bytes: int, say, started: float) -> dict:
+    import gc
+
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     onnx_dir = os.path.join(out, "onnx")
+    work_dir = os.path.join(out, ".work")
     os.makedirs(onnx_dir)
-    say(f"browser export of {config.get('model_type')} ({', '.join(variants)}): "
-        "torch.onnx.export, then ONNX Runtime fp16 / 4-bit")
+    say(f"browser export of {config.get('model_type')} ({', '.join(variants)}), "
+        + ("ONNX Runtime's fused decoder operators" if graph == "fused" else
+           f"torch.onnx.export then ONNX Runtime fp16 / 4-bit ({fused_reason})"))
     tokenizer = AutoTokenizer.from_pretrained(merged_dir)
     # Eager attention for the reference as well as the export: it is the models' own definition
     # (SDPA silently drops Gemma2's attention soft-capping, so Gemma2 under SDPA is another model).
@@ -576,117 +698,109 @@ def _build(merged_dir: str, out: str, config: dict, variants: tuple, say, starte
     reference_seconds = time.monotonic() - t0
 
     report = {
-        "format": 1,
+        "format": 2,
         "model_type": config.get("model_type"),
         "architectures": config.get("architectures"),
-        "exporter": f"torch.onnx.export (TorchScript, dynamo=False), opset {OPSET}",
-        "quantisation": {"fp16": "onnxruntime.transformers.float16.convert_float_to_float16, "
-                                 "logits kept float32, past/present float16",
-                         "q4": f"MatMulNBits 4-bit, block_size {Q4_BLOCK_SIZE}, symmetric, "
-                               "from the fp32 file",
-                         "q4f16": "q4, then fp16 as above"},
+        "graph": graph,
+        "exporter": ("training/onnx_fused.py: GroupQueryAttention, RotaryEmbedding, MatMulNBits, "
+                     "(Skip)SimplifiedLayerNormalization, written from the safetensors weights"
+                     if graph == "fused" else
+                     f"torch.onnx.export (TorchScript, dynamo=False), opset {OPSET}"),
+        "quantisation": {"q4": f"MatMulNBits 4-bit, block_size {Q4_BLOCK_SIZE}, symmetric, "
+                               "float32 scales and activations",
+                         "q4f16": f"MatMulNBits 4-bit, block_size {Q4_BLOCK_SIZE}, symmetric, "
+                                  "float16 scales and activations",
+                         "fp16": "float16 weights and activations, float32 logits"},
+        "parameters": stats["parameters"],
+        "chunk_bytes": chunk_bytes,
+        "browser_rule": BROWSER_RULE,
         "versions": _versions(),
         "check": {"prompt": CHECK_PROMPT, "prompt_tokens": len(prompt), "rule": RULE,
                   "atol": ATOL, "clear": CLEAR, "reference_seconds": round(reference_seconds, 3)},
+        # What the page replays on the user's GPU: the prompt's ids and PyTorch's greedy
+        # continuation from merged/, with its top-1 margin at each step.
+        "reference": {"prompt_ids": prompt, "tokens": reference["tokens"],
+                      "margins": [round(m, 6) for m in reference["margins"]]},
         "notes": _notes(config),
         "variants": {},
         "published": [],
         "failed": [],
     }
-
     for note in report["notes"]:
         say(f"browser export: note: {note}")
 
-    # fp32: the export itself, checked; the base of the others.
-    fp32_path = os.path.join(onnx_dir, FILE_NAMES["fp32"])
-    t0 = time.monotonic()
-    try:
-        data_name = _export_fp32(model, fp32_path)
-    except Exception as error:  # noqa: BLE001 - reported as a skip with the exporter's words
-        raise ExportSkipped(f"torch.onnx.export failed for this {config.get('model_type')} model "
-                            f"({type(error).__name__}: {str(error).splitlines()[0][:200]})") from error
+    fp32_work = None
+    if graph == "eager":
+        t0 = time.monotonic()
+        try:
+            fp32_work = _export_torch(model, work_dir)
+        except Exception as error:  # noqa: BLE001 - reported as a skip with the exporter's words
+            raise ExportSkipped(
+                f"torch.onnx.export failed for this {config.get('model_type')} model "
+                f"({type(error).__name__}: {str(error).splitlines()[0][:200]})") from error
+        report["check"]["torch_export_seconds"] = round(time.monotonic() - t0, 3)
+    # The reference is taken: the model is not needed any more, and each variant is built and
+    # checked alone (peak memory: one variant's, not the model's plus it).
     del model
-    entry = _check_and_record("fp32", fp32_path, data_name, time.monotonic() - t0, reference,
-                              layers, say)
-    report["variants"]["fp32"] = entry
-    if not entry["passed"]:
-        raise ExportSkipped(f"the fp32 ONNX export of this {config.get('model_type')} model does "
-                            f"not match PyTorch ({entry['failure']})")
-    external = {"fp32": data_name} if data_name else {}
+    gc.collect()
 
-    q4_proto = None
-    for variant in ("fp16", "q4", "q4f16"):
+    for variant in PUBLISH_ORDER:
         if variant not in variants:
             continue
         path = os.path.join(onnx_dir, FILE_NAMES[variant])
         t0 = time.monotonic()
         try:
-            if variant == "fp16":
-                proto = _to_fp16(_load(fp32_path))
-            elif variant == "q4":
-                q4_proto = proto = _to_q4(_load(fp32_path))
+            if graph == "fused":
+                import onnx_fused
+                onnx_fused.build_decoder(merged_dir, path, variant, chunk_bytes=chunk_bytes)
             else:
-                proto = _to_fp16(q4_proto if q4_proto is not None else _to_q4(_load(fp32_path)))
-            data_name = _save(proto, path)
-            del proto
+                _convert_eager(fp32_work, path, variant, chunk_bytes)
         except Exception as error:  # noqa: BLE001 - one variant's failure is reported, not fatal
+            onnx_files.remove_model(path)
+            failure = (f"conversion failed: {type(error).__name__}: "
+                       f"{str(error).splitlines()[0][:200] if str(error) else ''}")
             report["variants"][variant] = {"file": f"onnx/{FILE_NAMES[variant]}", "passed": False,
-                                           "failure": f"conversion failed: {type(error).__name__}: "
-                                                      f"{str(error).splitlines()[0][:200]}"}
-            say(f"browser export: {variant} FAILED ({report['variants'][variant]['failure']}); "
-                "not published")
-            for stale in (path, path + "_data"):
-                if os.path.exists(stale):
-                    os.remove(stale)
+                                           "published": False, "failure": failure}
+            report["failed"].append(variant)
+            say(f"browser export: {variant} FAILED ({failure}); not published")
             continue
-        entry = _check_and_record(variant, path, data_name, time.monotonic() - t0, reference,
-                                  layers, say)
+        gc.collect()
+        entry = _check_and_record(variant, path, time.monotonic() - t0, reference, layers, say)
         report["variants"][variant] = entry
+        entry["published"] = entry["passed"]
         if entry["passed"]:
-            if data_name:
-                external[variant] = data_name
-        else:
-            for stale in (path, path + "_data"):
-                if os.path.exists(stale):
-                    os.remove(stale)
-    if "fp32" not in variants:
-        os.remove(fp32_path)
-        if os.path.exists(fp32_path + "_data"):
-            os.remove(fp32_path + "_data")
-        report["variants"]["fp32"]["published"] = False
-
-    for variant, entry in report["variants"].items():
-        if entry.get("passed") and variant in variants:
-            entry["published"] = True
             report["published"].append(variant)
         else:
-            entry.setdefault("published", False)
-            if not entry.get("passed"):
-                report["failed"].append(variant)
+            report["failed"].append(variant)
+            onnx_files.remove_model(path)
+    shutil.rmtree(work_dir, ignore_errors=True)
+    report["seconds"] = round(time.monotonic() - started, 3)
+    if not report["published"]:
+        reasons = "; ".join(f"{v}: {report['variants'][v]['failure']}" for v in report["failed"])
+        raise ExportSkipped(f"no browser variant passed its check ({reasons})", report)
 
     _copy_model_files(merged_dir, out)
     web_config = _read_json(os.path.join(out, "config.json"))
     js_config = dict(web_config.get("transformers.js_config") or {})
     js_config.pop("use_external_data_format", None)
-    published_external = {FILE_NAMES[v]: 1 for v, name in external.items() if v in report["published"]}
-    if published_external:
-        js_config["use_external_data_format"] = published_external
+    chunks = {FILE_NAMES[v]: len(report["variants"][v]["external_data"])
+              for v in report["published"] if report["variants"][v]["external_data"]}
+    if chunks:
+        js_config["use_external_data_format"] = chunks
     if js_config:
         web_config["transformers.js_config"] = js_config
     else:
         web_config.pop("transformers.js_config", None)
     _write_json(os.path.join(out, "config.json"), web_config)
-
-    report["seconds"] = round(time.monotonic() - started, 3)
     _write_json(os.path.join(out, "export.json"), report)
-    say(f"browser export: published {', '.join(report['published']) or 'nothing'}"
+    say(f"browser export: published {', '.join(report['published'])}"
         + (f"; failed {', '.join(report['failed'])}" if report["failed"] else "")
         + f" ({report['seconds']:.1f}s)")
     return report
 
 
-def _check_and_record(variant: str, path: str, data_name: str | None, build_seconds: float,
-                      reference: dict, layers: int, say) -> dict:
+def _check_and_record(variant: str, path: str, build_seconds: float, reference: dict,
+                      layers: int, say) -> dict:
     t0 = time.monotonic()
     try:
         result = check_variant(path, reference, layers, variant)
@@ -694,22 +808,25 @@ def _check_and_record(variant: str, path: str, data_name: str | None, build_seco
         result = {"passed": False, "steps": [],
                   "failure": f"ONNX Runtime could not run it: {type(error).__name__}: "
                              f"{str(error).splitlines()[0][:200]}"}
-    entry = {"file": f"onnx/{FILE_NAMES[variant]}", "external_data": data_name,
-             "bytes": _file_bytes(path, data_name),
+    chunks = onnx_files.chunk_files(path)
+    entry = {"file": f"onnx/{FILE_NAMES[variant]}", "external_data": chunks,
+             "bytes": onnx_files.model_bytes(path),
              "seconds": {"build": round(build_seconds, 3),
                          "check": round(time.monotonic() - t0, 3)},
              **result}
+    size = f"{entry['bytes']:,} bytes" + (f" in {len(chunks) + 1} files" if chunks else "")
+    # No "a/b" figures in these lines: the service reads `N/M` as training progress.
     if entry["passed"]:
         say(f"browser export: {variant} ok (max logit diff {entry['max_abs_diff']:.3g} <= "
-            f"{entry['tolerance']['max_abs_diff']:.3g}; tokens {entry['tokens_agreed']}/"
-            f"{entry['tokens_compared']} clear-margin steps agree"
+            f"{entry['tolerance']['max_abs_diff']:.3g}; {entry['tokens_agreed']} of "
+            f"{entry['tokens_compared']} clear-margin tokens agree"
             + (f", fewer than {MIN_TOKENS_COMPARED} such steps: inconclusive, the logits decide"
                if entry["tokens"] == "inconclusive" else "")
-            + f"; {entry['bytes']:,} bytes)")
+            + f"; {size})")
     else:
         figure = entry.get("max_abs_diff")
         tol = (entry.get("tolerance") or {}).get("max_abs_diff")
         say(f"browser export: {variant} FAILED its check ({entry['failure']}"
             + (f"; max logit diff {figure:.3g}, tolerance {tol:.3g}" if figure is not None
-               and tol is not None else "") + "); not published")
+               and tol is not None else "") + f"; {size}); not published")
     return entry

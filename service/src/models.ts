@@ -12,6 +12,7 @@ import {
   type TrainedModel,
 } from '../../src/shared/training-api';
 import { badInput, notFound } from './errors';
+import { trainingMessages } from '../../src/shared/training-messages';
 import { isInside } from './paths';
 
 /** transformers.js file suffix → dtype name (`model_q4f16.onnx` → q4f16). */
@@ -94,7 +95,7 @@ export async function readSkippedExport(outputDir: string): Promise<string | nul
     const reason =
       typeof raw === 'object' && raw !== null && 'reason' in raw ? raw.reason : undefined;
     return typeof reason === 'string' && reason.trim()
-      ? `The browser export was skipped: ${reason.trim()}`
+      ? trainingMessages.exportPublishedNothing(reason.trim())
       : null;
   } catch {
     return null;

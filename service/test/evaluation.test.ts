@@ -169,7 +169,7 @@ describe.skipIf(!hasTinyModel)('held-out questions', () => {
     expect(run.state).toBe('succeeded');
     expect(run.model_id).toBeNull();
     expect(run.model_error).toBe(
-      'The browser export was skipped: the architecture GPT2LMHeadModel (gpt2) is not supported',
+      'The browser export published nothing: the architecture GPT2LMHeadModel (gpt2) is not supported',
     );
   });
 });

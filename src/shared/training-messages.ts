@@ -25,4 +25,12 @@ export const trainingMessages = {
   contentType: (method: string, got: string | undefined) =>
     `Content-Type must be application/json for ${method} requests (got "${got ?? 'none'}")`,
   noRoute: (method: string, path: string) => `No route ${method} ${path}`,
+  /** Why a succeeded run has no `web/`: the trainer's reason from `web.skipped.json`. */
+  exportPublishedNothing: (reason: string) => `The browser export published nothing: ${reason}`,
 } as const;
+
+/**
+ * What a run that trained and saved but has no browser-ready copy is called, in its summary and in
+ * the Runs list (its cause, `model_error`, follows): never just "succeeded".
+ */
+export const NO_BROWSER_COPY = 'Trained and saved; no browser copy';

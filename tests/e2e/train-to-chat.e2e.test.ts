@@ -304,12 +304,12 @@ describe('train → chat in Chromium', () => {
         await panel.getByRole('button', { name: 'Train Model' }).click();
         await panel.getByText('✅ Training finished!').waitFor({ timeout: 60_000 });
         await expect
-          .poll(() => panel.getByText(/is not offered/).textContent(), { timeout: 10_000 })
-          .toBe('“Load in chat” is not offered: web/ lacks the weights (no onnx/model*.onnx)');
+          .poll(() => panel.getByText(/no browser copy\./).textContent(), { timeout: 10_000 })
+          .toBe('Trained and saved; no browser copy. web/ lacks the weights (no onnx/model*.onnx)');
         expect(await panel.getByRole('button', { name: /Load in chat/ }).count()).toBe(0);
         // The Runs list says why for the other one too.
         await panel
-          .getByText('No “Load in chat”: web/ lacks the tokenizer (tokenizer.json)')
+          .getByText('Why no browser copy: web/ lacks the tokenizer (tokenizer.json)')
           .waitFor({ timeout: 10_000 });
         // Neither run's own model is listed (its base export, made because the panel's base has no
         // in-browser counterpart, is complete and listed as a base).

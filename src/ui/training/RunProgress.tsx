@@ -5,6 +5,7 @@
 import { lazy, Suspense } from 'react';
 import type { EvalPoint, MetricPoint, RunInfo, TrainedModel } from '../../shared/training-api';
 import { formatPercent } from '../../shared/training-progress';
+import { NO_BROWSER_COPY } from '../../shared/training-messages';
 import type { TrainingStatus } from '../../machines/trainingSelectors';
 
 // The curve and its figures: a chunk of their own, fetched once there are points to draw.
@@ -79,6 +80,10 @@ export function LoadInChat({
       </p>
     );
   if (run.model_error)
-    return <p className="training-hint">“Load in chat” is not offered: {run.model_error}</p>;
+    return (
+      <p className="training-hint">
+        <strong>{NO_BROWSER_COPY}.</strong> {run.model_error}
+      </p>
+    );
   return null;
 }

@@ -10,6 +10,7 @@ import { trainingKeys } from '../../shared/training-keys';
 import { formatDuration, formatLoss } from './run-stats';
 import { CompareLink } from './CompareLink';
 import { runModel } from '../../machines/trainingSelectors';
+import { NO_BROWSER_COPY } from '../../shared/training-messages';
 
 export interface RunsListProps {
   runs: readonly RunInfo[];
@@ -26,6 +27,8 @@ const folderOf = (path: string) =>
     .pop() ?? path;
 
 function stateText(run: RunInfo): string {
+  if (run.state === 'succeeded' && !run.model_id && run.model_error)
+    return NO_BROWSER_COPY.toLowerCase();
   if (run.state === 'running' && run.phase === 'saving') return 'saving';
   if (run.state === 'running' && run.phase === 'cancelling') return 'cancelling';
   return run.state;
@@ -97,7 +100,7 @@ function RunItem({
         )}
       </div>
       {run.state === 'succeeded' && !model && run.model_error && (
-        <p className="training-hint">No “Load in chat”: {run.model_error}</p>
+        <p className="training-hint">Why no browser copy: {run.model_error}</p>
       )}
       {open && <RunLog source={source} runId={run.id} id={logId} />}
     </li>

@@ -374,7 +374,7 @@ describe('TrainingPanel', () => {
     const runs = await screen.findByRole('region', { name: 'Runs' });
     const item = within(runs).getAllByRole('listitem')[0] as HTMLElement;
     expect(item).toHaveTextContent(
-      /succeeded · lora · meta-llama\/Llama-3\.2-3B-Instruct · 120\/120 steps · \d+ s · loss [\d.]+/,
+      /trained and saved; no browser copy · lora · meta-llama\/Llama-3\.2-3B-Instruct · 120\/120 steps · \d+ s · loss [\d.]+/,
     );
     await user.click(within(item).getByRole('button', { name: 'Log' }));
     const log = await within(item).findByLabelText('Log of run mock-run-1');
@@ -422,11 +422,17 @@ describe('TrainingPanel', () => {
     await screen.findByText('✅ Training finished!');
     const panel = screen.getByRole('region', { name: 'Fine-tuning' });
     expect(
-      await within(panel).findByText(`“Load in chat” is not offered: ${MOCK_MESSAGES.noModel}`),
+      await within(panel).findByText(
+        (_, node) =>
+          node?.tagName === 'P' &&
+          node.textContent === `Trained and saved; no browser copy. ${MOCK_MESSAGES.noModel}`,
+      ),
     ).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Load in chat' })).not.toBeInTheDocument();
     const runs = await screen.findByRole('region', { name: 'Runs' });
-    expect(runs).toHaveTextContent(`No “Load in chat”: ${MOCK_MESSAGES.noModel}`);
+    expect(runs).toHaveTextContent('trained and saved; no browser copy');
+    expect(runs).not.toHaveTextContent('succeeded');
+    expect(runs).toHaveTextContent(`Why no browser copy: ${MOCK_MESSAGES.noModel}`);
   });
 
   it('a second run into the output folder of a finished one is refused: the service text in an alert', async () => {

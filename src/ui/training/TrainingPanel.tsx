@@ -290,7 +290,8 @@ export function TrainingPanel({
           <p>✅ Training finished!</p>
           {outputDir && (
             <p>
-              The adapter was written to <code>{outputDir}</code> on the training service.
+              {run?.method === 'full' ? 'The fine-tuned model' : 'The adapter'} was written to{' '}
+              <code>{outputDir}</code> on the training service.
             </p>
           )}
         </div>
