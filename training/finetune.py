@@ -18,7 +18,8 @@ After training: LoRA saves the adapter to --output_dir, full fine-tuning the who
 merged model (fp32, Hugging Face layout, with tokenizer and generation config) goes to
 <output_dir>/merged/, and training/web_export.py exports a browser-ready copy to <output_dir>/web/
 (--no-web-export skips that; when it publishes nothing — an architecture it lacks, too little disk,
-no variant passing its check — <output_dir>/web.skipped.json holds the reason and the figures). --export_base also exports the untouched base model to <output_dir>/base-web/.
+no variant passing its check — <output_dir>/web.skipped.json holds the reason and the figures). --export_base also exports the untouched base model to <output_dir>/base-web/ (once per base when
+TRAINING_BASE_EXPORTS names a folder to keep them in: later runs of the same base link to it).
 
 Safe under torchrun / accelerate (DDP): every rank trains on its LOCAL_RANK device on its shard of
 the data; the printed loss is the mean over the ranks; only rank 0 prints and writes files.
@@ -51,6 +52,8 @@ EXPORT_REQUIRED = ("onnx", "onnxruntime", "onnx_ir")
 # Set to 1 to make every rank also print its own loss to stderr (`rank R step N loss X`): the test
 # that the printed loss is the mean over the ranks reads it.
 RANK_LOSS_ENV = "FINETUNE_PRINT_RANK_LOSS"
+# Where base exports are kept and reused across runs (export_base); unset: one per run.
+BASE_EXPORTS_ENV = "TRAINING_BASE_EXPORTS"
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -410,23 +413,78 @@ def export_outputs(args, merged_dir: str, say) -> None:
         export_base(args, say)
 
 
+def base_identity(base_model: str, variants) -> dict:
+    """What makes two base exports the same: the base (a local folder: its files' names, sizes and
+    modification times; a Hub id: the revision it resolved to), the variants asked for and the
+    export's format."""
+    import web_export
+
+    identity = {"variants": list(variants) if variants else "auto",
+                "export_format": web_export.FORMAT}
+    if os.path.isdir(base_model):
+        folder = os.path.realpath(base_model)
+        identity["base_model"] = folder
+        identity["files"] = sorted(
+            [name, st.st_size, st.st_mtime_ns] for name in os.listdir(folder)
+            if os.path.isfile(path := os.path.join(folder, name)) and (st := os.stat(path)))
+    else:
+        from transformers import AutoConfig
+
+        identity["base_model"] = base_model
+        identity["revision"] = getattr(AutoConfig.from_pretrained(base_model), "_commit_hash", None)
+    return identity
+
+
+def link_tree(src: str, dest: str) -> None:
+    """dest as a copy of src made of hard links (no second copy on disk where links work)."""
+    shutil.rmtree(dest, ignore_errors=True)
+    shutil.copytree(src, dest, copy_function=link_or_copy)
+
+
 def export_base(args, say) -> None:
-    """The untouched base model (fp32) to <output_dir>/base-web; failures only print a line."""
+    """The untouched base model to <output_dir>/base-web; failures only print a line.
+
+    With TRAINING_BASE_EXPORTS set (the service sets it to its data folder's base-exports/), each
+    base is exported once per identity (base_identity) into <that folder>/<key>/web and later runs
+    of the same base link to it instead of exporting again."""
+    import hashlib
     import tempfile
 
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     base_web = os.path.join(args.output_dir, "base-web")
+    target, entry = base_web, None
+    try:
+        cache_root = os.environ.get(BASE_EXPORTS_ENV)
+        if cache_root:
+            identity = base_identity(args.base_model, args.web_variants)
+            key = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:16]
+            entry = os.path.join(cache_root, key)
+            target = os.path.join(entry, "web")
+            if os.path.isfile(os.path.join(target, "export.json")):
+                link_tree(target, base_web)
+                say(f"browser-ready base model in {base_web} (the export of {args.base_model} "
+                    f"made for an earlier run, {target})")
+                return
+    except Exception as error:  # noqa: BLE001 - the cache is an optimisation; export as before
+        say(f"base model export cache unavailable ({type(error).__name__}: {one_line(error)})")
+        target, entry = base_web, None
     staging = tempfile.mkdtemp(prefix="base-model.", dir=args.output_dir)
     try:
         say(f"exporting the base model {args.base_model} for comparison")
         AutoModelForCausalLM.from_pretrained(args.base_model, dtype=torch.float32) \
             .save_pretrained(staging)
         AutoTokenizer.from_pretrained(args.base_model).save_pretrained(staging)
-        reason, _ = browser_export(staging, base_web, say, args.web_variants)
-        say(f"base model browser export skipped: {reason}" if reason
-            else f"browser-ready base model in {base_web}")
+        reason, _ = browser_export(staging, target, say, args.web_variants)
+        if reason:
+            say(f"base model browser export skipped: {reason}")
+            return
+        if entry:
+            with open(os.path.join(entry, "base.json"), "w", encoding="utf-8") as handle:
+                json.dump(identity, handle, indent=1)
+            link_tree(target, base_web)
+        say(f"browser-ready base model in {base_web}")
     except Exception as error:  # noqa: BLE001 - the trained model is saved; this is a bonus
         say(f"base model browser export failed: {type(error).__name__}: {one_line(error)}")
     finally:

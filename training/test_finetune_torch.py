@@ -329,6 +329,7 @@ def fake_web_export(skip: str | None = None) -> tuple[types.ModuleType, list]:
 
     module = types.ModuleType("web_export")
     module.export_web, module.ExportSkipped = export_web, FakeExportSkipped
+    module.FORMAT = 2
     return module, calls
 
 
@@ -407,6 +408,39 @@ class ExportTest(unittest.TestCase):
         with open(os.path.join(out_dir, "web.skipped.json"), encoding="utf-8") as handle:
             self.assertEqual(json.load(handle), {"reason": reason})
         self.assertTrue(os.path.isfile(os.path.join(out_dir, "merged", "config.json")))
+
+    def test_the_base_is_exported_once_and_reused_by_later_runs(self):
+        module, calls = fake_web_export()
+
+        def writes_a_report(merged_dir, web_dir, say, variants=None):
+            calls.append((merged_dir, web_dir, None))
+            os.makedirs(os.path.join(web_dir, "onnx"))
+            with open(os.path.join(web_dir, "export.json"), "w", encoding="utf-8") as handle:
+                json.dump({"format": 2}, handle)
+            return {}
+        module.export_web = writes_a_report
+        base = os.path.join(TMP, "reused-base")
+        shutil.copytree(LLAMA, base)
+        cache = os.path.join(TMP, "base-exports")
+        with mock.patch.dict(os.environ, {finetune.BASE_EXPORTS_ENV: cache}):
+            first, _ = self.train("reuse-1", "--export_base", "--base_model", base, module=module)
+            self.assertEqual([c[1] for c in calls][1].startswith(cache), True)
+            second, out = self.train("reuse-2", "--export_base", "--base_model", base,
+                                     module=module)
+            # The second run exported only its own model; its base-web links to the first export.
+            self.assertEqual(len(calls), 3)
+            self.assertIn("made for an earlier run", out)
+            a = os.stat(os.path.join(first, "base-web", "export.json"))
+            b = os.stat(os.path.join(second, "base-web", "export.json"))
+            self.assertEqual((a.st_ino, a.st_dev), (b.st_ino, b.st_dev))
+            # Other variants are another export; so is a changed base.
+            self.train("reuse-3", "--export_base", "--base_model", base, "--web_variants", "q4",
+                       module=module)
+            self.assertEqual(len(calls), 5)
+            os.utime(os.path.join(base, "config.json"), ns=(1, 1))
+            self.train("reuse-4", "--export_base", "--base_model", base, module=module)
+            self.assertEqual(len(calls), 7)
+        self.assertEqual(len(os.listdir(cache)), 3)
 
     def test_web_variants_flag(self):
         module, calls = fake_web_export()

@@ -1,13 +1,24 @@
 """Browser export of a merged causal LM for transformers.js, without Optimum, checked before publishing.
 
-    export_web(merged_dir, web_dir, say, variants=("fp32", "fp16", "q4", "q4f16")) -> report dict
+    export_web(merged_dir, web_dir, say, variants=None, graph="auto", chunk_bytes=1 GiB) -> report
 
-merged_dir is a Hugging Face folder (config, fp32 safetensors, tokenizer, generation config). The
-model is wrapped so that its ONNX inputs and outputs are exactly the ones transformers.js feeds and
+merged_dir is a Hugging Face folder (config, safetensors weights in any precision, tokenizer,
+generation config). Every file's inputs and outputs are exactly the ones transformers.js feeds and
 reads (`input_ids`, `attention_mask`, `position_ids`, `past_key_values.{i}.key|value` → `logits`,
-`present.{i}.key|value`), exported with torch's own exporter (TorchScript, `dynamo=False`), then
-converted by ONNX Runtime to fp16 and to 4-bit MatMulNBits (q4 from fp32, q4f16 = q4 then fp16), with
-the settings of transformers.js's own conversion script (block size 32, symmetric).
+`present.{i}.key|value`). Two ways to build the graph:
+- fused (Llama, Qwen2 and the other families training/onnx_fused.py knows): written directly from
+  the safetensors weights, one tensor at a time, with ONNX Runtime's fused decoder operators
+  (GroupQueryAttention, RotaryEmbedding, MatMulNBits, SimplifiedLayerNormalization and its Skip
+  variant), each variant built from the weights on its own;
+- eager (the rest): torch.onnx.export (TorchScript, `dynamo=False`) of the eager model, then ONNX
+  Runtime's converters to fp16 and to 4-bit MatMulNBits (block size 32, symmetric: transformers.js's
+  own conversion settings).
+Either way the weights are external data in chunks of at most 1 GiB (training/onnx_files.py says
+why), counted in config.json's `transformers.js_config.use_external_data_format`.
+
+Which variants (BROWSER_RULE): q4f16 and q4 always, fp16 and fp32 while their files total at most
+4 GiB, or exactly the ones asked for. Before anything is written the disk is checked against an
+estimate of what the export needs (refused with both figures).
 
 What transformers.js 4.x feeds (src/models/modeling_utils.js, decoder_forward / addPastKeyValues):
 int64 `input_ids`, `attention_mask` (past + new tokens) and, because the session declares it,
@@ -19,11 +30,15 @@ feeds back the `present.*` outputs as `past_key_values.*`, so each present must 
 dtype. Here fp32 and q4 files take and return float32 caches; fp16 and q4f16 files take float16 past
 and return float16 present (half the cache memory), and every file returns float32 logits.
 
-Each variant is checked with ONNX Runtime (Python) against the merged PyTorch model on a
-chat-templated prompt, fed exactly as transformers.js feeds it: a prefill from the empty past, then
-one decode step per PyTorch greedy token, each fed the cache the previous step returned (see RULE).
-A variant that fails is not published; if fp32 fails, nothing is written and ExportSkipped is raised.
-Everything is built in `web_dir + ".partial"` and renamed to web_dir only when complete.
+Each variant is built, checked and published on its own: checked with ONNX Runtime (Python)
+against the merged PyTorch model on a chat-templated prompt, fed exactly as transformers.js feeds it
+(a prefill from the empty past, then one decode step per PyTorch greedy token, each fed the cache
+the previous step returned; see RULE). A variant that fails is left out with its figures; when none
+passes, ExportSkipped carries the reason and the figures. The PyTorch model is released once its
+reference is taken, so the export holds at most one variant in memory. export.json also carries
+the reference (prompt ids, PyTorch's greedy tokens and margins) that the page replays on the
+user's GPU. Everything is built in `web_dir + ".partial"` and renamed to web_dir only when
+complete; any exception (a cancel's SIGTERM included, see finetune.py) removes it.
 """
 from __future__ import annotations
 
@@ -45,6 +60,8 @@ FILE_NAMES = {"fp32": "model.onnx", "fp16": "model_fp16.onnx", "q4": "model_q4.o
               "q4f16": "model_q4f16.onnx"}
 OPSET = 17
 Q4_BLOCK_SIZE = 32
+# export.json's format (2: chunked external data, per-variant publishing, the replay reference).
+FORMAT = 2
 # The order variants are built, checked and published in: what browsers load first.
 PUBLISH_ORDER = ("q4f16", "q4", "fp16", "fp32")
 # BROWSER_RULE: a variant goes into the default export when a browser tab can hold it.
@@ -698,7 +715,7 @@ def _build(merged_dir: str, out: str, config: dict, variants: tuple, graph: str,
     reference_seconds = time.monotonic() - t0
 
     report = {
-        "format": 2,
+        "format": FORMAT,
         "model_type": config.get("model_type"),
         "architectures": config.get("architectures"),
         "graph": graph,

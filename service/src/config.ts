@@ -15,6 +15,11 @@ export interface ServiceConfig {
   baseDir: string;
   /** Where run records, logs and uploaded datasets live. */
   dataDir: string;
+  /**
+   * Where the trainer keeps base-model browser exports to reuse across runs (export_base), passed
+   * to it as TRAINING_BASE_EXPORTS; default `<dataDir>/base-exports`.
+   */
+  baseExportsDir: string;
   /** Scripts may only be run from inside these folders (real paths). */
   scriptRoots: string[];
   /** data_file must be inside these folders (real paths). */
@@ -129,6 +134,7 @@ export function loadConfig(
     port: int('TRAINING_PORT', env.TRAINING_PORT, 8000, 0, 65535),
     baseDir,
     dataDir,
+    baseExportsDir: resolve(dataDir, env.TRAINING_BASE_EXPORTS ?? 'base-exports'),
     scriptRoots,
     dataRoots,
     outputRoots,

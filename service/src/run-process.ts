@@ -52,7 +52,12 @@ export async function spawnChild(ctx: RunContext, active: ActiveRun) {
       detached: true,
       shell: false,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, PYTHONUNBUFFERED: '1', [RUN_MARKER]: record.id },
+      env: {
+        ...process.env,
+        PYTHONUNBUFFERED: '1',
+        TRAINING_BASE_EXPORTS: ctx.config.baseExportsDir,
+        [RUN_MARKER]: record.id,
+      },
     });
     await new Promise<void>((ok, fail) => {
       child.once('spawn', ok);

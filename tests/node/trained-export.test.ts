@@ -37,9 +37,18 @@ interface Turn {
 interface ExportedModel {
   web: string;
   published: string[];
+  graph: 'fused' | 'eager';
   single: Turn;
   multi_turn: Turn;
-  export: Record<string, { passed: boolean; clear_margin: number | null; max_abs_diff: number }>;
+  export: Record<
+    string,
+    {
+      passed: boolean;
+      clear_margin: number | null;
+      max_abs_diff: number;
+      external_data: string[];
+    }
+  >;
 }
 interface Expected {
   new_tokens: number;
@@ -47,8 +56,8 @@ interface Expected {
 }
 
 const KINDS = ['llama', 'gemma2'] as const;
-/** The llama model again, exported with its weights in `<file>_data` (as a model over 2 GB is). */
-const EXTERNAL = 'llama-external';
+/** The llama model again, its weights in several small chunks (`<file>_data`, `<file>_data_1`, …). */
+const CHUNKED = 'llama-chunked';
 const VARIANTS = ['fp32', 'fp16', 'q4', 'q4f16'] as const;
 const PYTHON = join(ROOT, '.venv', 'bin', 'python');
 
@@ -90,7 +99,7 @@ beforeAll(() => {
 
 beforeAll(async () => {
   server = await serveModels(
-    Object.fromEntries([...KINDS, EXTERNAL].map((k) => [repoId(k), model(k).web])),
+    Object.fromEntries([...KINDS, CHUNKED].map((k) => [repoId(k), model(k).web])),
   );
   env.allowLocalModels = false;
   env.allowRemoteModels = true;
@@ -164,7 +173,9 @@ async function checkVariant(kind: string, variant: (typeof VARIANTS)[number]): P
 describe.each(KINDS)('trained tiny %s exported by training/web_export.py', (kind) => {
   it('publishes every variant under transformers.js file names', () => {
     const m = model(kind);
-    expect(m.published).toEqual([...VARIANTS]);
+    // llama: ONNX Runtime's fused decoder operators; gemma2: torch.onnx.export's eager graph.
+    expect(m.graph).toBe(kind === 'llama' ? 'fused' : 'eager');
+    expect([...m.published].sort()).toEqual([...VARIANTS].sort());
     for (const name of ['model.onnx', 'model_fp16.onnx', 'model_q4.onnx', 'model_q4f16.onnx']) {
       expect(existsSync(join(m.web, 'onnx', name))).toBe(true);
     }
@@ -206,30 +217,36 @@ describe.each(KINDS)('trained tiny %s export: cache reuse across turns', (kind) 
   );
 });
 
-describe('weights in external data files (transformers.js_config.use_external_data_format)', () => {
-  it('publishes fp32 and q4f16 with their _data files named in config.json', () => {
-    const m = model(EXTERNAL);
-    expect(m.published).toEqual(['fp32', 'q4f16']);
+describe('weights in several chunks (transformers.js_config.use_external_data_format)', () => {
+  it('publishes fp32 and q4f16 with their chunks counted in config.json', () => {
+    const m = model(CHUNKED);
+    expect([...m.published].sort()).toEqual(['fp32', 'q4f16']);
     const config = JSON.parse(readFileSync(join(m.web, 'config.json'), 'utf8')) as Record<
       string,
       unknown
     >;
+    const fp32 = m.export.fp32?.external_data ?? [];
+    const q4f16 = m.export.q4f16?.external_data ?? [];
+    expect(fp32.length).toBeGreaterThan(2);
+    expect(q4f16.length).toBeGreaterThan(1);
     expect(config['transformers.js_config']).toEqual({
-      use_external_data_format: { 'model.onnx': 1, 'model_q4f16.onnx': 1 },
+      use_external_data_format: { 'model.onnx': fp32.length, 'model_q4f16.onnx': q4f16.length },
     });
-    for (const name of ['model.onnx_data', 'model_q4f16.onnx_data']) {
+    for (const name of [...fp32, ...q4f16])
       expect(existsSync(join(m.web, 'onnx', name))).toBe(true);
-    }
   });
 
   it.each(['fp32', 'q4f16'] as const)(
-    '%s loads its data file and generates what PyTorch generates',
+    '%s fetches every chunk and generates what PyTorch generates',
     async (variant) => {
-      await checkVariant(EXTERNAL, variant);
-      const file = variant === 'fp32' ? 'model.onnx_data' : 'model_q4f16.onnx_data';
-      expect(
-        server.requests.some((r) => r.endsWith(`/${repoId(EXTERNAL)}/resolve/main/onnx/${file}`)),
-      ).toBe(true);
+      await checkVariant(CHUNKED, variant);
+      const base = variant === 'fp32' ? 'model.onnx' : 'model_q4f16.onnx';
+      const chunks = model(CHUNKED).export[variant]?.external_data ?? [];
+      expect(chunks[1]).toBe(`${base}_data_1`);
+      for (const chunk of chunks)
+        expect(
+          server.requests.some((r) => r.endsWith(`/${repoId(CHUNKED)}/resolve/main/onnx/${chunk}`)),
+        ).toBe(true);
     },
   );
 });
