@@ -1,6 +1,6 @@
 """Tiny trained models exported for the browser, with PyTorch's greedy answers, for the Node tests.
 
-    .venv/bin/python training/make_test_export.py OUTDIR [KIND ...]     (default: llama gemma2)
+    .venv/bin/python training/make_test_export.py OUTDIR [KIND ...]     (default: llama gemma2 qwen3 gemma3)
 
 For each kind (training/tiny_models.py) it makes the random-weight model, teaches it one answer for
 a few seconds (so that greedy decoding has clear margins, as a fine-tuned model has, instead of the
@@ -91,7 +91,7 @@ def make(kind: str, out_dir: str, say=print) -> dict:
     merged = os.path.join(out_dir, kind, "merged")
     web = os.path.join(out_dir, kind, "web")
     make_tiny_model(kind, merged)
-    if kind == "gemma2":
+    if kind in ("gemma2", "gemma3"):
         path = os.path.join(merged, "config.json")
         with open(path, encoding="utf-8") as handle:
             config = json.load(handle)
@@ -154,7 +154,7 @@ def main(argv: list[str]) -> int:
     if not argv or argv[0].startswith("-"):
         print(f"usage: {sys.argv[0]} OUTDIR [KIND ...]", file=sys.stderr)
         return 2
-    out_dir, kinds = argv[0], argv[1:] or ["llama", "gemma2"]
+    out_dir, kinds = argv[0], argv[1:] or ["llama", "gemma2", "qwen3", "gemma3"]
     import torch
 
     import web_export

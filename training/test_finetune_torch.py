@@ -147,7 +147,7 @@ class LoraTest(unittest.TestCase):
 class ModelFamiliesTest(unittest.TestCase):
     def test_every_tiny_family_trains_both_ways(self):
         data = write_json(QA, "qa.json")
-        for kind in ("llama_gqa_tied", "qwen2", "gemma2", "phi3"):
+        for kind in ("llama_gqa_tied", "qwen2", "qwen3", "gemma2", "gemma3", "phi3"):
             base = tiny_models.make_tiny_model(kind, os.path.join(TMP, kind))
             for method in ("lora", "full"):
                 with self.subTest(kind=kind, method=method):

@@ -22,13 +22,13 @@ ALL = ["fp32", "fp16", "q4", "q4f16"]
 
 
 def make_taught(kind: str, dest: str) -> str:
-    """A tiny `kind` model taught make_test_export's answer (gemma2 with a sliding window of 8,
+    """A tiny `kind` model taught make_test_export's answer (gemma2 and 3 with a sliding window of 8,
     shorter than the check prompt, so that the window is in play)."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     make_tiny_model(kind, dest)
-    if kind == "gemma2":
+    if kind in ("gemma2", "gemma3"):
         path = os.path.join(dest, "config.json")
         with open(path, encoding="utf-8") as handle:
             config = json.load(handle)
@@ -105,7 +105,8 @@ class WebExportTest(unittest.TestCase):
                     self.assertEqual(json.load(handle)["transformers.js_config"],
                                      {"use_external_data_format": {f: 1 for f in files}})
                 self.assertEqual(report["graph"],
-                                 "fused" if kind.startswith("llama") or kind == "qwen2" else "eager")
+                                 "fused" if kind.startswith("llama") or kind in ("qwen2", "qwen3")
+                                 else "eager")
                 layers = 2
                 for variant in ALL:
                     entry = report["variants"][variant]
@@ -144,7 +145,8 @@ class WebExportTest(unittest.TestCase):
                     self.assertEqual(outputs["present.1.value"].type, past_type)
                 fp32 = report["variants"]["fp32"]
                 self.assertLessEqual(fp32["max_abs_diff"], 1e-4 * fp32["tolerance"]["logit_scale"])
-                self.assertEqual(report["model_type"], "llama" if kind.startswith("llama") else kind)
+                self.assertEqual(report["model_type"], {"llama_gqa_tied": "llama",
+                                                        "gemma3": "gemma3_text"}.get(kind, kind))
                 self.assertIn("rule", report["check"])
                 self.assertIn("versions", report)
                 q4 = report["variants"]["q4"]
@@ -230,7 +232,7 @@ class WebExportTest(unittest.TestCase):
                     web_export.export_web(merged, web, Log())
                 reason = caught.exception.reason
                 self.assertIn(repr(config.model_type), reason)
-                self.assertIn("llama, qwen2, gemma2, phi3", reason)
+                self.assertIn("llama, qwen2, qwen3, gemma2, gemma3_text, phi3", reason)
                 self.assertEqual(str(caught.exception), reason)
                 self.assert_nothing_written(web)
 
@@ -460,7 +462,8 @@ class PureTest(unittest.TestCase):
         self.assertIsNone(web_export.supported_problem({"model_type": "phi3"}))
         self.assertEqual(web_export.supported_problem({"model_type": "mistral",
                                                         "architectures": ["MistralForCausalLM"]}),
-                         "the browser export supports decoder-only llama, qwen2, gemma2, phi3 "
+                         "the browser export supports decoder-only llama, qwen2, qwen3, gemma2, "
+                         "gemma3_text, phi3 "
                          "models, and this one is model_type 'mistral' (MistralForCausalLM)")
 
 

@@ -18,11 +18,12 @@ TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_ma
 _COMMON = dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2,
                num_attention_heads=4, max_position_embeddings=512)
 
-KINDS = ("llama", "llama_gqa_tied", "qwen2", "gemma2", "phi3")
+KINDS = ("llama", "llama_gqa_tied", "qwen2", "qwen3", "gemma2", "gemma3", "phi3")
 
 
 def _config(kind: str, vocab_size: int, bos: int, eos: int):
-    from transformers import (Gemma2Config, LlamaConfig, Phi3Config, Qwen2Config)
+    from transformers import (Gemma2Config, Gemma3TextConfig, LlamaConfig, Phi3Config,
+                              Qwen2Config, Qwen3Config)
 
     ids = dict(vocab_size=vocab_size, bos_token_id=bos, eos_token_id=eos, pad_token_id=eos)
     if kind == "llama":
@@ -34,6 +35,12 @@ def _config(kind: str, vocab_size: int, bos: int, eos: int):
     if kind == "gemma2":
         return Gemma2Config(**_COMMON, **ids, num_key_value_heads=2, head_dim=16,
                             sliding_window=64, tie_word_embeddings=True)
+    if kind == "qwen3":
+        return Qwen3Config(**_COMMON, **ids, num_key_value_heads=2, head_dim=16,
+                           tie_word_embeddings=True)
+    if kind == "gemma3":
+        return Gemma3TextConfig(**_COMMON, **ids, num_key_value_heads=2, head_dim=16,
+                                sliding_window=64, tie_word_embeddings=True)
     if kind == "phi3":
         return Phi3Config(**_COMMON, **ids, num_key_value_heads=4, tie_word_embeddings=False)
     raise ValueError(f"unknown tiny model kind {kind!r} (known: {', '.join(KINDS)})")

@@ -53,7 +53,7 @@ from typing import Callable
 
 import onnx_files
 
-SUPPORTED = ("llama", "qwen2", "gemma2", "phi3")
+SUPPORTED = ("llama", "qwen2", "qwen3", "gemma2", "gemma3_text", "phi3")
 VARIANTS = ("fp32", "fp16", "q4", "q4f16")
 # transformers.js's file names (DEFAULT_DTYPE_SUFFIX_MAPPING): onnx/model{suffix}.onnx.
 FILE_NAMES = {"fp32": "model.onnx", "fp16": "model_fp16.onnx", "q4": "model_q4.onnx",

@@ -55,7 +55,9 @@ interface Expected {
   models: Record<string, ExportedModel>;
 }
 
-const KINDS = ['llama', 'gemma2'] as const;
+const KINDS = ['llama', 'gemma2', 'qwen3', 'gemma3'] as const;
+/** The kinds whose cache reuse across turns is checked (one fused graph, one eager). */
+const REUSE_KINDS = ['llama', 'gemma2'] as const;
 /** The llama model again, its weights in several small chunks (`<file>_data`, `<file>_data_1`, …). */
 const CHUNKED = 'llama-chunked';
 const VARIANTS = ['fp32', 'fp16', 'q4', 'q4f16'] as const;
@@ -173,8 +175,9 @@ async function checkVariant(kind: string, variant: (typeof VARIANTS)[number]): P
 describe.each(KINDS)('trained tiny %s exported by training/web_export.py', (kind) => {
   it('publishes every variant under transformers.js file names', () => {
     const m = model(kind);
-    // llama: ONNX Runtime's fused decoder operators; gemma2: torch.onnx.export's eager graph.
-    expect(m.graph).toBe(kind === 'llama' ? 'fused' : 'eager');
+    // llama and qwen3: ONNX Runtime's fused decoder operators; gemma 2 and 3: torch.onnx.export's
+    // eager graph.
+    expect(m.graph).toBe(kind === 'llama' || kind === 'qwen3' ? 'fused' : 'eager');
     expect([...m.published].sort()).toEqual([...VARIANTS].sort());
     for (const name of ['model.onnx', 'model_fp16.onnx', 'model_q4.onnx', 'model_q4f16.onnx']) {
       expect(existsSync(join(m.web, 'onnx', name))).toBe(true);
@@ -193,7 +196,7 @@ describe.each(KINDS)('trained tiny %s exported by training/web_export.py', (kind
 
 // Issue 21's proof of the chat's cache reuse, on the trainer's own exports: three turns give the
 // same tokens with the previous turn's KV cache as with a full recompute (greedy).
-describe.each(KINDS)('trained tiny %s export: cache reuse across turns', (kind) => {
+describe.each(REUSE_KINDS)('trained tiny %s export: cache reuse across turns', (kind) => {
   it.each(['fp32', 'q4f16'] as const)(
     '%s: the same replies with and without reuse',
     async (variant) => {
