@@ -1,0 +1,488 @@
+"""A transformers.js decoder written straight from safetensors, with ONNX Runtime's fused operators.
+
+    problem = fused_problem(config)                 # None when the builder can make this model
+    info = build_decoder(merged_dir, "onnx/model_q4.onnx", "q4")
+    # {"files": ["model_q4.onnx", "model_q4.onnx_data", ...], "bytes": ..., "ops": [...],
+    #  "seconds": ...}
+
+Why a builder instead of torch.onnx.export: the exporter traces the whole PyTorch model, holds an
+fp32 protobuf of it in memory and emits one small op per PyTorch op (RMSNorm as Pow/ReduceMean/Sqrt/
+Div/Mul, rotary embedding as Slice/Neg/Concat/Mul/Add, attention as MatMul/Softmax plus the causal
+mask arithmetic), which is slow to convert, slow to load and slow to run. The decoder-only families
+here are a fixed recipe, so the graph is written directly, as ONNX Runtime's own model builder
+(onnxruntime-genai, builder.py) writes it, with the operators ONNX Runtime fuses for them:
+
+    Gather (embedding)
+    per layer:  SimplifiedLayerNormalization / SkipSimplifiedLayerNormalization (RMSNorm and the
+                residual add)
+                MatMul or MatMulNBits (q, k, v) [+ Add bias] [+ per-head RMSNorm for qwen3]
+                RotaryEmbedding (q, k; fed transformers.js's position_ids)
+                GroupQueryAttention (causal attention over past + new, returns the present cache)
+                MatMul or MatMulNBits (o, gate, up, down), Sigmoid * Mul * Mul (SiLU(gate) * up)
+    SkipSimplifiedLayerNormalization (final norm), lm_head, Cast to float32 for the f16 variants
+
+Weights are read from the safetensors files (sharded or not, any float dtype) one tensor at a time,
+a slice of rows at a time, converted or quantized into the variant's form and streamed into
+external-data chunks by onnx_files.ChunkedWriter: the peak memory is about the largest tensor in its
+output form (the embedding table) and no protobuf ever holds the weights.
+
+Variants (transformers.js's file names are chosen by the caller):
+- fp32: float32 weights and activations, float32 past/present;
+- fp16: float16 weights and activations, float16 past/present (the norms accumulate in float32:
+  stash_type=1), float32 logits;
+- q4 / q4f16: every projection and lm_head as MatMulNBits, 4 bits, block 32, symmetric (the settings
+  of transformers.js's quantize script), quantized by ONNX Runtime's own kernel
+  (quantize_matmul_4bits, the one MatMulNBitsQuantizer calls), with float32 (q4) or float16 (q4f16)
+  scales and activations; the embedding table stays float32 / float16.
+
+With tied embeddings the fp32/fp16 lm_head reads the embedding table itself (Gemm with transB=1),
+so the largest tensor is stored once; q4/q4f16 quantize a copy of it for lm_head.
+
+The io contract is transformers.js's (see web_export.py): `input_ids`, `attention_mask`,
+`position_ids`, `past_key_values.{i}.key|value` [batch_size, kv_heads, past_sequence_length,
+head_dim] -> `logits`, `present.{i}.key|value`. GroupQueryAttention reads the attention mask only as
+lengths (seqlens_k = sum(mask) - 1, total_sequence_length = mask width): it assumes every row's
+tokens are contiguous from the start of the cache, which is what one chat (batch 1, no padding)
+feeds. A batch of left-padded prompts would need the padding handled differently; ONNX Runtime also
+refuses several new tokens on a non-empty past for batch > 1.
+
+Rotary frequencies come from the model's own Hugging Face rotary module (its rope type, scaling and
+attention_scaling), evaluated at every position up to max_position_embeddings; rope types whose
+frequencies depend on the sequence length (dynamic, longrope) are refused by fused_problem.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import time
+
+import onnx_files
+
+FUSED_FAMILIES = ("llama", "qwen2", "qwen3")
+VARIANTS = ("fp32", "fp16", "q4", "q4f16")
+OPSET = 17
+IR_VERSION = 8  # the IR of opset 17; every ONNX Runtime that knows these contrib ops loads it
+MS_DOMAIN = "com.microsoft"
+Q4_BLOCK_SIZE = 32
+# Rows of a weight read (converted, quantized) at a time: a slice is all that is ever in float32.
+READ_ROWS = 4096
+# Rope types whose frequencies are fixed per position (no dependence on the sequence length), so a
+# cos/sin table over every position is exactly what the model computes.
+STATIC_ROPE_TYPES = ("default", "linear", "llama3", "yarn")
+
+
+# ------------------------------------------------------------------------------ what it can build
+
+def _rope_type(config: dict) -> str:
+    rope = config.get("rope_parameters") or config.get("rope_scaling") or {}
+    if not isinstance(rope, dict):
+        return "default"
+    return str(rope.get("rope_type", rope.get("type", "default")) or "default")
+
+
+def _head_dim(config: dict) -> int:
+    return int(config.get("head_dim") or config["hidden_size"] // config["num_attention_heads"])
+
+
+def fused_problem(config: dict) -> str | None:
+    """None when build_decoder can make this config.json's model, else one sentence saying why."""
+    model_type = config.get("model_type")
+    if model_type not in FUSED_FAMILIES:
+        return (f"the fused ONNX builder handles model types {', '.join(FUSED_FAMILIES)}, and this "
+                f"one is {model_type!r}")
+    if config.get("quantization_config"):
+        return "the checkpoint is already quantized, and the fused ONNX builder reads float weights"
+    act = config.get("hidden_act", "silu")
+    if act != "silu":
+        return (f"the fused ONNX builder implements a SiLU MLP, and this model's activation is "
+                f"{act!r}")
+    rope = config.get("rope_parameters")
+    if isinstance(rope, dict) and rope and all(isinstance(v, dict) for v in rope.values()):
+        return "per-layer-type rope parameters are not supported by the fused ONNX builder"
+    rope_type = _rope_type(config)
+    if rope_type not in STATIC_ROPE_TYPES:
+        return (f"rope type {rope_type!r} is not one the fused ONNX builder can tabulate (it "
+                f"handles {', '.join(STATIC_ROPE_TYPES)})")
+    if float(config.get("partial_rotary_factor") or 1.0) != 1.0:
+        return "partial rotary embeddings are not supported by the fused ONNX builder"
+    if config.get("use_sliding_window"):
+        return ("the model uses sliding-window attention, which the fused ONNX builder does not "
+                "apply")
+    layer_types = config.get("layer_types") or []
+    if any(kind != "full_attention" for kind in layer_types):
+        return ("some layers are not full attention (layer_types), which the fused ONNX builder "
+                "does not apply")
+    heads = int(config["num_attention_heads"])
+    kv_heads = int(config.get("num_key_value_heads") or heads)
+    if heads % kv_heads:
+        return f"{heads} attention heads are not a multiple of {kv_heads} key/value heads"
+    head_dim = _head_dim(config)
+    if head_dim % 8:
+        return (f"head_dim {head_dim} is not a multiple of 8, which ONNX Runtime's "
+                "GroupQueryAttention requires")
+    return None
+
+
+# --------------------------------------------------------------------------------- reading weights
+
+class _Weights:
+    """The safetensors tensors of a Hugging Face folder, read one at a time (or a slice of rows at a
+    time) as float32 numpy. Each read opens its file anew, so no mapping outlives the read."""
+
+    def __init__(self, folder: str) -> None:
+        from safetensors import safe_open
+
+        index = os.path.join(folder, "model.safetensors.index.json")
+        if os.path.isfile(index):
+            with open(index, encoding="utf-8") as handle:
+                weight_map = json.load(handle)["weight_map"]
+            self.files = {name: os.path.join(folder, file) for name, file in weight_map.items()}
+        else:
+            single = os.path.join(folder, "model.safetensors")
+            if not os.path.isfile(single):
+                raise FileNotFoundError(f"{folder} has neither model.safetensors nor "
+                                        "model.safetensors.index.json")
+            with safe_open(single, framework="pt") as handle:
+                self.files = {name: single for name in handle.keys()}
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.files
+
+    def shape(self, name: str) -> list[int]:
+        from safetensors import safe_open
+
+        with safe_open(self.files[name], framework="pt") as handle:
+            return list(handle.get_slice(name).get_shape())
+
+    def rows(self, name: str, start: int, end: int):
+        """Rows [start, end) of the tensor as a new float32 numpy array."""
+        import torch
+        from safetensors import safe_open
+
+        with safe_open(self.files[name], framework="pt") as handle:
+            # copy=True: a float32 checkpoint's slice is copied too, so nothing refers to the file.
+            return handle.get_slice(name)[start:end].to(torch.float32, copy=True).numpy()
+
+    def get(self, name: str, dtype, transpose: bool = False):
+        """The tensor in `dtype` (a 2-D one transposed if asked), converted READ_ROWS rows at a
+        time so that only the result is ever whole in memory."""
+        import numpy as np
+
+        shape = self.shape(name)
+        out = np.empty(shape[::-1] if transpose else shape, dtype=dtype)
+        for start in range(0, shape[0], READ_ROWS):
+            end = min(shape[0], start + READ_ROWS)
+            part = self.rows(name, start, end)
+            if transpose:
+                out[:, start:end] = part.T
+            else:
+                out[start:end] = part
+        return out
+
+
+# ------------------------------------------------------------------------------- 4-bit quantization
+
+def _quantize_q4(weight):
+    """A Linear weight [N, K] (float32) as MatMulNBits's B [N, blocks, 16] uint8 and scales
+    [N, blocks] float32: 4 bits, Q4_BLOCK_SIZE, symmetric (zero point 8, not stored)."""
+    import numpy as np
+    from onnxruntime.capi._pybind_state import quantize_matmul_4bits
+
+    n, k = weight.shape
+    blocks = (k + Q4_BLOCK_SIZE - 1) // Q4_BLOCK_SIZE
+    # The kernel takes MatMul's B, [K, N], zero-padded to whole blocks along K.
+    b = np.zeros((blocks * Q4_BLOCK_SIZE, n), dtype=np.float32)
+    b[:k] = weight.T
+    packed = np.zeros((n, blocks, Q4_BLOCK_SIZE // 2), dtype=np.uint8)
+    scales = np.zeros((n, blocks), dtype=np.float32)
+    zero_points = np.zeros((n, (blocks + 1) // 2), dtype=np.uint8)
+    quantize_matmul_4bits(packed, b, scales, zero_points, Q4_BLOCK_SIZE, n, k, True)
+    return packed, scales
+
+
+def _quantize_q4_by_rows(weights: _Weights, name: str):
+    """_quantize_q4 of the tensor `name`, READ_ROWS output rows at a time (each row is quantized on
+    its own), so that a large lm_head never has a float32 copy in memory whole."""
+    import numpy as np
+
+    n, k = weights.shape(name)
+    blocks = (k + Q4_BLOCK_SIZE - 1) // Q4_BLOCK_SIZE
+    packed = np.empty((n, blocks, Q4_BLOCK_SIZE // 2), dtype=np.uint8)
+    scales = np.empty((n, blocks), dtype=np.float32)
+    for start in range(0, n, READ_ROWS):
+        end = min(n, start + READ_ROWS)
+        packed[start:end], scales[start:end] = _quantize_q4(weights.rows(name, start, end))
+    return packed, scales, n, k
+
+
+# ------------------------------------------------------------------------------------- the graph
+
+class _Graph:
+    """Nodes, initializers (streamed to chunks) and helpers to add both."""
+
+    def __init__(self, writer: onnx_files.ChunkedWriter, dtype) -> None:
+        self.writer = writer
+        self.dtype = dtype  # numpy dtype of weights and activations
+        self.nodes: list = []
+        self.initializers: list = []
+        self._names: set[str] = set()
+
+    def node(self, op: str, inputs: list[str], name: str, outputs: int | list[str] = 1,
+             domain: str = "", **attrs) -> list[str]:
+        from onnx import helper
+
+        if name in self._names:
+            raise ValueError(f"duplicate node name {name}")
+        self._names.add(name)
+        if isinstance(outputs, int):
+            outputs = [f"{name}/output_{i}" for i in range(outputs)]
+        self.nodes.append(helper.make_node(op, inputs, outputs, name=name, domain=domain or None,
+                                           **attrs))
+        return outputs
+
+    def tensor(self, name: str, array) -> str:
+        self.initializers.append(self.writer.add(name, array))
+        return name
+
+    def linear(self, x: str, weights: _Weights, prefix: str, quantized: bool,
+               weight_name: str | None = None, output: str | None = None) -> str:
+        """x @ W.T (+ b) for the Linear `prefix`, W read from weight_name (default prefix.weight);
+        `output` names the result."""
+        weight_name = weight_name or f"{prefix}.weight"
+        has_bias = f"{prefix}.bias" in weights
+        named = [output] if output and not has_bias else 1
+        if quantized:
+            packed, scales, n, k = _quantize_q4_by_rows(weights, weight_name)
+            out = self.node("MatMulNBits",
+                            [x, self.tensor(f"{prefix}.weight_Q4", packed),
+                             self.tensor(f"{prefix}.weight_scales", scales.astype(self.dtype))],
+                            f"/{prefix}/MatMulNBits", named, domain=MS_DOMAIN, K=k, N=n, bits=4,
+                            block_size=Q4_BLOCK_SIZE)[0]
+            del packed, scales
+        else:
+            weight = weights.get(weight_name, self.dtype, transpose=True)
+            out = self.node("MatMul", [x, self.tensor(f"{prefix}.weight", weight)],
+                            f"/{prefix}/MatMul", named)[0]
+            del weight
+        if has_bias:
+            bias = self.tensor(f"{prefix}.bias", weights.get(f"{prefix}.bias", self.dtype))
+            out = self.node("Add", [out, bias], f"/{prefix}/Add", [output] if output else 1)[0]
+        return out
+
+
+def _rotary_caches(config, head_dim: int, max_positions: int):
+    """cos and sin [max_positions, head_dim / 2] float32, from the model's own rotary module
+    (config: its transformers config)."""
+    import numpy as np
+    import torch
+
+    model_type = config.model_type
+    module = importlib.import_module(f"transformers.models.{model_type}.modeling_{model_type}")
+    classes = [getattr(module, name) for name in dir(module) if name.endswith("RotaryEmbedding")
+               and isinstance(getattr(module, name), type)
+               and issubclass(getattr(module, name), torch.nn.Module)]
+    if len(classes) != 1:
+        raise RuntimeError(f"expected one rotary embedding class in {module.__name__}, "
+                           f"found {[c.__name__ for c in classes]}")
+    rotary = classes[0](config=config)
+    with torch.no_grad():
+        cos, sin = rotary(torch.zeros(1, dtype=torch.float32),
+                          torch.arange(max_positions, dtype=torch.long)[None])
+    cos, sin = cos[0].numpy(), sin[0].numpy()
+    half = head_dim // 2
+    if cos.shape != (max_positions, head_dim) or not (
+            np.array_equal(cos[:, :half], cos[:, half:]) and np.array_equal(sin[:, :half],
+                                                                               sin[:, half:])):
+        raise RuntimeError("the rotary module's output is not cat(freqs, freqs) over head_dim, "
+                           "which RotaryEmbedding (non-interleaved) computes")
+    return np.ascontiguousarray(cos[:, :half]), np.ascontiguousarray(sin[:, :half])
+
+
+def build_decoder(merged_dir: str, onnx_path: str, variant: str,
+                  chunk_bytes: int = onnx_files.CHUNK_BYTES) -> dict:
+    """Writes onnx_path and its `<name>_data[_i]` chunks for merged_dir's causal LM (see module)."""
+    import numpy as np
+    from onnx import TensorProto, helper
+    from transformers import AutoConfig
+
+    started = time.monotonic()
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown variant {variant!r} (known: {', '.join(VARIANTS)})")
+    with open(os.path.join(merged_dir, "config.json"), encoding="utf-8") as handle:
+        problem = fused_problem(json.load(handle))
+    if problem:
+        raise ValueError(problem)
+    # The sizes as transformers reads them (with each family's defaults for keys left out).
+    config = AutoConfig.from_pretrained(merged_dir)
+    model_type = config.model_type
+    layers = config.num_hidden_layers
+    hidden = config.hidden_size
+    heads = config.num_attention_heads
+    kv_heads = config.num_key_value_heads or heads
+    head_dim = getattr(config, "head_dim", None) or hidden // heads
+    eps = float(config.rms_norm_eps)
+    max_positions = config.max_position_embeddings
+    vocab = config.vocab_size
+    tied = bool(config.tie_word_embeddings)
+
+    half = variant in ("fp16", "q4f16")
+    quantized = variant in ("q4", "q4f16")
+    dtype = np.float16 if half else np.float32
+    onnx_type = TensorProto.FLOAT16 if half else TensorProto.FLOAT
+
+    folder = os.path.dirname(os.path.abspath(onnx_path))
+    os.makedirs(folder, exist_ok=True)
+    writer = onnx_files.ChunkedWriter(onnx_path, chunk_bytes)
+    weights = _Weights(merged_dir)
+    g = _Graph(writer, dtype)
+
+    def const(name: str, values, np_type) -> str:
+        return g.tensor(name, np.array(values, dtype=np_type))
+
+    # The attention lengths GroupQueryAttention takes, from the mask transformers.js feeds.
+    axis_1 = const("/model/constants/axis_1", [1], np.int64)
+    one = const("/model/constants/one", 1, np.int64)
+    mask_sum = g.node("ReduceSum", ["attention_mask", axis_1], "/model/attn_mask/ReduceSum",
+                      keepdims=0)[0]
+    seqlens = g.node("Sub", [mask_sum, one], "/model/attn_mask/Sub")[0]
+    seqlens_k = g.node("Cast", [seqlens], "/model/attn_mask/seqlens_k", to=TensorProto.INT32)[0]
+    mask_shape = g.node("Shape", ["attention_mask"], "/model/attn_mask/Shape")[0]
+    total = g.node("Gather", [mask_shape, one], "/model/attn_mask/Gather", axis=0)[0]
+    total_len = g.node("Cast", [total], "/model/attn_mask/total_seq_len",
+                       to=TensorProto.INT32)[0]
+
+    cos, sin = _rotary_caches(config, head_dim, max_positions)
+    cos_cache = g.tensor("cos_cache", cos.astype(dtype))
+    sin_cache = g.tensor("sin_cache", sin.astype(dtype))
+    del cos, sin
+
+    embed_name = "model.embed_tokens.weight"
+    embed = g.tensor(embed_name, weights.get(embed_name, dtype))
+    x = g.node("Gather", [embed, "input_ids"], "/model/embed_tokens/Gather", axis=0)[0]
+
+    def norm_weight(name: str) -> str:
+        return g.tensor(name, weights.get(name, dtype))
+
+    def head_norm(value: str, name: str, count: int) -> str:
+        """Qwen3's RMSNorm of each of the `count` heads of q or k (over head_dim)."""
+        prefix = f"{name}_norm"
+        to_heads = const(f"/{prefix}/shape_heads", [0, 0, count, head_dim], np.int64)
+        to_hidden = const(f"/{prefix}/shape_hidden", [0, 0, count * head_dim], np.int64)
+        value = g.node("Reshape", [value, to_heads], f"/{prefix}/Reshape_heads")[0]
+        value = g.node("SimplifiedLayerNormalization",
+                       [value, norm_weight(f"{name}_norm.weight")], f"/{prefix}/LayerNorm",
+                       epsilon=eps, axis=-1, stash_type=1)[0]
+        return g.node("Reshape", [value, to_hidden], f"/{prefix}/Reshape_hidden")[0]
+
+    residual = x
+    normed = g.node("SimplifiedLayerNormalization",
+                    [x, norm_weight("model.layers.0.input_layernorm.weight")],
+                    "/model.layers.0/input_layernorm/LayerNorm", epsilon=eps, axis=-1,
+                    stash_type=1)[0]
+    mlp_out = None
+    for i in range(layers):
+        p = f"model.layers.{i}"
+        if i > 0:
+            normed, _, _, residual = g.node(
+                "SkipSimplifiedLayerNormalization",
+                [residual, mlp_out, norm_weight(f"{p}.input_layernorm.weight")],
+                f"/{p}/input_layernorm/SkipLayerNorm", outputs=[
+                    f"/{p}/input_layernorm/output_0", "", "", f"/{p}/input_layernorm/output_3"],
+                domain=MS_DOMAIN, epsilon=eps)
+
+        # Attention.
+        a = f"{p}.self_attn"
+        q = g.linear(normed, weights, f"{a}.q_proj", quantized)
+        k = g.linear(normed, weights, f"{a}.k_proj", quantized)
+        v = g.linear(normed, weights, f"{a}.v_proj", quantized)
+        if model_type == "qwen3":
+            q = head_norm(q, f"{a}.q", heads)
+            k = head_norm(k, f"{a}.k", kv_heads)
+        q = g.node("RotaryEmbedding", [q, "position_ids", cos_cache, sin_cache],
+                   f"/{a}/q_rotary/RotaryEmbedding", domain=MS_DOMAIN, num_heads=heads,
+                   interleaved=0)[0]
+        k = g.node("RotaryEmbedding", [k, "position_ids", cos_cache, sin_cache],
+                   f"/{a}/k_rotary/RotaryEmbedding", domain=MS_DOMAIN, num_heads=kv_heads,
+                   interleaved=0)[0]
+        attn = g.node("GroupQueryAttention",
+                      [q, k, v, f"past_key_values.{i}.key", f"past_key_values.{i}.value",
+                       seqlens_k, total_len],
+                      f"/{a}/GroupQueryAttention",
+                      outputs=[f"/{a}/GroupQueryAttention/output_0", f"present.{i}.key",
+                               f"present.{i}.value"],
+                      domain=MS_DOMAIN, num_heads=heads, kv_num_heads=kv_heads,
+                      scale=float(head_dim ** -0.5))[0]
+        attn = g.linear(attn, weights, f"{a}.o_proj", quantized)
+
+        normed, _, _, residual = g.node(
+            "SkipSimplifiedLayerNormalization",
+            [residual, attn, norm_weight(f"{p}.post_attention_layernorm.weight")],
+            f"/{p}/post_attention_layernorm/SkipLayerNorm", outputs=[
+                f"/{p}/post_attention_layernorm/output_0", "", "",
+                f"/{p}/post_attention_layernorm/output_3"],
+            domain=MS_DOMAIN, epsilon=eps)
+
+        # MLP: down(SiLU(gate(x)) * up(x)).
+        m = f"{p}.mlp"
+        gate = g.linear(normed, weights, f"{m}.gate_proj", quantized)
+        up = g.linear(normed, weights, f"{m}.up_proj", quantized)
+        sigmoid = g.node("Sigmoid", [gate], f"/{m}/act_fn/Sigmoid")[0]
+        silu = g.node("Mul", [gate, sigmoid], f"/{m}/act_fn/Mul")[0]
+        product = g.node("Mul", [silu, up], f"/{m}/Mul")[0]
+        mlp_out = g.linear(product, weights, f"{m}.down_proj", quantized)
+
+    normed = g.node("SkipSimplifiedLayerNormalization",
+                    [residual, mlp_out, norm_weight("model.norm.weight")],
+                    "/model/norm/SkipLayerNorm", domain=MS_DOMAIN, epsilon=eps)[0]
+
+    # f16 variants compute the logits in float16 and return them as float32.
+    final = "/lm_head/logits_f16" if half else "logits"
+    if tied or "lm_head.weight" not in weights:
+        if not tied:
+            raise ValueError("the checkpoint has no lm_head.weight and does not tie embeddings")
+        if quantized:
+            g.linear(normed, weights, "lm_head", quantized, weight_name=embed_name, output=final)
+        else:
+            # The embedding table itself, [vocab, hidden], read transposed: stored once.
+            flat_shape = const("/lm_head/shape_flat", [-1, hidden], np.int64)
+            flat = g.node("Reshape", [normed, flat_shape], "/lm_head/Reshape_flat")[0]
+            logits = g.node("Gemm", [flat, embed], "/lm_head/Gemm", transB=1)[0]
+            ids_shape = g.node("Shape", ["input_ids"], "/lm_head/Shape")[0]
+            vocab_dim = const("/lm_head/vocab", [vocab], np.int64)
+            out_shape = g.node("Concat", [ids_shape, vocab_dim], "/lm_head/Concat", axis=0)[0]
+            g.node("Reshape", [logits, out_shape], "/lm_head/Reshape_logits", [final])
+    else:
+        g.linear(normed, weights, "lm_head", quantized, output=final)
+    if half:
+        g.node("Cast", [final], "/lm_head/Cast", ["logits"], to=TensorProto.FLOAT)
+
+    # The io transformers.js feeds and reads.
+    cache = ["batch_size", kv_heads, None, head_dim]
+    inputs = [helper.make_tensor_value_info("input_ids", TensorProto.INT64,
+                                            ["batch_size", "sequence_length"]),
+              helper.make_tensor_value_info("attention_mask", TensorProto.INT64,
+                                            ["batch_size", "total_sequence_length"]),
+              helper.make_tensor_value_info("position_ids", TensorProto.INT64,
+                                            ["batch_size", "sequence_length"])]
+    outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT,
+                                             ["batch_size", "sequence_length", vocab])]
+    for i in range(layers):
+        for part in ("key", "value"):
+            cache[2] = "past_sequence_length"
+            inputs.append(helper.make_tensor_value_info(f"past_key_values.{i}.{part}", onnx_type,
+                                                        list(cache)))
+            cache[2] = "total_sequence_length"
+            outputs.append(helper.make_tensor_value_info(f"present.{i}.{part}", onnx_type,
+                                                         list(cache)))
+
+    # The initializers hold no weight bytes (those are in the chunks), so copying them is cheap.
+    graph = helper.make_graph(g.nodes, "main_graph", inputs, outputs, initializer=g.initializers)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET),
+                                                    helper.make_opsetid(MS_DOMAIN, 1)],
+                              ir_version=IR_VERSION, producer_name="onnx_fused")
+    chunks = writer.finish(model)
+    files = [os.path.basename(onnx_path), *chunks]
+    return {"files": files, "bytes": onnx_files.model_bytes(onnx_path),
+            "ops": sorted({node.op_type for node in g.nodes}),
+            "seconds": round(time.monotonic() - started, 3)}

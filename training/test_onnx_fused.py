@@ -1,0 +1,368 @@
+"""training/onnx_fused.py on tiny models (training/tiny_models.py, plus a tiny Qwen3), each taught
+one answer for a second so that greedy decoding has clear margins: every variant is checked against
+PyTorch with web_export's own checker (fed as transformers.js feeds it), plus cache reuse with
+several new tokens on a non-empty past, chunked external data, and the configs it refuses.
+
+    npm run test:python
+    .venv/bin/python training/test_onnx_fused.py --speed     decode tokens/s, fused q4 vs eager q4
+"""
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+import unittest
+from unittest import mock
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import make_test_export  # noqa: E402
+import onnx_files  # noqa: E402
+import onnx_fused  # noqa: E402
+import web_export  # noqa: E402
+from tiny_models import TOKENIZER_DIR, TOKENIZER_FILES, make_tiny_model  # noqa: E402
+
+VARIANTS = ("fp32", "fp16", "q4", "q4f16")
+# llama: plain multi-head attention, untied; llama3_gqa_tied: Llama 3.2's shape (grouped kv heads,
+# tied embeddings, llama3 rope scaling in play at the test's positions); qwen2: q/k/v biases, tied;
+# qwen3: per-head q/k norms, saved as bf16 in several shards.
+KINDS = ("llama", "llama3_gqa_tied", "qwen2", "qwen3")
+LAYERS = 2
+
+
+def _edit_config(dest: str, **changes) -> None:
+    path = os.path.join(dest, "config.json")
+    with open(path, encoding="utf-8") as handle:
+        config = json.load(handle)
+    config.update(changes)
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(config, handle, indent=2)
+
+
+def _make_tiny_qwen3(dest: str) -> str:
+    """A random-weight Qwen3 of tiny_models.py's sizes with the repo's tokenizer."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer, Qwen3Config
+
+    os.makedirs(dest, exist_ok=True)
+    for name in TOKENIZER_FILES:
+        shutil.copy2(os.path.join(TOKENIZER_DIR, name), os.path.join(dest, name))
+    tokenizer = AutoTokenizer.from_pretrained(dest)
+    config = Qwen3Config(hidden_size=64, intermediate_size=128, num_hidden_layers=LAYERS,
+                         num_attention_heads=4, num_key_value_heads=2, head_dim=16,
+                         max_position_embeddings=512, vocab_size=len(tokenizer),
+                         bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
+                         pad_token_id=tokenizer.eos_token_id, tie_word_embeddings=True)
+    torch.manual_seed(0)
+    AutoModelForCausalLM.from_config(config, dtype=torch.float32).save_pretrained(dest)
+    return dest
+
+
+def make_taught(kind: str, dest: str):
+    """The tiny `kind` model taught make_test_export's answer, saved to dest; the fp32 PyTorch model
+    as read back from dest (the reference)."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    if kind == "qwen3":
+        _make_tiny_qwen3(dest)
+    elif kind == "llama3_gqa_tied":
+        make_tiny_model("llama_gqa_tied", dest)
+        # A short original context (64), so that most of the rotary frequencies are rescaled.
+        _edit_config(dest, rope_parameters={
+            "rope_type": "llama3", "rope_theta": 10000.0, "factor": 8.0, "low_freq_factor": 1.0,
+            "high_freq_factor": 4.0, "original_max_position_embeddings": 64})
+    else:
+        make_tiny_model(kind, dest)
+    model = AutoModelForCausalLM.from_pretrained(dest, dtype=torch.float32,
+                                                 attn_implementation="eager")
+    make_test_export.teach(model, AutoTokenizer.from_pretrained(dest))
+    if kind == "qwen3":
+        os.remove(os.path.join(dest, "model.safetensors"))
+        model.to(torch.bfloat16).save_pretrained(dest, max_shard_size="100KB")
+    else:
+        model.save_pretrained(dest)
+    return AutoModelForCausalLM.from_pretrained(dest, dtype=torch.float32,
+                                                attn_implementation="eager").eval()
+
+
+def prompt_ids(merged: str) -> list[int]:
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(merged)
+    return make_test_export.chat_ids(tokenizer, [{"role": "user",
+                                                  "content": web_export.CHECK_PROMPT}])
+
+
+def session(path: str):
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    return ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+
+
+class FusedDecoderTest(unittest.TestCase):
+    tmp: str
+    models: dict[str, str]
+    references: dict[str, dict]
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        import torch
+        torch.set_num_threads(1)
+        cls.ort_threads = mock.patch.object(web_export, "ORT_THREADS", 1)
+        cls.ort_threads.start()
+        cls.tmp = tempfile.mkdtemp(prefix="onnx-fused-test.")
+        cls.models, cls.references = {}, {}
+        for kind in KINDS:
+            merged = os.path.join(cls.tmp, "models", kind)
+            model = make_taught(kind, merged)
+            cls.models[kind] = merged
+            cls.references[kind] = web_export.reference_run(model, prompt_ids(merged))
+            del model
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        cls.ort_threads.stop()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def build(self, kind: str, variant: str, name: str = "", **kwargs) -> tuple[str, dict]:
+        path = os.path.join(self.tmp, "out", kind + name, f"model_{variant}.onnx")
+        return path, onnx_fused.build_decoder(self.models[kind], path, variant, **kwargs)
+
+    def test_every_variant_of_every_family_matches_pytorch(self):
+        for kind in KINDS:
+            for variant in VARIANTS:
+                with self.subTest(kind=kind, variant=variant):
+                    path, info = self.build(kind, variant)
+                    result = web_export.check_variant(path, self.references[kind], LAYERS, variant)
+                    self.assertTrue(result["passed"], f"{kind} {variant}: {result['failure']}")
+                    self.assertEqual(result["tokens"], "agree", f"{kind} {variant}")
+                    self.assertEqual(result["io"]["past_dtype"],
+                                     "float16" if variant.endswith("16") else "float32")
+                    self.assertEqual(result["io"]["logits_dtype"], "float32")
+                    self.assertEqual(info["files"],
+                                     [os.path.basename(path), *onnx_files.chunk_files(path)])
+                    self.assertEqual(info["bytes"], onnx_files.model_bytes(path))
+                    ops = set(info["ops"])
+                    self.assertTrue({"GroupQueryAttention", "RotaryEmbedding",
+                                     "SkipSimplifiedLayerNormalization",
+                                     "SimplifiedLayerNormalization"} <= ops, ops)
+                    if variant.startswith("q4"):
+                        self.assertIn("MatMulNBits", ops)
+                        self.assertNotIn("MatMul", ops)
+                    else:
+                        self.assertNotIn("MatMulNBits", ops)
+                    self.assertEqual("Add" in ops, kind == "qwen2")  # only its q/k/v biases
+
+    def test_the_io_is_what_transformers_js_feeds(self):
+        import onnx
+
+        path, _ = self.build("llama3_gqa_tied", "q4f16")
+        graph = onnx.load(path, load_external_data=False).graph
+
+        def dims(value) -> list:
+            return [d.dim_param or d.dim_value for d in value.type.tensor_type.shape.dim]
+
+        inputs = {value.name: value for value in graph.input}
+        outputs = {value.name: value for value in graph.output}
+        self.assertEqual(list(inputs)[:3], ["input_ids", "attention_mask", "position_ids"])
+        self.assertEqual(dims(inputs["input_ids"]), ["batch_size", "sequence_length"])
+        self.assertEqual(dims(inputs["attention_mask"]), ["batch_size", "total_sequence_length"])
+        self.assertEqual(dims(inputs["position_ids"]), ["batch_size", "sequence_length"])
+        self.assertEqual(dims(inputs["past_key_values.1.value"]),
+                         ["batch_size", 2, "past_sequence_length", 16])
+        self.assertEqual(dims(outputs["present.1.value"]),
+                         ["batch_size", 2, "total_sequence_length", 16])
+        self.assertEqual(dims(outputs["logits"])[:2], ["batch_size", "sequence_length"])
+        self.assertEqual(outputs["logits"].type.tensor_type.elem_type, onnx.TensorProto.FLOAT)
+        self.assertEqual(inputs["past_key_values.0.key"].type.tensor_type.elem_type,
+                         onnx.TensorProto.FLOAT16)
+
+    def test_several_new_tokens_on_a_non_empty_past_match_pytorch(self):
+        """The app reuses the cache across chat turns: a prefill of the prompt's start, then the
+        rest of it in one call (then one decode step), against PyTorch's logits of the prompt."""
+        import numpy as np
+
+        for kind in KINDS:
+            reference = self.references[kind]
+            prompt, full = reference["prompt"], reference["logits"]
+            scale = max(1.0, max(float(np.abs(lg).max()) for lg in full))
+            split = len(prompt) // 2
+            for variant in VARIANTS:
+                with self.subTest(kind=kind, variant=variant):
+                    path, _ = self.build(kind, variant)
+                    sess = session(path)
+                    tol = web_export.ATOL[variant] * scale
+                    mask = np.ones((1, split), dtype=np.int64)
+                    feeds = {"input_ids": np.array([prompt[:split]], dtype=np.int64),
+                             "attention_mask": mask,
+                             "position_ids": web_export.position_ids(mask, split),
+                             **web_export.empty_past(sess, 1)}
+                    names = [o.name for o in sess.get_outputs()]
+                    logits_seen = []
+                    for new in (prompt[split:], [reference["tokens"][0]]):
+                        out = dict(zip(names, sess.run(None, feeds)))
+                        logits_seen.append(out["logits"][0])
+                        mask = np.ones((1, mask.shape[1] + len(new)), dtype=np.int64)
+                        feeds = {"input_ids": np.array([new], dtype=np.int64),
+                                 "attention_mask": mask,
+                                 "position_ids": web_export.position_ids(mask, len(new))}
+                        feeds.update({"past_key_values." + n[len("present."):]: v
+                                      for n, v in out.items() if n.startswith("present.")})
+                    out = dict(zip(names, sess.run(None, feeds)))
+                    self.assertEqual(out["present.0.key"].shape[2], len(prompt) + 1)
+                    got = np.concatenate([*logits_seen, out["logits"][0]])
+                    want = np.concatenate([full[0], full[1]])
+                    self.assertEqual(got.shape, want.shape)
+                    diff = float(np.abs(got - want).max())
+                    self.assertLessEqual(diff, tol, f"{kind} {variant}")
+                    self.assertEqual(int(np.argmax(got[-2])), reference["tokens"][0])
+                    self.assertEqual(int(np.argmax(got[-1])), reference["tokens"][1])
+
+    def test_weights_in_small_chunks(self):
+        import onnx
+        from onnx import TensorProto
+
+        chunk = 64 * 1024
+        for variant in ("fp32", "q4"):
+            with self.subTest(variant=variant):
+                path, info = self.build("llama", variant, name="-chunked", chunk_bytes=chunk)
+                chunks = info["files"][1:]
+                self.assertGreater(len(chunks), 2)
+                self.assertEqual(chunks, onnx_files.chunk_files(path))
+                self.assertEqual(chunks[0], os.path.basename(path) + "_data")
+                result = web_export.check_variant(path, self.references["llama"], LAYERS, variant)
+                self.assertTrue(result["passed"], result["failure"])
+                per_chunk: dict[str, int] = {}
+                for tensor in onnx.load(path, load_external_data=False).graph.initializer:
+                    if tensor.data_location == TensorProto.EXTERNAL:
+                        where = {e.key: e.value for e in tensor.external_data}
+                        self.assertIn(where["location"], chunks)
+                        self.assertEqual(int(where["offset"]) % onnx_files.ALIGN, 0)
+                        per_chunk[where["location"]] = per_chunk.get(where["location"], 0) + 1
+                self.assertEqual(sorted(per_chunk), sorted(chunks))
+                folder = os.path.dirname(path)
+                for name in chunks:
+                    size = os.path.getsize(os.path.join(folder, name))
+                    if per_chunk[name] > 1:
+                        self.assertLessEqual(size, chunk, name)
+                self.assertTrue(any(os.path.getsize(os.path.join(folder, name)) > chunk
+                                    for name in chunks), "the embedding is over 64 KiB")
+
+    def test_configs_it_cannot_build_get_a_reason(self):
+        with open(os.path.join(self.models["llama"], "config.json"), encoding="utf-8") as handle:
+            llama = json.load(handle)
+        with open(os.path.join(self.models["qwen2"], "config.json"), encoding="utf-8") as handle:
+            qwen2 = json.load(handle)
+        self.assertIsNone(onnx_fused.fused_problem(llama))
+        self.assertIsNone(onnx_fused.fused_problem(qwen2))
+        # Llama 3.2's and DeepSeek-R1-Distill-Qwen's configs as published (older key names; a
+        # sliding window size that is not in use).
+        self.assertIsNone(onnx_fused.fused_problem(dict(
+            llama, rope_parameters=None, rope_theta=500000.0, head_dim=64,
+            rope_scaling={"rope_type": "llama3", "factor": 32.0, "low_freq_factor": 1.0,
+                          "high_freq_factor": 4.0, "original_max_position_embeddings": 8192})))
+        self.assertIsNone(onnx_fused.fused_problem(dict(
+            qwen2, use_sliding_window=False, sliding_window=4096, max_window_layers=21)))
+        refused = {
+            "dynamic rope": dict(llama, rope_parameters={"rope_type": "dynamic", "factor": 2.0,
+                                                         "rope_theta": 10000.0}),
+            "longrope": dict(llama, rope_scaling={"type": "longrope", "short_factor": [1.0],
+                                                  "long_factor": [2.0]}, rope_parameters=None),
+            "sliding window": dict(qwen2, use_sliding_window=True, sliding_window=64),
+            "sliding layers": dict(qwen2, layer_types=["full_attention", "sliding_attention"]),
+            "family": dict(llama, model_type="gemma2"),
+            "activation": dict(llama, hidden_act="gelu_pytorch_tanh"),
+            "head dim": dict(llama, head_dim=12),
+            "quantized": dict(llama, quantization_config={"quant_method": "gptq"}),
+        }
+        for what, config in refused.items():
+            with self.subTest(what=what):
+                problem = onnx_fused.fused_problem(config)
+                self.assertIsInstance(problem, str)
+                self.assertTrue(problem and problem[0].islower() and "\n" not in problem, problem)
+        self.assertIn("'dynamic'", onnx_fused.fused_problem(refused["dynamic rope"]))
+        self.assertIn("'longrope'", onnx_fused.fused_problem(refused["longrope"]))
+        self.assertIn("sliding", onnx_fused.fused_problem(refused["sliding window"]))
+
+        bad = os.path.join(self.tmp, "models", "llama-dynamic")
+        shutil.copytree(self.models["llama"], bad)
+        _edit_config(bad, rope_parameters=refused["dynamic rope"]["rope_parameters"])
+        with self.assertRaisesRegex(ValueError, "rope type 'dynamic'"):
+            onnx_fused.build_decoder(bad, os.path.join(self.tmp, "out", "bad", "model.onnx"), "q4")
+
+
+# ------------------------------------------------------------------------------------ speed figures
+
+def decode_speed(path: str, prompt: list[int], steps: int = 64, threads: int = 1) -> dict:
+    """Greedy decode in ONNX Runtime (CPU) as transformers.js feeds it: prefill seconds and decode
+    tokens/s over `steps` single-token steps."""
+    import numpy as np
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    sess = ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+    names = [o.name for o in sess.get_outputs()]
+    mask = np.ones((1, len(prompt)), dtype=np.int64)
+    feeds = {"input_ids": np.array([prompt], dtype=np.int64), "attention_mask": mask,
+             "position_ids": web_export.position_ids(mask, len(prompt)),
+             **web_export.empty_past(sess, 1)}
+    t0 = time.perf_counter()
+    decode_started = None
+    for step in range(steps + 1):
+        out = dict(zip(names, sess.run(None, feeds)))
+        if step == 0:
+            decode_started = time.perf_counter()
+        token = int(np.argmax(out["logits"][0, -1]))
+        mask = np.ones((1, mask.shape[1] + 1), dtype=np.int64)
+        feeds = {"input_ids": np.array([[token]], dtype=np.int64), "attention_mask": mask,
+                 "position_ids": web_export.position_ids(mask, 1)}
+        feeds.update({"past_key_values." + n[len("present."):]: v for n, v in out.items()
+                      if n.startswith("present.")})
+    end = time.perf_counter()
+    return {"prefill_s": round(decode_started - t0, 5),
+            "decode_tokens_per_s": round(steps / (end - decode_started), 1)}
+
+
+def speed_report(steps: int = 200, repeats: int = 3) -> dict:
+    """Fused q4 against the eager (torch.onnx.export, MatMulNBitsQuantizer) q4, tiny llama."""
+    import torch
+
+    torch.set_num_threads(1)
+    web_export.ORT_THREADS = 1
+    tmp = tempfile.mkdtemp(prefix="onnx-fused-speed.")
+    try:
+        merged = os.path.join(tmp, "merged")
+        make_taught("llama", merged)
+        prompt = prompt_ids(merged)
+        # The torch.onnx.export route (export_web picks the fused builder by default where it
+        # can, when it has the `graph` choice).
+        eager_only = ({"graph": "eager"} if "graph" in inspect.signature(
+            web_export.export_web).parameters else {})
+        web_export.export_web(merged, os.path.join(tmp, "web"), lambda line: None,
+                              variants=("fp32", "q4"), **eager_only)
+        eager = os.path.join(tmp, "web", "onnx", "model_q4.onnx")
+        fused = os.path.join(tmp, "fused", "model_q4.onnx")
+        info = onnx_fused.build_decoder(merged, fused, "q4")
+        report = {"prompt_tokens": len(prompt), "decode_steps": steps,
+                  "eager_q4_bytes": onnx_files.model_bytes(eager), "fused_q4_bytes": info["bytes"]}
+        for name, path in (("eager_q4", eager), ("fused_q4", fused)):
+            runs = [decode_speed(path, prompt, steps) for _ in range(repeats)]
+            report[name] = max(runs, key=lambda r: r["decode_tokens_per_s"])
+        return report
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--speed"]:
+        print(json.dumps(speed_report(), indent=2))
+    else:
+        unittest.main()
