@@ -46,7 +46,8 @@ export function installSubgroupGuard(scope: unknown) {
   const original = proto.requestDevice;
   if (typeof original !== 'function') return;
   proto.requestDevice = function (this: unknown, descriptor?: unknown): unknown {
-    return Reflect.apply(original, this, [guardedDescriptor(this, descriptor)]);
+    const device: unknown = Reflect.apply(original, this, [guardedDescriptor(this, descriptor)]);
+    return device;
   };
   GUARDED.add(proto);
 }
