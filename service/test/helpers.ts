@@ -40,7 +40,7 @@ export interface TestService {
   config: ServiceConfig;
   service: TrainingService;
   /** Every spawn the service made, in order. */
-  spawned: { command: string; args: string[] }[];
+  spawned: { command: string; args: string[]; env: NodeJS.ProcessEnv | undefined }[];
   /** A temporary folder outside every root. */
   outside: string;
   dataFile: string;
@@ -125,10 +125,10 @@ export async function startTestService(
     },
     overrides,
   );
-  const spawned: { command: string; args: string[] }[] = [];
+  const spawned: TestService['spawned'] = [];
   const service = buildService(config, {
     spawn: (command: string, args: string[], options: SpawnOptions): ChildProcess => {
-      spawned.push({ command, args });
+      spawned.push({ command, args, env: options.env });
       return spawn(command, args, options);
     },
   });

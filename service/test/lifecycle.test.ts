@@ -122,6 +122,28 @@ describe('how a run ends', () => {
   });
 });
 
+describe('TRAINING_BASE_EXPORTS', () => {
+  it("tells the trainer where base exports are kept: the data folder's base-exports/ by default", async () => {
+    for (const [overrides, expected] of [
+      [{}, 'base-exports'],
+      [{ baseExportsDir: '/srv/base-exports' }, '/srv/base-exports'],
+    ] as const) {
+      const other = await startTestService(overrides);
+      try {
+        const reply = await other.train({ max_steps: 1 });
+        expect(reply.status, reply.text).toBe(200);
+        await other.waitForEnd((reply.json as TrainResponse).run_id);
+        const env = other.spawned.at(-1)?.env;
+        expect(env?.TRAINING_BASE_EXPORTS).toBe(
+          expected.startsWith('/') ? expected : join(other.config.dataDir, expected),
+        );
+      } finally {
+        await other.close();
+      }
+    }
+  });
+});
+
 describe('TRAINING_LAUNCHER', () => {
   it('places its argv before the script, as an argument array', async () => {
     const launcher = [process.execPath, join(FIXTURES, 'launcher.mjs'), '--nproc_per_node=2'];
