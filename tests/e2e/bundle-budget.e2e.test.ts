@@ -16,7 +16,7 @@ import { DIST, inBrowser, serveDist, type Browser, type RunningServer } from './
 /**
  * The training client, zod, the training machine and the conversations' IndexedDB module load in
  * chunks of their own; what remains is the app shell, the machines appMachine spawns at start and
- * the chat. The measured sizes are printed by this test and recorded in the README.
+ * the chat. The measured sizes are printed by this test and recorded in docs/BENCHMARKS.md.
  */
 const FIRST_LOAD_BUDGET = 100 * 1024;
 /** Code moved to a chunk that the first screen shows at once (the training panel) still counts. */
