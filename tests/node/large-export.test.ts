@@ -114,7 +114,8 @@ describe('a model over 2 GB, trained and exported as the service runs the traine
       if (!entry?.tolerance) throw new Error(`no ${variant} check in export.json`);
       const turn = expected.single;
       const tie = turn.margins.findIndex((m) => m < entry.tolerance!.clear_margin);
-      const compared = variant === 'fp32' ? turn.greedy.length : tie === -1 ? turn.greedy.length : tie;
+      const compared =
+        variant === 'fp32' ? turn.greedy.length : tie === -1 ? turn.greedy.length : tie;
       // The taught answer has clear margins at its start: the comparison is never empty.
       expect(compared).toBeGreaterThanOrEqual(variant === 'fp32' ? expected.new_tokens : 1);
       const tokenizer = await AutoTokenizer.from_pretrained(REPO);
