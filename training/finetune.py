@@ -15,7 +15,8 @@ Output lines (rank 0 only; the service reads them):
     browser export skipped: <reason>
 
 After training: LoRA saves the adapter to --output_dir, full fine-tuning the whole model; the
-merged model (fp32, Hugging Face layout, with tokenizer and generation config) goes to
+merged model (at the precision it was trained in, or fp32 with --merged_fp32; Hugging Face layout,
+with tokenizer and generation config; LoRA merges on the CPU) goes to
 <output_dir>/merged/, and training/web_export.py exports a browser-ready copy to <output_dir>/web/
 (--no-web-export skips that; when it publishes nothing — an architecture it lacks, too little disk,
 no variant passing its check — <output_dir>/web.skipped.json holds the reason and the figures). --export_base also exports the untouched base model to <output_dir>/base-web/ (once per base when
@@ -83,6 +84,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="skip the browser-ready export to OUTPUT_DIR/web")
     parser.add_argument("--export_base", action="store_true",
                         help="also export the untouched base model to OUTPUT_DIR/base-web")
+    parser.add_argument("--merged_fp32", action="store_true",
+                        help="save merged/ in float32 (default: the precision it was trained in)")
     parser.add_argument("--web_variants", default="auto",
                         help="browser variants to export: auto (q4f16 and q4, and fp16 / fp32 when "
                              "a browser can hold them) or a comma-separated list of fp32, fp16, q4, "
@@ -355,7 +358,9 @@ def link_or_copy(src: str, dest: str) -> None:
 
 
 def save_outputs(args, net, tokenizer, say) -> str:
-    """Adapter (LoRA) or model (full) into output_dir, and the fp32 merged model into merged/."""
+    """Adapter (LoRA) or model (full) into output_dir, and the merged model into merged/: at the
+    precision it was trained in (LoRA: the base's; full: float32), or float32 with --merged_fp32.
+    LoRA's merge runs on the CPU, after the adapter is saved, so a merge that fails loses nothing."""
     import torch
 
     merged_dir = os.path.join(args.output_dir, "merged")
@@ -363,8 +368,10 @@ def save_outputs(args, net, tokenizer, say) -> str:
         net.save_pretrained(args.output_dir)
         tokenizer.save_pretrained(args.output_dir)
         say(f"saved LoRA adapter to {args.output_dir}")
-        say("merging the adapter into the base model")
-        merged = net.merge_and_unload().to(torch.float32)
+        say("merging the adapter into the base model (on the CPU)")
+        merged = net.to("cpu").merge_and_unload()
+        if args.merged_fp32:
+            merged = merged.to(torch.float32)
         merged.save_pretrained(merged_dir)
         tokenizer.save_pretrained(merged_dir)
     else:
