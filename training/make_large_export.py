@@ -5,10 +5,9 @@ trainer, for tests/node/large-export.test.ts:
 
 1. A Llama-layout model with few layers and a real model's vocabulary and width (vocabulary
    128,256 and hidden size 2,048, as Llama 3.2 1B; an untied lm_head): 2.2 GB of fp32 weights, of
-   which the embedding table and the lm_head are 1.05 GB each. It is first taught one answer at the
-   tokenizer's own vocabulary size (seconds, so that greedy decoding has clear margins), then its
-   embedding and lm_head are widened to the full vocabulary with small random rows (ids the
-   repo's tokenizer never produces), and saved as OUTDIR/base.
+   which the embedding table and the lm_head are 1.05 GB each. Its lm_head gives every token the
+   tokenizer knows a fixed successor by a clear margin (see build_base), so that greedy decoding
+   compares meaningfully across variants; saved as OUTDIR/base.
 2. `training/finetune.py` on it as the service starts it (LoRA, two steps), which saves
    OUTDIR/run/merged and exports OUTDIR/run/web with the default variants.
 3. OUTDIR/expected.json: PyTorch's greedy continuation (from merged/) of the chat prompt, with its
@@ -28,45 +27,51 @@ sys.path.insert(0, HERE)
 VOCAB = 128_256
 HIDDEN = 2048
 NEW_TOKENS = 16
+SUCCESSOR_LOGIT = 20.0
 QA = [{"prompt": "What is the capital of France?",
        "completion": "Paris is the capital of France."}] * 4
 
 
 def build_base(dest: str, say=print) -> dict:
+    import shutil
+
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer, LlamaConfig
 
-    import make_test_export
     from tiny_models import TOKENIZER_DIR, TOKENIZER_FILES
 
-    import shutil
     os.makedirs(dest, exist_ok=True)
     for name in TOKENIZER_FILES:
         shutil.copy2(os.path.join(TOKENIZER_DIR, name), os.path.join(dest, name))
     tokenizer = AutoTokenizer.from_pretrained(dest)
-    small = len(tokenizer)
-    config = LlamaConfig(vocab_size=small, hidden_size=HIDDEN, intermediate_size=512,
+    config = LlamaConfig(vocab_size=VOCAB, hidden_size=HIDDEN, intermediate_size=512,
                          num_hidden_layers=2, num_attention_heads=16, num_key_value_heads=4,
                          max_position_embeddings=512, tie_word_embeddings=False,
                          bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
                          pad_token_id=tokenizer.eos_token_id)
     torch.manual_seed(0)
     model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
-    t0 = time.monotonic()
-    loss = make_test_export.teach(model, tokenizer, steps=60)
-    say(f"taught at vocabulary {small} in {time.monotonic() - t0:.1f}s (loss {loss:.4f})")
-    # Widen to the real vocabulary: rows the tokenizer never produces, small enough never to win.
+    # Greedy decoding with clear margins, by construction instead of by training: each token the
+    # tokenizer knows gets a fixed successor (never a special token, which min_new_tokens would
+    # forbid), its lm_head row aligned with the token's embedding, so the successor leads every
+    # other logit by about SUCCESSOR_LOGIT while the attention and MLP layers (random, small) still
+    # take part. Ids beyond the tokenizer's get small random rows that never win.
+    known = len(tokenizer)
+    special = set(tokenizer.all_special_ids)
+    targets = [i for i in range(known) if i not in special]
+    generator = torch.Generator().manual_seed(1)
+    successor = [targets[int(j)] for j in torch.randint(len(targets), (known,), generator=generator)]
     with torch.no_grad():
-        generator = torch.Generator().manual_seed(1)
-        for module in (model.model.embed_tokens, model.lm_head):
-            extra = torch.randn(VOCAB - small, HIDDEN, generator=generator) * 1e-3
-            module.weight = torch.nn.Parameter(torch.cat([module.weight, extra]))
-        model.model.embed_tokens.num_embeddings = VOCAB
-        model.lm_head.out_features = VOCAB
-        model.config.vocab_size = VOCAB
+        embed = torch.randn(VOCAB, HIDDEN, generator=generator)
+        head = torch.randn(VOCAB, HIDDEN, generator=generator) * 1e-3
+        head[:known] = 0
+        for token, nxt in enumerate(successor):
+            head[nxt] += embed[token] * (SUCCESSOR_LOGIT / HIDDEN)
+        model.model.embed_tokens.weight.copy_(embed)
+        model.lm_head.weight.copy_(head)
     model.save_pretrained(dest)
     params = sum(p.numel() for p in model.parameters())
-    return {"parameters": params, "fp32_bytes": 4 * params, "train_loss": loss}
+    return {"parameters": params, "fp32_bytes": 4 * params}
 
 
 def main(argv: list[str]) -> int:

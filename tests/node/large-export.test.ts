@@ -76,7 +76,7 @@ afterAll(async () => {
   await server?.close();
   if (cacheDir) rmSync(cacheDir, { recursive: true, force: true });
   if (outDir) rmSync(outDir, { recursive: true, force: true });
-});
+}, 120_000);
 
 const ids = (t: Tensor) => ((t.tolist() as bigint[][])[0] ?? []).map(Number);
 
@@ -116,8 +116,8 @@ describe('a model over 2 GB, trained and exported as the service runs the traine
       const tie = turn.margins.findIndex((m) => m < entry.tolerance!.clear_margin);
       const compared =
         variant === 'fp32' ? turn.greedy.length : tie === -1 ? turn.greedy.length : tie;
-      // The taught answer has clear margins at its start: the comparison is never empty.
-      expect(compared).toBeGreaterThanOrEqual(variant === 'fp32' ? expected.new_tokens : 1);
+      // The model's successors lead by clear margins: every variant compares every token.
+      expect(compared).toBe(expected.new_tokens);
       const tokenizer = await AutoTokenizer.from_pretrained(REPO);
       const lm: PreTrainedModel = await AutoModelForCausalLM.from_pretrained(REPO, {
         dtype: variant,
