@@ -12,14 +12,34 @@ mask arithmetic), which is slow to convert, slow to load and slow to run. The de
 here are a fixed recipe, so the graph is written directly, as ONNX Runtime's own model builder
 (onnxruntime-genai, builder.py) writes it, with the operators ONNX Runtime fuses for them:
 
-    Gather (embedding)
+    Gather (embedding) [* sqrt(hidden) for gemma]
     per layer:  SimplifiedLayerNormalization / SkipSimplifiedLayerNormalization (RMSNorm and the
                 residual add)
-                MatMul or MatMulNBits (q, k, v) [+ Add bias] [+ per-head RMSNorm for qwen3]
+                MatMul or MatMulNBits (q, k, v) [+ Add bias] [+ per-head RMSNorm for qwen3, gemma3]
                 RotaryEmbedding (q, k; fed transformers.js's position_ids)
                 GroupQueryAttention (causal attention over past + new, returns the present cache)
                 MatMul or MatMulNBits (o, gate, up, down), Sigmoid * Mul * Mul (SiLU(gate) * up)
+                or, for gemma, FastGelu * Mul (GELU-tanh(gate) * up)
     SkipSimplifiedLayerNormalization (final norm), lm_head, Cast to float32 for the f16 variants
+    [Div, Tanh, Mul: the logits' soft-capping, where the config has one (gemma2)]
+
+Gemma 2 and Gemma 3 (text) map onto the same ops:
+- RMSNorm multiplies by (1 + weight): 1 + weight is computed in float32 when the norm weights are
+  written, so the fused norms take it as their scale;
+- four norms per layer: input norm, attention, post-attention norm (SimplifiedLayerNormalization),
+  then residual add and pre-feedforward norm in one SkipSimplifiedLayerNormalization, MLP,
+  post-feedforward norm (SimplifiedLayerNormalization), and the residual add meets the next
+  layer's input norm (or the final norm) in a SkipSimplifiedLayerNormalization;
+- GroupQueryAttention's scale is query_pre_attn_scalar ** -0.5; attention soft-capping (Gemma 2)
+  is refused (see WebGPU below; Gemma 3's attention does not soft-cap, whatever its config says);
+- sliding layers (layer_types) get local_window_size = sliding_window: transformers keeps key j
+  for query i when i - sliding_window < j <= i, the last sliding_window tokens with the query's own,
+  which is what ONNX Runtime's CPU and WebGPU kernels attend to with that local_window_size. The
+  cache keeps every token (present = past + new), as transformers.js's growing mask expects;
+- the tanh GELU is com.microsoft FastGelu (ONNX Runtime CPU, float32 and float16, and WebGPU);
+  ai.onnx Gelu(approximate="tanh") would need opset 20 for the whole graph;
+- Gemma 3's rope parameters differ per layer type (another base for the sliding layers, scaling on
+  the full ones): one cos/sin table per layer type, each layer's RotaryEmbedding reading its own.
 
 Weights are read from the safetensors files (sharded or not, any float dtype) one tensor at a time,
 a slice of rows at a time, converted or quantized into the variant's form and streamed into
@@ -47,8 +67,18 @@ feeds. A batch of left-padded prompts would need the padding handled differently
 refuses several new tokens on a non-empty past for batch > 1.
 
 Rotary frequencies come from the model's own Hugging Face rotary module (its rope type, scaling and
-attention_scaling), evaluated at every position up to max_position_embeddings; rope types whose
-frequencies depend on the sequence length (dynamic, longrope) are refused by fused_problem.
+attention_scaling, per layer type where the family has that), evaluated at every position up to
+max_position_embeddings; rope types whose frequencies depend on the sequence length (dynamic,
+longrope) are refused by fused_problem.
+
+WebGPU (onnxruntime-web): every op here has a WebGPU kernel (contrib_ops/webgpu registers
+GroupQueryAttention, RotaryEmbedding, MatMulNBits, FastGelu, SimplifiedLayerNormalization and
+SkipSimplifiedLayerNormalization), and its GroupQueryAttention windows as the CPU one does. But
+its GroupQueryAttention reads `softcap` without applying it in the ONNX Runtime sources seen
+(softcap support for it was an open pull request, microsoft/onnxruntime#27461), and the checks here
+run on the CPU, where it is applied. So a model that soft-caps its attention scores (Gemma 2) is
+refused by fused_problem and goes through the eager graph, which writes the soft-cap as plain
+operators; Gemma 3 does not soft-cap its attention.
 """
 from __future__ import annotations
 
@@ -59,7 +89,14 @@ import time
 
 import onnx_files
 
-FUSED_FAMILIES = ("llama", "qwen2", "qwen3")
+FUSED_FAMILIES = ("llama", "qwen2", "qwen3", "gemma2", "gemma3_text")
+# Gemma's decoder: (1 + w) RMSNorms, four per layer, embeddings scaled by sqrt(hidden), a tanh-GELU
+# MLP, query_pre_attn_scalar, sliding-window layers (layer_types); Gemma 2 soft-caps the attention
+# scores and the logits, Gemma 3 norms q and k per head and has rope parameters per layer type.
+GEMMA_FAMILIES = ("gemma2", "gemma3_text")
+# The Hugging Face module that defines each family's classes, where it is not named after it.
+MODULES = {"gemma3_text": "gemma3"}
+LAYER_TYPES = ("full_attention", "sliding_attention")
 VARIANTS = ("fp32", "fp16", "q4", "q4f16")
 OPSET = 17
 IR_VERSION = 8  # the IR of opset 17; every ONNX Runtime that knows these contrib ops loads it
@@ -74,11 +111,18 @@ STATIC_ROPE_TYPES = ("default", "linear", "llama3", "yarn")
 
 # ------------------------------------------------------------------------------ what it can build
 
-def _rope_type(config: dict) -> str:
-    rope = config.get("rope_parameters") or config.get("rope_scaling") or {}
+def _rope_type(rope) -> str:
     if not isinstance(rope, dict):
         return "default"
     return str(rope.get("rope_type", rope.get("type", "default")) or "default")
+
+
+def _rope_types(config: dict) -> list[str]:
+    """The rope type of every rope parameter set of config.json (one, or one per layer type)."""
+    rope = config.get("rope_parameters") or config.get("rope_scaling") or {}
+    if isinstance(rope, dict) and rope and all(isinstance(v, dict) for v in rope.values()):
+        return [_rope_type(v) for v in rope.values()]
+    return [_rope_type(rope)]
 
 
 def _head_dim(config: dict) -> int:
@@ -93,26 +137,54 @@ def fused_problem(config: dict) -> str | None:
                 f"one is {model_type!r}")
     if config.get("quantization_config"):
         return "the checkpoint is already quantized, and the fused ONNX builder reads float weights"
-    act = config.get("hidden_act", "silu")
-    if act != "silu":
-        return (f"the fused ONNX builder implements a SiLU MLP, and this model's activation is "
-                f"{act!r}")
+    if model_type == "gemma2" and config.get("attn_logit_softcapping", 50.0):
+        return ("the model soft-caps its attention scores, which ONNX Runtime Web's "
+                "GroupQueryAttention does not apply (microsoft/onnxruntime#27461)")
+    gemma = model_type in GEMMA_FAMILIES
+    if gemma:
+        # Gemma's MLP reads hidden_activation (its default: the tanh GELU); hidden_act is unused.
+        act = config.get("hidden_activation") or "gelu_pytorch_tanh"
+        if act != "gelu_pytorch_tanh":
+            return (f"the fused ONNX builder implements Gemma's tanh-GELU MLP "
+                    f"(gelu_pytorch_tanh), and this model's activation is {act!r}")
+        if config.get("use_bidirectional_attention"):
+            return ("the model uses bidirectional attention, and the fused ONNX builder writes "
+                    "causal decoders")
+    else:
+        act = config.get("hidden_act", "silu")
+        if act != "silu":
+            return (f"the fused ONNX builder implements a SiLU MLP, and this model's activation is "
+                    f"{act!r}")
     rope = config.get("rope_parameters")
-    if isinstance(rope, dict) and rope and all(isinstance(v, dict) for v in rope.values()):
+    if (model_type != "gemma3_text" and isinstance(rope, dict) and rope
+            and all(isinstance(v, dict) for v in rope.values())):
         return "per-layer-type rope parameters are not supported by the fused ONNX builder"
-    rope_type = _rope_type(config)
-    if rope_type not in STATIC_ROPE_TYPES:
-        return (f"rope type {rope_type!r} is not one the fused ONNX builder can tabulate (it "
-                f"handles {', '.join(STATIC_ROPE_TYPES)})")
+    for rope_type in _rope_types(config):
+        if rope_type not in STATIC_ROPE_TYPES:
+            return (f"rope type {rope_type!r} is not one the fused ONNX builder can tabulate (it "
+                    f"handles {', '.join(STATIC_ROPE_TYPES)})")
     if float(config.get("partial_rotary_factor") or 1.0) != 1.0:
         return "partial rotary embeddings are not supported by the fused ONNX builder"
-    if config.get("use_sliding_window"):
-        return ("the model uses sliding-window attention, which the fused ONNX builder does not "
-                "apply")
     layer_types = config.get("layer_types") or []
-    if any(kind != "full_attention" for kind in layer_types):
-        return ("some layers are not full attention (layer_types), which the fused ONNX builder "
-                "does not apply")
+    unknown = sorted({kind for kind in layer_types if kind not in LAYER_TYPES})
+    if unknown:
+        return (f"layer types {', '.join(map(repr, unknown))} are not attention the fused ONNX "
+                "builder writes")
+    if gemma:
+        # Gemma's sliding layers (layer_types, or transformers' default pattern) attend to the last
+        # sliding_window tokens: GroupQueryAttention's local_window_size.
+        window = config.get("sliding_window")
+        if (not layer_types or "sliding_attention" in layer_types) and not (
+                isinstance(window, int) and window > 0):
+            return (f"the model has sliding-window layers and a sliding_window of {window!r}, "
+                    "which the fused ONNX builder cannot apply")
+    else:
+        if config.get("use_sliding_window"):
+            return ("the model uses sliding-window attention, which the fused ONNX builder does "
+                    "not apply to this family")
+        if any(kind != "full_attention" for kind in layer_types):
+            return ("some layers are not full attention (layer_types), which the fused ONNX "
+                    "builder does not apply to this family")
     heads = int(config["num_attention_heads"])
     kv_heads = int(config.get("num_key_value_heads") or heads)
     if heads % kv_heads:
@@ -271,14 +343,15 @@ class _Graph:
         return out
 
 
-def _rotary_caches(config, head_dim: int, max_positions: int):
+def _rotary_caches(config, head_dim: int, max_positions: int, layer_type: str | None = None):
     """cos and sin [max_positions, head_dim / 2] float32, from the model's own rotary module
-    (config: its transformers config)."""
+    (config: its transformers config; layer_type: the layer type whose rope parameters to use, for
+    the families with one set per layer type)."""
     import numpy as np
     import torch
 
-    model_type = config.model_type
-    module = importlib.import_module(f"transformers.models.{model_type}.modeling_{model_type}")
+    name = MODULES.get(config.model_type, config.model_type)
+    module = importlib.import_module(f"transformers.models.{name}.modeling_{name}")
     classes = [getattr(module, name) for name in dir(module) if name.endswith("RotaryEmbedding")
                and isinstance(getattr(module, name), type)
                and issubclass(getattr(module, name), torch.nn.Module)]
@@ -286,9 +359,10 @@ def _rotary_caches(config, head_dim: int, max_positions: int):
         raise RuntimeError(f"expected one rotary embedding class in {module.__name__}, "
                            f"found {[c.__name__ for c in classes]}")
     rotary = classes[0](config=config)
+    extra = {"layer_type": layer_type} if layer_type else {}
     with torch.no_grad():
         cos, sin = rotary(torch.zeros(1, dtype=torch.float32),
-                          torch.arange(max_positions, dtype=torch.long)[None])
+                          torch.arange(max_positions, dtype=torch.long)[None], **extra)
     cos, sin = cos[0].numpy(), sin[0].numpy()
     half = head_dim // 2
     if cos.shape != (max_positions, head_dim) or not (
@@ -352,92 +426,132 @@ def build_decoder(merged_dir: str, onnx_path: str, variant: str,
     total_len = g.node("Cast", [total], "/model/attn_mask/total_seq_len",
                        to=TensorProto.INT32)[0]
 
-    cos, sin = _rotary_caches(config, head_dim, max_positions)
-    cos_cache = g.tensor("cos_cache", cos.astype(dtype))
-    sin_cache = g.tensor("sin_cache", sin.astype(dtype))
-    del cos, sin
+    # Gemma: (1 + w) norms, scaled embeddings, GELU (tanh), query_pre_attn_scalar, sliding layers,
+    # soft-capping (Gemma 2), q/k norms and rope per layer type (Gemma 3).
+    gemma = model_type in GEMMA_FAMILIES
+    layer_types = list(getattr(config, "layer_types", None) or ["full_attention"] * layers)
+    sliding_window = getattr(config, "sliding_window", None)
+    logit_softcap = float(getattr(config, "final_logit_softcapping", None) or 0.0) if gemma else 0.0
+    scale = (float(config.query_pre_attn_scalar) ** -0.5 if gemma else float(head_dim ** -0.5))
+
+    # One cos/sin table, or one per layer type where the rope parameters differ by layer type.
+    rope_params = getattr(config, "rope_parameters", None) or {}
+    per_type_rope = model_type == "gemma3_text" and all(
+        isinstance(rope_params.get(kind), dict) for kind in set(layer_types))
+    rotary_tables: dict[str | None, tuple[str, str]] = {}
+    for kind in (sorted(set(layer_types)) if per_type_rope else [None]):
+        cos, sin = _rotary_caches(config, head_dim, max_positions, kind)
+        suffix = f"_{kind}" if kind else ""
+        rotary_tables[kind] = (g.tensor(f"cos_cache{suffix}", cos.astype(dtype)),
+                               g.tensor(f"sin_cache{suffix}", sin.astype(dtype)))
+        del cos, sin
 
     embed_name = "model.embed_tokens.weight"
     embed = g.tensor(embed_name, weights.get(embed_name, dtype))
     x = g.node("Gather", [embed, "input_ids"], "/model/embed_tokens/Gather", axis=0)[0]
+    if gemma:
+        # embeddings * sqrt(hidden), the factor in the activations' dtype (as transformers has it).
+        normalizer = const("/model/embed_tokens/normalizer", hidden ** 0.5, dtype)
+        x = g.node("Mul", [x, normalizer], "/model/embed_tokens/Mul")[0]
 
     def norm_weight(name: str) -> str:
+        if gemma:
+            # Gemma's RMSNorm multiplies by (1 + weight), computed in float32: folded in here.
+            return g.tensor(name, (weights.get(name, np.float32) + 1.0).astype(dtype))
         return g.tensor(name, weights.get(name, dtype))
 
+    def rms_norm(value: str, weight: str, name: str) -> str:
+        return g.node("SimplifiedLayerNormalization", [value, norm_weight(weight)],
+                      f"/{name}/LayerNorm", epsilon=eps, axis=-1, stash_type=1)[0]
+
+    def skip_norm(residual: str, value: str, weight: str, name: str,
+                  with_sum: bool = True) -> tuple[str, str | None]:
+        """RMSNorm(residual + value) and (with_sum) residual + value, in one op."""
+        outputs = [f"/{name}/output_0", "", "", f"/{name}/output_3"] if with_sum else 1
+        out = g.node("SkipSimplifiedLayerNormalization", [residual, value, norm_weight(weight)],
+                     f"/{name}/SkipLayerNorm", outputs=outputs, domain=MS_DOMAIN, epsilon=eps)
+        return out[0], (out[3] if with_sum else None)
+
     def head_norm(value: str, name: str, count: int) -> str:
-        """Qwen3's RMSNorm of each of the `count` heads of q or k (over head_dim)."""
+        """Qwen3's and Gemma 3's RMSNorm of each of the `count` heads of q or k (over head_dim)."""
         prefix = f"{name}_norm"
         to_heads = const(f"/{prefix}/shape_heads", [0, 0, count, head_dim], np.int64)
         to_hidden = const(f"/{prefix}/shape_hidden", [0, 0, count * head_dim], np.int64)
         value = g.node("Reshape", [value, to_heads], f"/{prefix}/Reshape_heads")[0]
-        value = g.node("SimplifiedLayerNormalization",
-                       [value, norm_weight(f"{name}_norm.weight")], f"/{prefix}/LayerNorm",
-                       epsilon=eps, axis=-1, stash_type=1)[0]
+        value = rms_norm(value, f"{name}_norm.weight", prefix)
         return g.node("Reshape", [value, to_hidden], f"/{prefix}/Reshape_hidden")[0]
 
     residual = x
-    normed = g.node("SimplifiedLayerNormalization",
-                    [x, norm_weight("model.layers.0.input_layernorm.weight")],
-                    "/model.layers.0/input_layernorm/LayerNorm", epsilon=eps, axis=-1,
-                    stash_type=1)[0]
+    normed = rms_norm(x, "model.layers.0.input_layernorm.weight",
+                      "model.layers.0/input_layernorm")
     mlp_out = None
     for i in range(layers):
         p = f"model.layers.{i}"
         if i > 0:
-            normed, _, _, residual = g.node(
-                "SkipSimplifiedLayerNormalization",
-                [residual, mlp_out, norm_weight(f"{p}.input_layernorm.weight")],
-                f"/{p}/input_layernorm/SkipLayerNorm", outputs=[
-                    f"/{p}/input_layernorm/output_0", "", "", f"/{p}/input_layernorm/output_3"],
-                domain=MS_DOMAIN, epsilon=eps)
+            normed, residual = skip_norm(residual, mlp_out, f"{p}.input_layernorm.weight",
+                                         f"{p}/input_layernorm")
 
         # Attention.
         a = f"{p}.self_attn"
         q = g.linear(normed, weights, f"{a}.q_proj", quantized)
         k = g.linear(normed, weights, f"{a}.k_proj", quantized)
         v = g.linear(normed, weights, f"{a}.v_proj", quantized)
-        if model_type == "qwen3":
+        if model_type in ("qwen3", "gemma3_text"):
             q = head_norm(q, f"{a}.q", heads)
             k = head_norm(k, f"{a}.k", kv_heads)
+        cos_cache, sin_cache = rotary_tables[layer_types[i] if per_type_rope else None]
         q = g.node("RotaryEmbedding", [q, "position_ids", cos_cache, sin_cache],
                    f"/{a}/q_rotary/RotaryEmbedding", domain=MS_DOMAIN, num_heads=heads,
                    interleaved=0)[0]
         k = g.node("RotaryEmbedding", [k, "position_ids", cos_cache, sin_cache],
                    f"/{a}/k_rotary/RotaryEmbedding", domain=MS_DOMAIN, num_heads=kv_heads,
                    interleaved=0)[0]
+        attention = {"num_heads": heads, "kv_num_heads": kv_heads, "scale": scale}
+        if gemma and layer_types[i] == "sliding_attention":
+            # transformers' sliding mask keeps key j for query i when i - sliding_window < j <= i:
+            # the last sliding_window tokens, the query's own included, which is what
+            # GroupQueryAttention attends to with local_window_size = sliding_window. The cache
+            # keeps every past token (present = past + new), as transformers.js's mask expects.
+            attention["local_window_size"] = int(sliding_window)
         attn = g.node("GroupQueryAttention",
                       [q, k, v, f"past_key_values.{i}.key", f"past_key_values.{i}.value",
                        seqlens_k, total_len],
                       f"/{a}/GroupQueryAttention",
                       outputs=[f"/{a}/GroupQueryAttention/output_0", f"present.{i}.key",
                                f"present.{i}.value"],
-                      domain=MS_DOMAIN, num_heads=heads, kv_num_heads=kv_heads,
-                      scale=float(head_dim ** -0.5))[0]
+                      domain=MS_DOMAIN, **attention)[0]
         attn = g.linear(attn, weights, f"{a}.o_proj", quantized)
 
-        normed, _, _, residual = g.node(
-            "SkipSimplifiedLayerNormalization",
-            [residual, attn, norm_weight(f"{p}.post_attention_layernorm.weight")],
-            f"/{p}/post_attention_layernorm/SkipLayerNorm", outputs=[
-                f"/{p}/post_attention_layernorm/output_0", "", "",
-                f"/{p}/post_attention_layernorm/output_3"],
-            domain=MS_DOMAIN, epsilon=eps)
+        if gemma:
+            # residual + post_attention_norm(attn), then pre_feedforward_norm of that sum.
+            attn = rms_norm(attn, f"{p}.post_attention_layernorm.weight",
+                            f"{p}/post_attention_layernorm")
+            normed, residual = skip_norm(residual, attn, f"{p}.pre_feedforward_layernorm.weight",
+                                         f"{p}/pre_feedforward_layernorm")
+        else:
+            normed, residual = skip_norm(residual, attn, f"{p}.post_attention_layernorm.weight",
+                                         f"{p}/post_attention_layernorm")
 
-        # MLP: down(SiLU(gate(x)) * up(x)).
+        # MLP: down(act(gate(x)) * up(x)), act SiLU or (Gemma) GELU with the tanh approximation.
         m = f"{p}.mlp"
         gate = g.linear(normed, weights, f"{m}.gate_proj", quantized)
         up = g.linear(normed, weights, f"{m}.up_proj", quantized)
-        sigmoid = g.node("Sigmoid", [gate], f"/{m}/act_fn/Sigmoid")[0]
-        silu = g.node("Mul", [gate, sigmoid], f"/{m}/act_fn/Mul")[0]
-        product = g.node("Mul", [silu, up], f"/{m}/Mul")[0]
+        if gemma:
+            act = g.node("FastGelu", [gate], f"/{m}/act_fn/FastGelu", domain=MS_DOMAIN)[0]
+        else:
+            sigmoid = g.node("Sigmoid", [gate], f"/{m}/act_fn/Sigmoid")[0]
+            act = g.node("Mul", [gate, sigmoid], f"/{m}/act_fn/Mul")[0]
+        product = g.node("Mul", [act, up], f"/{m}/Mul")[0]
         mlp_out = g.linear(product, weights, f"{m}.down_proj", quantized)
+        if gemma:
+            mlp_out = rms_norm(mlp_out, f"{p}.post_feedforward_layernorm.weight",
+                               f"{p}/post_feedforward_layernorm")
 
-    normed = g.node("SkipSimplifiedLayerNormalization",
-                    [residual, mlp_out, norm_weight("model.norm.weight")],
-                    "/model/norm/SkipLayerNorm", domain=MS_DOMAIN, epsilon=eps)[0]
+    normed, _ = skip_norm(residual, mlp_out, "model.norm.weight", "model/norm", with_sum=False)
 
-    # f16 variants compute the logits in float16 and return them as float32.
-    final = "/lm_head/logits_f16" if half else "logits"
+    # f16 variants compute the logits in float16 and return them as float32; the logits'
+    # soft-capping where the config has one (Gemma 2: tanh(logits / cap) * cap) follows, in float32.
+    final = "/lm_head/logits_f16" if half else ("/lm_head/logits" if logit_softcap else "logits")
     if tied or "lm_head.weight" not in weights:
         if not tied:
             raise ValueError("the checkpoint has no lm_head.weight and does not tie embeddings")
@@ -455,7 +569,14 @@ def build_decoder(merged_dir: str, onnx_path: str, variant: str,
     else:
         g.linear(normed, weights, "lm_head", quantized, output=final)
     if half:
-        g.node("Cast", [final], "/lm_head/Cast", ["logits"], to=TensorProto.FLOAT)
+        final = g.node("Cast", [final], "/lm_head/Cast",
+                       ["/lm_head/logits" if logit_softcap else "logits"],
+                       to=TensorProto.FLOAT)[0]
+    if logit_softcap:
+        cap = const("/lm_head/softcap", logit_softcap, np.float32)
+        capped = g.node("Div", [final, cap], "/lm_head/softcap/Div")[0]
+        capped = g.node("Tanh", [capped], "/lm_head/softcap/Tanh")[0]
+        g.node("Mul", [capped, cap], "/lm_head/softcap/Mul", ["logits"])
 
     # The io transformers.js feeds and reads.
     cache = ["batch_size", kv_heads, None, head_dim]

@@ -1,7 +1,8 @@
-"""training/onnx_fused.py on tiny models (training/tiny_models.py, plus a tiny Qwen3), each taught
-one answer for a second so that greedy decoding has clear margins: every variant is checked against
-PyTorch with web_export's own checker (fed as transformers.js feeds it), plus cache reuse with
-several new tokens on a non-empty past, chunked external data, and the configs it refuses.
+"""training/onnx_fused.py on tiny models (training/tiny_models.py, plus a tiny Qwen3; Gemma 2 and 3
+with a sliding window of 8), each taught one answer for a second so that greedy decoding has clear
+margins: every variant is checked against PyTorch (eager attention) with web_export's own checker
+(fed as transformers.js feeds it), plus cache reuse with several new tokens on a non-empty past,
+the io contract, Gemma's attention attributes, chunked external data, and the configs it refuses.
 
     npm run test:python
     .venv/bin/python training/test_onnx_fused.py --speed     decode tokens/s, fused q4 vs eager q4
@@ -29,8 +30,17 @@ from tiny_models import TOKENIZER_DIR, TOKENIZER_FILES, make_tiny_model  # noqa:
 VARIANTS = ("fp32", "fp16", "q4", "q4f16")
 # llama: plain multi-head attention, untied; llama3_gqa_tied: Llama 3.2's shape (grouped kv heads,
 # tied embeddings, llama3 rope scaling in play at the test's positions); qwen2: q/k/v biases, tied;
-# qwen3: per-head q/k norms, saved as bf16 in several shards.
-KINDS = ("llama", "llama3_gqa_tied", "qwen2", "qwen3")
+# qwen3: per-head q/k norms, saved as bf16 in several shards; gemma2: (1 + w) norms, four per layer,
+# scaled embeddings, GELU, attention and logit soft-capping, a sliding window of 8 (shorter than the
+# check prompt, so that the window is in play) on its first layer; gemma3: the same without
+# soft-capping, with per-head q/k norms and rope parameters per layer type (a sliding layer, then
+# a full one with another base and linear scaling).
+KINDS = ("llama", "llama3_gqa_tied", "qwen2", "qwen3", "gemma2", "gemma3")
+GEMMA = ("gemma2", "gemma3")
+SLIDING_WINDOW = 8
+# The tiny Gemma 2 is built without attention soft-capping (fused_problem refuses it: ONNX Runtime
+# Web does not apply it; real Gemma 2 checkpoints take the eager graph), so that the rest of its
+# layer (four norms, scaled embeddings, GELU, sliding windows, the logits' soft-cap) is tested here.
 LAYERS = 2
 
 
@@ -76,6 +86,19 @@ def make_taught(kind: str, dest: str):
         _edit_config(dest, rope_parameters={
             "rope_type": "llama3", "rope_theta": 10000.0, "factor": 8.0, "low_freq_factor": 1.0,
             "high_freq_factor": 4.0, "original_max_position_embeddings": 64})
+    elif kind == "gemma2":
+        # As test_web_export.py's: a sliding window shorter than the check prompt.
+        make_tiny_model(kind, dest)
+        _edit_config(dest, sliding_window=SLIDING_WINDOW,
+                     attn_logit_softcapping=None)
+    elif kind == "gemma3":
+        make_tiny_model(kind, dest)
+        _edit_config(dest, sliding_window=SLIDING_WINDOW,
+                     layer_types=["sliding_attention", "full_attention"],
+                     rope_parameters={
+                         "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
+                         "full_attention": {"rope_type": "linear", "factor": 8.0,
+                                            "rope_theta": 1000000.0}})
     else:
         make_tiny_model(kind, dest)
     model = AutoModelForCausalLM.from_pretrained(dest, dtype=torch.float32,
@@ -159,34 +182,90 @@ class FusedDecoderTest(unittest.TestCase):
                     else:
                         self.assertNotIn("MatMulNBits", ops)
                     self.assertEqual("Add" in ops, kind == "qwen2")  # only its q/k/v biases
+                    gemma = kind in GEMMA
+                    self.assertEqual("FastGelu" in ops, gemma)
+                    self.assertEqual("Sigmoid" in ops, not gemma)
+                    self.assertEqual("Tanh" in ops, kind == "gemma2")  # the logits' soft-capping
 
     def test_the_io_is_what_transformers_js_feeds(self):
         import onnx
 
-        path, _ = self.build("llama3_gqa_tied", "q4f16")
-        graph = onnx.load(path, load_external_data=False).graph
-
         def dims(value) -> list:
             return [d.dim_param or d.dim_value for d in value.type.tensor_type.shape.dim]
 
-        inputs = {value.name: value for value in graph.input}
-        outputs = {value.name: value for value in graph.output}
-        self.assertEqual(list(inputs)[:3], ["input_ids", "attention_mask", "position_ids"])
-        self.assertEqual(dims(inputs["input_ids"]), ["batch_size", "sequence_length"])
-        self.assertEqual(dims(inputs["attention_mask"]), ["batch_size", "total_sequence_length"])
-        self.assertEqual(dims(inputs["position_ids"]), ["batch_size", "sequence_length"])
-        self.assertEqual(dims(inputs["past_key_values.1.value"]),
-                         ["batch_size", 2, "past_sequence_length", 16])
-        self.assertEqual(dims(outputs["present.1.value"]),
-                         ["batch_size", 2, "total_sequence_length", 16])
-        self.assertEqual(dims(outputs["logits"])[:2], ["batch_size", "sequence_length"])
-        self.assertEqual(outputs["logits"].type.tensor_type.elem_type, onnx.TensorProto.FLOAT)
-        self.assertEqual(inputs["past_key_values.0.key"].type.tensor_type.elem_type,
-                         onnx.TensorProto.FLOAT16)
+        for kind in ("llama3_gqa_tied", *GEMMA):
+            with self.subTest(kind=kind):
+                path, _ = self.build(kind, "q4f16")
+                graph = onnx.load(path, load_external_data=False).graph
+                inputs = {value.name: value for value in graph.input}
+                outputs = {value.name: value for value in graph.output}
+                self.assertEqual(list(inputs), web_export._io_names(LAYERS)[0])
+                self.assertEqual(list(outputs), web_export._io_names(LAYERS)[1])
+                self.assertEqual(dims(inputs["input_ids"]), ["batch_size", "sequence_length"])
+                self.assertEqual(dims(inputs["attention_mask"]),
+                                 ["batch_size", "total_sequence_length"])
+                self.assertEqual(dims(inputs["position_ids"]), ["batch_size", "sequence_length"])
+                for i in range(LAYERS):
+                    self.assertEqual(dims(inputs[f"past_key_values.{i}.value"]),
+                                     ["batch_size", 2, "past_sequence_length", 16])
+                    self.assertEqual(dims(outputs[f"present.{i}.value"]),
+                                     ["batch_size", 2, "total_sequence_length", 16])
+                self.assertEqual(dims(outputs["logits"]),
+                                 ["batch_size", "sequence_length", self.vocab(kind)])
+                self.assertEqual(outputs["logits"].type.tensor_type.elem_type,
+                                 onnx.TensorProto.FLOAT)
+                self.assertEqual(inputs["past_key_values.0.key"].type.tensor_type.elem_type,
+                                 onnx.TensorProto.FLOAT16)
+                self.assertEqual(outputs["present.0.key"].type.tensor_type.elem_type,
+                                 onnx.TensorProto.FLOAT16)
+
+    def vocab(self, kind: str) -> int:
+        with open(os.path.join(self.models[kind], "config.json"), encoding="utf-8") as handle:
+            return json.load(handle)["vocab_size"]
+
+    def test_gemma_attention_is_written_as_transformers_computes_it(self):
+        """Gemma's GroupQueryAttention: scale query_pre_attn_scalar ** -0.5, Gemma 2's soft-cap,
+        local_window_size = sliding_window on the sliding layers only; (1 + w) norm weights."""
+        import numpy as np
+        import onnx
+        from onnx import numpy_helper
+        from safetensors.numpy import load_file
+        from transformers import AutoConfig
+
+        for kind in GEMMA:
+            with self.subTest(kind=kind):
+                config = AutoConfig.from_pretrained(self.models[kind])
+                path, _ = self.build(kind, "fp32")
+                graph = onnx.load(path).graph  # the weights too: tiny
+                attention = [n for n in graph.node if n.op_type == "GroupQueryAttention"]
+                self.assertEqual(len(attention), LAYERS)
+                self.assertIn("sliding_attention", config.layer_types)
+                for i, node in enumerate(attention):
+                    attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+                    self.assertAlmostEqual(attrs["scale"], config.query_pre_attn_scalar ** -0.5,
+                                           places=6)
+                    self.assertNotAlmostEqual(attrs["scale"], config.head_dim ** -0.5)
+                    self.assertNotIn("softcap", attrs)
+                    if config.layer_types[i] == "sliding_attention":
+                        self.assertEqual(attrs["local_window_size"], SLIDING_WINDOW)
+                    else:
+                        self.assertNotIn("local_window_size", attrs)
+                # Gemma 3: a cos/sin table per layer type, each layer reading its own.
+                rotary = {n.name: n.input[2] for n in graph.node if n.op_type == "RotaryEmbedding"}
+                for i in range(LAYERS):
+                    want = (f"cos_cache_{config.layer_types[i]}" if kind == "gemma3"
+                            else "cos_cache")
+                    node = f"/model.layers.{i}.self_attn/q_rotary/RotaryEmbedding"
+                    self.assertEqual(rotary[node], want)
+                stored = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+                raw = load_file(os.path.join(self.models[kind], "model.safetensors"))
+                name = "model.layers.1.post_feedforward_layernorm.weight"
+                np.testing.assert_array_equal(stored[name], raw[name].astype(np.float32) + 1)
 
     def test_several_new_tokens_on_a_non_empty_past_match_pytorch(self):
         """The app reuses the cache across chat turns: a prefill of the prompt's start, then the
-        rest of it in one call (then one decode step), against PyTorch's logits of the prompt."""
+        rest of it in two calls (3 tokens, fewer than gemma's sliding window, then the other 23,
+        more than it), then one decode step, against PyTorch's logits of the prompt."""
         import numpy as np
 
         for kind in KINDS:
@@ -206,7 +285,8 @@ class FusedDecoderTest(unittest.TestCase):
                              **web_export.empty_past(sess, 1)}
                     names = [o.name for o in sess.get_outputs()]
                     logits_seen = []
-                    for new in (prompt[split:], [reference["tokens"][0]]):
+                    for new in (prompt[split:split + 3], prompt[split + 3:],
+                                [reference["tokens"][0]]):
                         out = dict(zip(names, sess.run(None, feeds)))
                         logits_seen.append(out["logits"][0])
                         mask = np.ones((1, mask.shape[1] + len(new)), dtype=np.int64)
@@ -277,11 +357,51 @@ class FusedDecoderTest(unittest.TestCase):
                                                   "long_factor": [2.0]}, rope_parameters=None),
             "sliding window": dict(qwen2, use_sliding_window=True, sliding_window=64),
             "sliding layers": dict(qwen2, layer_types=["full_attention", "sliding_attention"]),
-            "family": dict(llama, model_type="gemma2"),
+            "family": dict(llama, model_type="phi3"),
             "activation": dict(llama, hidden_act="gelu_pytorch_tanh"),
             "head dim": dict(llama, head_dim=12),
             "quantized": dict(llama, quantization_config={"quant_method": "gptq"}),
         }
+        with open(os.path.join(self.models["gemma2"], "config.json"), encoding="utf-8") as handle:
+            gemma2 = json.load(handle)
+        self.assertIsNone(onnx_fused.fused_problem(gemma2))
+        # Gemma 2 2B's config as published (layer_types left to transformers' default pattern,
+        # the activation under both names).
+        published = dict(gemma2, hidden_act="gelu_pytorch_tanh",
+                         hidden_activation="gelu_pytorch_tanh", sliding_window=4096,
+                         attn_logit_softcapping=50.0, final_logit_softcapping=30.0,
+                         query_pre_attn_scalar=256, head_dim=256, rope_theta=10000.0)
+        published.pop("layer_types", None)
+        published.pop("rope_parameters", None)
+        # Its attention soft-cap is what ONNX Runtime Web's GroupQueryAttention does not apply:
+        # refused, so that Gemma 2 takes the eager graph (which applies it).
+        self.assertEqual(onnx_fused.fused_problem(published),
+                         "the model soft-caps its attention scores, which ONNX Runtime Web's "
+                         "GroupQueryAttention does not apply (microsoft/onnxruntime#27461)")
+        self.assertIsNone(onnx_fused.fused_problem(dict(published, attn_logit_softcapping=None)))
+        with open(os.path.join(self.models["gemma3"], "config.json"), encoding="utf-8") as handle:
+            gemma3 = json.load(handle)
+        self.assertIsNone(onnx_fused.fused_problem(gemma3))
+        # Gemma 3 1B's config as published (older key names, no layer_types).
+        published3 = dict(gemma3, rope_scaling=None, rope_theta=1000000.0,
+                          rope_local_base_freq=10000.0, sliding_window=512,
+                          sliding_window_pattern=6, query_pre_attn_scalar=256)
+        published3.pop("layer_types", None)
+        published3.pop("rope_parameters", None)
+        self.assertIsNone(onnx_fused.fused_problem(published3))
+        self.assertIsNone(onnx_fused.fused_problem(dict(
+            published3, rope_scaling={"rope_type": "linear", "factor": 8.0})))  # Gemma 3 4B's
+        refused.update({
+            "gemma3 dynamic rope on full layers": dict(gemma3, rope_parameters={
+                "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
+                "full_attention": {"rope_type": "dynamic", "factor": 2.0,
+                                   "rope_theta": 1000000.0}}),
+            "gemma2 per-layer-type rope": dict(gemma2, rope_parameters=gemma3["rope_parameters"]),
+            "gemma2 exact gelu": dict(gemma2, hidden_activation="gelu"),
+            "gemma2 no window": dict(gemma2, sliding_window=None),
+            "gemma2 bidirectional": dict(gemma2, use_bidirectional_attention=True),
+            "gemma2 layer type": dict(gemma2, layer_types=["chunked_attention"] * LAYERS),
+        })
         for what, config in refused.items():
             with self.subTest(what=what):
                 problem = onnx_fused.fused_problem(config)

@@ -105,8 +105,7 @@ class WebExportTest(unittest.TestCase):
                     self.assertEqual(json.load(handle)["transformers.js_config"],
                                      {"use_external_data_format": {f: 1 for f in files}})
                 self.assertEqual(report["graph"],
-                                 "fused" if kind.startswith("llama") or kind in ("qwen2", "qwen3")
-                                 else "eager")
+                                 "eager" if kind in ("gemma2", "phi3") else "fused")
                 layers = 2
                 for variant in ALL:
                     entry = report["variants"][variant]
