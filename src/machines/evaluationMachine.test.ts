@@ -8,7 +8,8 @@ import {
   type EvaluationStoreCommand,
   type EvaluationStoreResult,
 } from './evaluationMachine';
-import { selectPhase } from './evaluationSelectors';
+import { selectChecks, selectPhase } from './evaluationSelectors';
+import { CHECKING, type ReferenceCheck } from '../shared/reference-check';
 import type { EvaluationSessionEvent } from './appMachine';
 import type { EvaluationRecord } from '../shared/evaluation';
 import { defaultSettings } from '../shared/generation-settings';
@@ -259,5 +260,66 @@ describe('evaluationMachine', () => {
     expect(selectPhase(actor.getSnapshot())).toBe('stopping');
     ready('base/model');
     expect(selectPhase(actor.getSnapshot())).toBe('stopped');
+  });
+});
+
+describe('evaluationMachine — checked on this GPU', () => {
+  const agreed: ReferenceCheck = { result: 'agreed', dtype: 'q4', steps: 16, compared: 16 };
+  const diverged: ReferenceCheck = {
+    result: 'diverged',
+    dtype: 'q4',
+    steps: 16,
+    compared: 2,
+    divergence: { step: 2, expected: { id: 87 }, got: { id: 512 }, lead: 2.41 },
+    alternative: 'fp32',
+  };
+  const readyChecking = (id: string) =>
+    ({
+      type: 'worker.ready',
+      message: { status: 'ready', data: { id, dtype: 'q4', checking: true } },
+    }) as const;
+  const reference = (id: string, check: ReferenceCheck) =>
+    ({
+      type: 'worker.reference',
+      message: { status: 'reference', id, dtype: 'q4', check },
+    }) as const;
+
+  it("each trained model's check is kept for its side; a model without one has none", () => {
+    const { actor, ready, answer } = start();
+    actor.send({ type: 'evaluation.start', setup: setupOf(['q1']) });
+    ready('base/model');
+    expect(selectChecks(actor.getSnapshot())).toEqual({ a: null, b: null });
+    answer('A one');
+    actor.send(readyChecking('trained/run'));
+    expect(selectChecks(actor.getSnapshot())).toEqual({ a: null, b: CHECKING });
+    // A check of another model (not this side's) is not this side's.
+    actor.send(reference('base/model', agreed));
+    expect(selectChecks(actor.getSnapshot()).b).toBe(CHECKING);
+    actor.send(reference('trained/run', diverged));
+    expect(selectChecks(actor.getSnapshot())).toEqual({ a: null, b: diverged });
+    answer('B one');
+    expect(selectPhase(actor.getSnapshot())).toBe('done');
+    expect(selectChecks(actor.getSnapshot())).toEqual({ a: null, b: diverged });
+  });
+
+  it("B is A's model, not loaded again: A's check is B's", () => {
+    const { actor, answer } = start();
+    actor.send({ type: 'evaluation.start', setup: setupOf(['q1'], 'base/model') });
+    actor.send(readyChecking('base/model'));
+    actor.send(reference('base/model', agreed));
+    answer('A one');
+    expect(selectChecks(actor.getSnapshot())).toEqual({ a: agreed, b: agreed });
+  });
+
+  it('a new start forgets the last checks', () => {
+    const { actor, answer } = start();
+    actor.send({ type: 'evaluation.start', setup: setupOf(['q1'], 'base/model') });
+    actor.send(readyChecking('base/model'));
+    actor.send(reference('base/model', agreed));
+    answer('A one');
+    answer('B one');
+    expect(selectPhase(actor.getSnapshot())).toBe('done');
+    actor.send({ type: 'evaluation.start', setup: setupOf(['q1']) });
+    expect(selectChecks(actor.getSnapshot())).toEqual({ a: null, b: null });
   });
 });

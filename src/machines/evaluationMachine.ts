@@ -22,6 +22,7 @@ import {
   type QuestionSource,
 } from '../shared/evaluation';
 import { EVALUATION_PURPOSE, type EvaluationWorkerEvent, type WorkerPort } from './worker-events';
+import { CHECKING, type CheckStatus } from '../shared/reference-check';
 import type { EvaluationSessionEvent } from './appMachine';
 import {
   fileDone,
@@ -91,6 +92,8 @@ export interface EvaluationContext {
   statusText: string;
   /** Which model the worker holds for this evaluation (null: none, or unknown). */
   loaded: Side | null;
+  /** Each model's "Checked on this GPU" (a model the trainer exported), as the chat shows it. */
+  checks: Record<Side, CheckStatus>;
   /** The worker's `ready` for the model it holds, handed to the chat when the evaluation ends. */
   lastReady: ReadyEvent | null;
   /** Why the evaluation stopped short (failed); rows answered so far are kept. */
@@ -191,6 +194,11 @@ export const evaluationMachine = setup({
     sideIsLoaded: ({ context }) => context.loaded === context.side,
     isSideB: ({ context }) => context.side === 'b',
     isFinished: ({ context }) => nextQuestion(context.rows) === null,
+    /** The check is of the model this side loaded, which awaits one. */
+    checksSide: ({ context }, message: WorkerMessageOf<'worker.reference'>) =>
+      context.loaded === context.side &&
+      context.checks[context.side] === CHECKING &&
+      modelOf(context, context.side)?.spec.id === message.id,
   },
   actions: {
     refuseStart: assign({ startError: NO_QUESTIONS_MESSAGE }),
@@ -201,6 +209,7 @@ export const evaluationMachine = setup({
         side: 'a' as const,
         index: 0,
         loaded: null,
+        checks: { a: null, b: null },
         lastReady: null,
         error: null,
         startError: null,
@@ -258,8 +267,14 @@ export const evaluationMachine = setup({
       lastReady: ready,
       files: [],
       statusText: '',
+      checks: { ...context.checks, [context.side]: ready.message.data?.checking ? CHECKING : null },
+    })),
+    storeCheck: assign(({ context }, message: WorkerMessageOf<'worker.reference'>) => ({
+      checks: { ...context.checks, [context.side]: message.check },
     })),
     toSideB: assign({ side: 'b' as const, index: 0 }),
+    /** B is A's model, still loaded: A's check is B's. */
+    shareCheck: assign(({ context }) => ({ checks: { ...context.checks, b: context.checks.a } })),
     nextIndex: assign({ index: ({ context }) => context.index + 1 }),
     postGenerate: enqueueActions(({ context, enqueue }) => {
       const row = context.rows[context.index];
@@ -343,6 +358,7 @@ export const evaluationMachine = setup({
     files: [],
     statusText: '',
     loaded: null,
+    checks: { a: null, b: null },
     lastReady: null,
     error: null,
     startError: null,
@@ -371,6 +387,11 @@ export const evaluationMachine = setup({
       entry: 'attach',
       initial: 'resuming',
       on: {
+        // The loaded model's reference check (it comes before the first answer, which waits).
+        'worker.reference': {
+          guard: { type: 'checksSide', params: ({ event }) => event.message },
+          actions: { type: 'storeCheck', params: ({ event }) => event.message },
+        },
         'worker.fault': {
           target: '#evaluation.ended.failed',
           actions: [
@@ -454,6 +475,7 @@ export const evaluationMachine = setup({
                   { type: 'storeAnswer', params: ({ event }) => event.message },
                   { type: 'save', params: { status: 'running' } },
                   'toSideB',
+                  'shareCheck',
                 ],
               },
               {

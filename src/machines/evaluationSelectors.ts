@@ -35,6 +35,8 @@ export const selectPartial = (s: EvaluationSnapshot) => s.context.partial;
 /** The label of the model the chat holds since the evaluation ended (null: none handed back). */
 export const selectHandedBack = (s: EvaluationSnapshot) => s.context.handedBack;
 export const selectSaves = (s: EvaluationSnapshot) => s.context.saves;
+/** Each model's "Checked on this GPU" status (null: nothing to check, or not loaded yet). */
+export const selectChecks = (s: EvaluationSnapshot) => s.context.checks;
 
 /** The evaluation as a record (what is saved and exported), null before the first start. */
 export function selectRecord(s: EvaluationSnapshot): EvaluationRecord | null {

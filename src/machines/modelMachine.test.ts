@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, waitFor } from 'xstate';
 import { modelMachine } from './modelMachine';
-import { selectCanLoad } from './modelSelectors';
+import { selectCanLoad, selectModelStatus, selectReferenceCheck } from './modelSelectors';
+import { CHECKING, type ReferenceCheck } from '../shared/reference-check';
 import { fakeWorker } from './test-helpers';
 import { MODELS } from '../shared/models';
 
@@ -89,7 +90,7 @@ describe('modelMachine', () => {
       type: 'worker.ready',
       message: { status: 'ready', data: { id: 'x', dtype: 'q4f16' } },
     });
-    expect(actor.getSnapshot().value).toBe('ready');
+    expect(actor.getSnapshot().value).toEqual({ ready: 'unchecked' });
     expect(actor.getSnapshot().context.loaded).toEqual({ id: 'x', dtype: 'q4f16' });
   });
 
@@ -235,12 +236,12 @@ describe('modelMachine — Load in chat from the hub', () => {
         data: { id: 'onnx-community/Llama-3.2-1B-Instruct-q4f16', dtype: 'q4f16' },
       },
     });
-    expect(actor.getSnapshot().value).toBe('ready');
+    expect(actor.getSnapshot().matches('ready')).toBe(true);
     expect(selectCanLoad(actor.getSnapshot())).toBe(false);
     actor.send({ type: 'model.load' });
-    expect(actor.getSnapshot().value).toBe('ready');
+    expect(actor.getSnapshot().matches('ready')).toBe(true);
     actor.send({ type: 'model.select', value: 'gemma-2-2b-jpn' });
-    expect(actor.getSnapshot().value).toBe('ready');
+    expect(actor.getSnapshot().matches('ready')).toBe(true);
     expect(selectCanLoad(actor.getSnapshot())).toBe(true);
     actor.send({ type: 'model.load' });
     expect(actor.getSnapshot().matches('loading')).toBe(true);
@@ -345,9 +346,9 @@ describe('modelMachine — trained models (training service)', () => {
     actor.send({ type: 'model.select', value: 'llama-3.2-1b' });
     actor.send({ type: 'model.load' });
     actor.send({ type: 'worker.ready', message: { status: 'ready' } } as never);
-    expect(actor.getSnapshot().value).toBe('ready');
+    expect(actor.getSnapshot().matches('ready')).toBe(true);
     actor.send({ type: 'model.add', id: trained.id, option: trained, select: false });
-    expect(actor.getSnapshot().value).toBe('ready');
+    expect(actor.getSnapshot().matches('ready')).toBe(true);
     actor.send({ type: 'model.add', id: trained.id, option: trained });
     actor.send({ type: 'model.load' });
     expect(actor.getSnapshot().matches('loading')).toBe(true);
@@ -370,5 +371,117 @@ describe('modelMachine — trained models (training service)', () => {
     actor.send({ type: 'model.add', id: trained.id, option: trained, select: false });
     expect(actor.getSnapshot().value).toBe('failed');
     expect(actor.getSnapshot().context.error).toMatch(/Network error/);
+  });
+});
+
+describe('modelMachine — checked on this GPU (a trained model)', () => {
+  const trained = {
+    value: 'trained/harbour',
+    label: 'harbour (fine-tuned)',
+    id: 'trained/harbour',
+    dtype: 'q4f16',
+    fallback: { id: 'trained/harbour', dtype: 'q4' },
+    host: 'http://127.0.0.1:8000/',
+    trainerReference: true,
+  };
+  const agreed: ReferenceCheck = { result: 'agreed', dtype: 'q4', steps: 16, compared: 16 };
+  const reference = (check: ReferenceCheck, id = trained.id, dtype = 'q4') =>
+    ({ type: 'worker.reference', message: { status: 'reference', id, dtype, check } }) as const;
+
+  function loadTrained() {
+    const { actor, worker } = start(false);
+    actor.send({ type: 'model.add', id: trained.id, option: trained });
+    actor.send({ type: 'model.load' });
+    return { actor, worker };
+  }
+
+  it('the load asks the worker to check (trainerReference); other models do not', () => {
+    const { worker } = loadTrained();
+    expect(worker.posted.at(-1)).toMatchObject({
+      type: 'load',
+      data: { id: trained.id, trainerReference: true, host: trained.host },
+    });
+    const other = start();
+    other.actor.send({ type: 'model.select', value: 'llama-3.2-1b' });
+    other.actor.send({ type: 'model.load' });
+    expect(other.worker.posted.at(-1)).toMatchObject({ type: 'load' });
+    expect(other.worker.posted.at(-1)).not.toMatchObject({ data: { trainerReference: true } });
+  });
+
+  it('loading → worker.ready (checking) → ready.checking → worker.reference → ready.checked', () => {
+    const { actor } = loadTrained();
+    actor.send({
+      type: 'worker.ready',
+      message: { status: 'ready', data: { id: trained.id, dtype: 'q4', checking: true } },
+    });
+    expect(actor.getSnapshot().value).toEqual({ ready: 'checking' });
+    // Usable while it is checked: the status is ready, Load stays as for any ready model.
+    expect(selectModelStatus(actor.getSnapshot())).toBe('ready');
+    expect(selectReferenceCheck(actor.getSnapshot())).toBe(CHECKING);
+    actor.send(reference(agreed));
+    expect(actor.getSnapshot().value).toEqual({ ready: 'checked' });
+    expect(selectReferenceCheck(actor.getSnapshot())).toEqual(agreed);
+  });
+
+  it('a diverged check keeps the model ready and usable', () => {
+    const { actor } = loadTrained();
+    actor.send({
+      type: 'worker.ready',
+      message: { status: 'ready', data: { id: trained.id, dtype: 'q4', checking: true } },
+    });
+    const diverged: ReferenceCheck = {
+      result: 'diverged',
+      dtype: 'q4',
+      steps: 16,
+      compared: 1,
+      divergence: { step: 1, expected: { id: 87 }, got: { id: 512 }, lead: 2.41 },
+      alternative: 'fp32',
+    };
+    actor.send(reference(diverged));
+    expect(actor.getSnapshot().matches({ ready: 'checked' })).toBe(true);
+    expect(actor.getSnapshot().context.error).toBeNull();
+    expect(selectReferenceCheck(actor.getSnapshot())).toEqual(diverged);
+  });
+
+  it("ready.checking ignores a check of another model (an evaluation's load)", () => {
+    const { actor } = loadTrained();
+    actor.send({
+      type: 'worker.ready',
+      message: { status: 'ready', data: { id: trained.id, dtype: 'q4', checking: true } },
+    });
+    actor.send(reference(agreed, 'trained/other'));
+    actor.send(reference(agreed, trained.id, 'fp32'));
+    expect(actor.getSnapshot().value).toEqual({ ready: 'checking' });
+  });
+
+  it('a model without a reference stays unchecked and shows nothing', () => {
+    const { actor } = start();
+    actor.send({ type: 'model.select', value: 'llama-3.2-1b' });
+    actor.send({ type: 'model.load' });
+    actor.send({
+      type: 'worker.ready',
+      message: { status: 'ready', data: { id: 'onnx-community/x', dtype: 'q4f16' } },
+    });
+    actor.send(reference(agreed, 'onnx-community/x', 'q4f16'));
+    expect(actor.getSnapshot().value).toEqual({ ready: 'unchecked' });
+    expect(selectReferenceCheck(actor.getSnapshot())).toBeNull();
+  });
+
+  it('ready.checked → model.load another → loading: the old check is gone', () => {
+    const { actor } = loadTrained();
+    actor.send({
+      type: 'worker.ready',
+      message: { status: 'ready', data: { id: trained.id, dtype: 'q4', checking: true } },
+    });
+    actor.send(reference(agreed));
+    actor.send({ type: 'model.select', value: 'llama-3.2-1b' });
+    actor.send({ type: 'model.load' });
+    expect(selectReferenceCheck(actor.getSnapshot())).toBeNull();
+    actor.send({
+      type: 'worker.ready',
+      message: { status: 'ready', data: { id: 'onnx-community/x', dtype: 'q4' } },
+    });
+    expect(actor.getSnapshot().context.check).toBeNull();
+    expect(selectReferenceCheck(actor.getSnapshot())).toBeNull();
   });
 });

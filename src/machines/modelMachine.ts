@@ -4,6 +4,7 @@ import type { ModelOption } from '../shared/models';
 import { loadSpecOf } from '../shared/load-spec';
 import type { ModelWorkerEvent, WorkerPort } from './worker-events';
 import type { DownloadPlan } from '../shared/storage';
+import type { ReferenceCheck } from '../shared/reference-check';
 import {
   fileDone,
   fileInitiated,
@@ -23,6 +24,8 @@ export interface ModelContext {
   files: ProgressItem[];
   error: string | null;
   loaded: { id: string; dtype: string } | null;
+  /** The loaded model's reference check ("Checked on this GPU"), once the worker reported it. */
+  check: ReferenceCheck | null;
   /** Download size and fit warnings of the selected model (asked on selection). */
   plan: DownloadPlan | null;
   /** Download size (bytes) of each model's variant that would load, from the plans seen. */
@@ -81,6 +84,8 @@ export function isSelectedLoaded(context: ModelContext): boolean {
 
 type ModelEventOf<T extends ModelEvent['type']> = Extract<ModelEvent, { type: T }>;
 type ModelAdd = ModelEventOf<'model.add'>;
+type ReadyData = ModelEventOf<'worker.ready'>['message']['data'];
+type ReferenceMessage = ModelEventOf<'worker.reference'>['message'];
 
 export const modelMachine = setup({
   types: {
@@ -97,6 +102,11 @@ export const modelMachine = setup({
       normaliseSelection(value) !== context.selected,
     /** A switch: another model than the loaded one is selected. */
     canSwitch: ({ context }) => toLoadSpec(context) !== null && !isSelectedLoaded(context),
+    /** The worker replays the trainer's reference next (a trained model). */
+    announcesCheck: (_, data: ReadyData) => data?.checking === true,
+    /** The check is of the model loaded here (not of a model an evaluation loaded since). */
+    checksLoaded: ({ context }, message: ReferenceMessage) =>
+      context.loaded?.id === message.id && context.loaded.dtype === message.dtype,
   },
   actions: {
     addAndSelect: assign(({ context }, event: ModelAdd) => {
@@ -167,9 +177,10 @@ export const modelMachine = setup({
     clearError: assign({ error: null }),
     markReady: assign({
       files: [],
-      loaded: ({ context }, spec: ModelEventOf<'worker.ready'>['message']['data']) =>
-        spec ?? toLoadSpec(context),
+      check: null,
+      loaded: ({ context }, spec: ReadyData) => spec ?? toLoadSpec(context),
     }),
+    storeCheck: assign({ check: (_, check: ReferenceCheck) => check }),
   },
   delays: {
     /** No worker event for this long while loading = a hang, shown as an error. */
@@ -193,6 +204,7 @@ export const modelMachine = setup({
     files: [],
     error: null,
     loaded: null,
+    check: null,
     plan: null,
     sizes: {},
   }),
@@ -257,10 +269,17 @@ export const modelMachine = setup({
         },
       },
       on: {
-        'worker.ready': {
-          target: 'ready',
-          actions: { type: 'markReady', params: ({ event }) => event.message.data },
-        },
+        'worker.ready': [
+          {
+            guard: { type: 'announcesCheck', params: ({ event }) => event.message.data },
+            target: 'ready.checking',
+            actions: { type: 'markReady', params: ({ event }) => event.message.data },
+          },
+          {
+            target: 'ready',
+            actions: { type: 'markReady', params: ({ event }) => event.message.data },
+          },
+        ],
         'worker.error': {
           target: 'failed',
           actions: { type: 'storeError', params: ({ event }) => event.message.data },
@@ -301,7 +320,26 @@ export const modelMachine = setup({
         ],
       },
     },
+    /**
+     * Loaded and usable. A model exported by the trainer is checked first, on this GPU (the
+     * worker replays export.json's reference; a message meanwhile waits for it): `checking` →
+     * `checked` (the outcome in `context.check`). Other models stay `unchecked`.
+     */
     ready: {
+      initial: 'unchecked',
+      states: {
+        unchecked: {},
+        checking: {
+          on: {
+            'worker.reference': {
+              guard: { type: 'checksLoaded', params: ({ event }) => event.message },
+              target: 'checked',
+              actions: { type: 'storeCheck', params: ({ event }) => event.message.check },
+            },
+          },
+        },
+        checked: {},
+      },
       on: {
         // The picker stays usable: choosing and loading another model switches (the worker
         // disposes of the previous one first).

@@ -1,10 +1,12 @@
 /** Snapshot selectors of the model machine: the one place components read it through. */
 import type { ModelSnapshot } from './modelMachine';
 import { missingVariantMessage, modelsWithoutF16 } from '../shared/models';
+import { CHECKING, type CheckStatus } from '../shared/reference-check';
 
 export type ModelStatus = 'none' | 'loading' | 'failed' | 'ready' | 'lost';
+const STATUSES = ['none', 'failed', 'ready', 'lost'] as const;
 export const selectModelStatus = (s: ModelSnapshot): ModelStatus =>
-  typeof s.value === 'string' ? s.value : 'loading';
+  STATUSES.find((status) => s.matches(status)) ?? 'loading';
 export const selectSelectedModel = (s: ModelSnapshot) => s.context.selected;
 export const selectProgressItems = (s: ModelSnapshot) => s.context.files;
 export const selectLoadError = (s: ModelSnapshot) => s.context.error;
@@ -34,3 +36,14 @@ export const selectMissingVariant = (s: ModelSnapshot): string | null => {
     runsWithoutF16: modelsWithoutF16(models),
   });
 };
+
+/**
+ * "Checked on this GPU" for the loaded model: `CHECKING` while the worker replays the trainer's
+ * reference, then its outcome (src/shared/reference-check.ts); null when there is nothing to say
+ * (not loaded, or not a model the trainer exported).
+ */
+export function selectReferenceCheck(s: ModelSnapshot): CheckStatus {
+  if (s.matches({ ready: 'checking' })) return CHECKING;
+  if (s.matches({ ready: 'checked' })) return s.context.check;
+  return null;
+}

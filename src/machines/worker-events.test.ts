@@ -9,6 +9,12 @@ const EVERY_STATUS: WorkerResponse[] = [
   { status: 'progress', file: 'a.onnx', progress: 50 },
   { status: 'done', file: 'a.onnx' },
   { status: 'ready', data: { id: 'm', dtype: 'q4' } },
+  {
+    status: 'reference',
+    id: 'm',
+    dtype: 'q4',
+    check: { result: 'agreed', dtype: 'q4', steps: 16, compared: 16 },
+  },
   { status: 'error', data: 'x', phase: 'load' },
   { status: 'start' },
   { status: 'update', output: 'a', numTokens: 1, channel: 'answer' },
@@ -78,6 +84,20 @@ describe('routeWorkerResponse', () => {
     expect(routeWorkerResponse({ ...update, purpose: 'dataset' })).toEqual({
       dataset: { ...update, purpose: 'dataset' },
     });
+  });
+
+  it('a reference check goes to the model; during an evaluation to it and to the model', () => {
+    const reference = {
+      status: 'reference',
+      id: 'trained/x',
+      dtype: 'q4',
+      check: { result: 'unavailable', reason: 'stopped' },
+    } as const;
+    expect(routeWorkerResponse(reference)).toEqual({
+      model: { type: 'worker.reference', message: reference },
+    });
+    // The model machine may be waiting on a check of its own that the evaluation's load cut short.
+    expect(Object.keys(routeWorkerResponse(reference, true))).toEqual(['evaluation', 'model']);
   });
 
   it('a fault goes to everyone', () => {

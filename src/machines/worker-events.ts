@@ -5,6 +5,7 @@ import type {
   HeartbeatResponse,
   Purpose,
   LoadResponse,
+  ReferenceResponse,
   WorkerActorEvent,
   WorkerResponse,
 } from '../shared/worker-protocol';
@@ -23,9 +24,12 @@ type Loading = Extract<LoadResponse, { status: 'loading' }>;
 type PlanResponse = Extract<StorageResponse, { status: 'plan' }>;
 type StorageError = Extract<StorageResponse, { status: 'storage-error' }>;
 
-/** What the model machine accepts from the worker: loading, download plans, faults, heartbeats. */
+/**
+ * What the model machine accepts from the worker: loading, the reference check after a load,
+ * download plans, faults, heartbeats.
+ */
 export type ModelWorkerEvent = EventOf<
-  LoadResponse | FaultResponse | PlanResponse | StorageError | HeartbeatResponse
+  LoadResponse | ReferenceResponse | FaultResponse | PlanResponse | StorageError | HeartbeatResponse
 >;
 /** What the chat machine accepts from the worker: `loading` (a switch), `ready`, its generations, faults, heartbeats. */
 export type ChatWorkerEvent = EventOf<
@@ -36,10 +40,12 @@ export type StoredModelsWorkerEvent = EventOf<Exclude<StorageResponse, PlanRespo
 /** What 'Format Input' hears (as the app's `dataset.output` emission): its generations only. */
 export type DatasetOutput = GenerationResponse;
 /**
- * What a running evaluation (Compare) hears: the loads it asked for, its generations, and
- * faults. While one runs it owns the worker (src/machines/evaluationMachine.ts).
+ * What a running evaluation (Compare) hears: the loads it asked for with their reference checks,
+ * its generations, and faults. While one runs it owns the worker (src/machines/evaluationMachine.ts).
  */
-export type EvaluationWorkerEvent = EventOf<LoadResponse | GenerationResponse | FaultResponse>;
+export type EvaluationWorkerEvent = EventOf<
+  LoadResponse | ReferenceResponse | GenerationResponse | FaultResponse
+>;
 
 /**
  * The purpose an evaluation's generations carry. The worker knows two (`chat` and `dataset`);
@@ -90,6 +96,10 @@ function routeDuringEvaluation(message: WorkerResponse): Routed {
         evaluation: eventOf(message),
         storedModels: { type: 'storedModels.loaded', id: message.data?.id ?? null },
       };
+    case 'reference':
+      // The evaluation's load was checked; or a check of the chat's model was cut short by the
+      // evaluation's load, which the model machine hears so that it stops waiting.
+      return { evaluation: eventOf(message), model: eventOf(message) };
     case 'fault':
       return { ...routeWorkerResponse(message), evaluation: eventOf(message) };
     case 'error':
@@ -128,6 +138,7 @@ export function routeWorkerResponse(message: WorkerResponse, evaluating = false)
         chat: eventOf(message),
         storedModels: { type: 'storedModels.loaded', id: message.data?.id ?? null },
       };
+    case 'reference':
     case 'plan':
       return { model: eventOf(message) };
     case 'storage-error':

@@ -23,5 +23,6 @@ export function loadSpecOf(option: ModelOption, picker: PickerSetting): ModelLoa
     recommended: option.recommended,
     label: option.label,
     runsWithoutF16: modelsWithoutF16(picker.models),
+    trainerReference: option.trainerReference,
   };
 }

@@ -30,6 +30,11 @@ export interface ModelOption {
   host?: string;
   /** The Hub id of the original model, to fine-tune from (the training panel suggests it). */
   source?: string;
+  /**
+   * Exported by the trainer, whose `export.json` (read from `host` only) carries a reference the
+   * worker replays after the load: "Checked on this GPU" (src/shared/reference-check.ts).
+   */
+  trainerReference?: boolean;
 }
 
 export const MODELS: readonly ModelOption[] = [
@@ -151,5 +156,6 @@ export function trainedModelOption(model: TrainedModel, serviceUrl: string): Mod
     ...(fallback ? { fallback } : {}),
     host: `${serviceUrl.replace(/\/+$/, '')}/`,
     source: model.base_model,
+    trainerReference: true,
   };
 }

@@ -1,4 +1,5 @@
 import type { StorageRequest, StorageResponse } from './storage-protocol';
+import type { ReferenceCheck } from './reference-check';
 
 /**
  * The messages exchanged with the LLM Web Worker.
@@ -39,6 +40,11 @@ export interface ModelLoadSpec {
   label?: string | undefined;
   /** Labels of the models that need no shader-f16 (named when this one cannot run here). */
   runsWithoutF16?: string[] | undefined;
+  /**
+   * Served by the training service with `export.json`: after the load the worker reads its
+   * reference from `host` (never from anywhere else) and replays it (src/shared/reference-check.ts).
+   */
+  trainerReference?: boolean | undefined;
 }
 
 /** Generation knobs posted with `generate` (see src/shared/generation-settings.ts). */
@@ -97,9 +103,23 @@ export type LoadResponse =
         recommended?: Partial<GenerationSettings> | undefined;
         /** The template takes a system message (else the prompt starts the first user message). */
         systemRole?: boolean | undefined;
+        /** The trainer's reference is replayed next: a `reference` message follows. */
+        checking?: boolean | undefined;
       };
     }
   | { status: 'error'; data: string; phase: 'load' };
+
+/**
+ * The trainer's reference replayed on this GPU right after a load announced with `checking`
+ * (owned by whoever loaded the model: the model machine, or a running evaluation). `id` and
+ * `dtype` name the variant that was checked. A message sent meanwhile waits for it (16 tokens).
+ */
+export type ReferenceResponse = {
+  status: 'reference';
+  id: string;
+  dtype: string;
+  check: ReferenceCheck;
+};
 
 /** Why a generation ended: Stop, the token limit, or the model's end-of-sequence token. */
 export type FinishReason = 'stopped' | 'length' | 'end';
@@ -147,7 +167,12 @@ export type HeartbeatResponse = { status: 'alive' };
 
 /** Worker → main thread. Field names follow the spec's table. Stored models and download plans: storage-protocol.ts. */
 export type WorkerResponse =
-  LoadResponse | GenerationResponse | FaultResponse | HeartbeatResponse | StorageResponse;
+  | LoadResponse
+  | ReferenceResponse
+  | GenerationResponse
+  | FaultResponse
+  | HeartbeatResponse
+  | StorageResponse;
 
 /** The message shown for a fault: says what happened and the way back. */
 export function faultMessage(kind: FaultKind, detail: string): string {

@@ -7,8 +7,10 @@ import {
   AutoModelForCausalLM,
   AutoTokenizer,
   DynamicCache,
+  GenerationConfig,
   InterruptableStoppingCriteria,
   ModelRegistry,
+  PretrainedConfig,
   Tensor,
   TextStreamer,
   env,
@@ -32,6 +34,7 @@ import { errorMessage } from '../shared/errors';
 import { isObject, isUnknownArray } from '../shared/guards';
 import { DEFAULT_MODEL_HOST } from '../shared/models';
 import { TokenTextStreamer } from './token-streamer';
+import { installSubgroupGuard } from './subgroup-guard';
 import { describeLoadError, fallbackReason, resolveVariant } from './load-plan';
 import { TurnCache } from './kv-cache';
 import {
@@ -51,8 +54,13 @@ import {
 } from '../shared/generation-settings';
 import { missingVariantMessage } from '../shared/models';
 import { probeChatFormat, stopIds, withSystemPrompt, type ChatFormat } from './chat-format';
+import { compareReplay, replaySteps, type ReferenceCheck } from '../shared/reference-check';
+import { readTrainerReference } from './reference-replay';
 
 declare const self: DedicatedWorkerGlobalScope;
+
+// Before ONNX Runtime requests its GPUDevice: no subgroup shaders on adapters too small for them.
+installSubgroupGuard(self);
 
 const onnxEnv = env.backends.onnx;
 if (onnxEnv.wasm) {
@@ -122,6 +130,12 @@ const turnCache = new TurnCache<DynamicCache>();
 let generating = false;
 /** Settles when the running generation ends (a load waits for it before disposing). */
 let generationDone: Promise<void> = Promise.resolve();
+/**
+ * The trainer's reference replay that follows a load (null when none runs): a message waits for
+ * it, a load stops it. Its own stopping criteria, so the chat's Stop and reset leave it alone.
+ */
+let replaying: Promise<void> | null = null;
+const replayStop = new InterruptableStoppingCriteria();
 
 function disposeCache() {
   turnCache.clear();
@@ -246,6 +260,11 @@ async function load(spec: ModelLoadSpec) {
   };
   try {
     post({ status: 'loading', data: 'Loading model...' });
+    // A reference replay still running is stopped first (it reports itself stopped).
+    if (replaying) {
+      replayStop.interrupt();
+      await replaying;
+    }
     // A switch mid-reply: stop the reply and let it finish before freeing its model.
     if (generating) {
       stopping.interrupt();
@@ -301,7 +320,7 @@ async function load(spec: ModelLoadSpec) {
       generationConfig?.eos_token_id ??
       ('eos_token_id' in model.config ? model.config.eos_token_id : undefined);
     turnCache.enabled = spec.reuseCache !== false;
-    loaded = {
+    const current: Loaded = {
       tokenizer,
       model,
       spec,
@@ -310,6 +329,8 @@ async function load(spec: ModelLoadSpec) {
       format,
       stop: stopIds(eos, format),
     };
+    loaded = current;
+    const checking = spec.trainerReference === true;
     const recommended = {
       ...recommendedFromGenerationConfig(generationConfig),
       ...spec.recommended,
@@ -321,8 +342,10 @@ async function load(spec: ModelLoadSpec) {
         dtype: variant.dtype,
         systemRole: format.systemRole,
         ...(Object.keys(recommended).length > 0 ? { recommended } : {}),
+        ...(checking ? { checking } : {}),
       },
     });
+    if (checking) startReplay(current, variant);
   } catch (error) {
     const why = fallbackReason(spec, variant);
     const message = describeLoadError(error, spec.host);
@@ -351,8 +374,70 @@ async function warmUp(tokenizer: PreTrainedTokenizer, model: PreTrainedModel) {
   for (const t of Object.values(result.past_key_values ?? {})) t.dispose?.();
 }
 
+/** Runs the replay as worker work of its own (with the heartbeat); a message waits for it. */
+function startReplay(current: Loaded, variant: { id: string; dtype: string }) {
+  const run = withHeartbeat(replayReference(current, variant)).finally(() => {
+    if (replaying === run) replaying = null;
+  });
+  replaying = run;
+}
+
+async function replayReference(current: Loaded, variant: { id: string; dtype: string }) {
+  const check = await checkReference(current, variant).catch((error: unknown): ReferenceCheck => ({
+    result: 'unavailable',
+    reason: `the replay failed (${describeLoadError(error)})`,
+  }));
+  post({ status: 'reference', id: variant.id, dtype: variant.dtype, check });
+}
+
+/**
+ * Replays export.json's reference with the variant that loaded: its prompt ids, greedy, exactly
+ * `replaySteps` new tokens (a generation config of transformers.js's defaults: no end-of-sequence
+ * stop, no penalty or forced token from the model's own config), then compares (reference-check.ts).
+ */
+async function checkReference(
+  current: Loaded,
+  variant: { id: string; dtype: string },
+): Promise<ReferenceCheck> {
+  const reference = await readTrainerReference(
+    { ...variant, host: current.spec.host },
+    { fetch: (url, init) => self.fetch(url, init), caches: self.caches },
+  );
+  if ('missing' in reference) return { result: 'unavailable', reason: reference.missing };
+  const steps = replaySteps(reference);
+  const length = reference.promptIds.length;
+  replayStop.reset();
+  const result = generateOutput(
+    await current.model.generate({
+      input_ids: new Tensor('int64', BigInt64Array.from(reference.promptIds, BigInt), [1, length]),
+      attention_mask: new Tensor('int64', new BigInt64Array(length).fill(1n), [1, length]),
+      generation_config: new GenerationConfig(new PretrainedConfig({})),
+      max_new_tokens: steps,
+      stopping_criteria: replayStop,
+      return_dict_in_generate: true,
+    }),
+  );
+  for (const t of Object.values(result.past_key_values ?? {})) t.dispose?.();
+  if (replayStop.interrupted)
+    return { result: 'unavailable', reason: 'another model was loaded before the check ended' };
+  const generated = result.sequences ? firstRow(result.sequences).slice(length).map(Number) : [];
+  return compareReplay(reference, generated, {
+    dtype: variant.dtype,
+    shaderF16: current.spec.shaderF16,
+    decode: (id) => current.tokenizer.decode([id], { skip_special_tokens: false }),
+  });
+}
+
 async function generate(messages: Extract<WorkerRequest, { type: 'generate' }>) {
   const purpose = messages.purpose ?? 'chat';
+  // Right after a load the reference replay runs (16 tokens): a message waits for it. A Stop
+  // (or reset) pressed meanwhile still stops this reply.
+  let stoppedWhileWaiting = false;
+  if (replaying) {
+    stopping.reset();
+    await replaying;
+    stoppedWhileWaiting = stopping.interrupted;
+  }
   if (!loaded) {
     post({ status: 'error', data: 'No model is loaded.', phase: 'generate', purpose });
     return;
@@ -373,6 +458,7 @@ async function generate(messages: Extract<WorkerRequest, { type: 'generate' }>) 
   let endGeneration = () => {};
   generationDone = new Promise<void>((resolve) => (endGeneration = resolve));
   stopping.reset();
+  if (stoppedWhileWaiting) stopping.interrupt();
   const maxNewTokens = messages.options?.maxNewTokens ?? DEFAULT_MAX_NEW_TOKENS;
   let clock = new GenerationClock(0);
   // Text is batched: one message per UPDATE_INTERVAL_MS at most, so per-token postMessage and

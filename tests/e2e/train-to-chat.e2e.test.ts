@@ -304,7 +304,15 @@ describe('train → chat in Chromium', () => {
         await panel.getByRole('button', { name: 'Train Model' }).click();
         await panel.getByText('✅ Training finished!').waitFor({ timeout: 60_000 });
         await expect
-          .poll(() => panel.getByText(/no browser copy\./).textContent(), { timeout: 10_000 })
+          .poll(
+            () =>
+              panel
+                .locator('.training-finished-actions p.training-hint', {
+                  hasText: 'no browser copy.',
+                })
+                .textContent(),
+            { timeout: 10_000 },
+          )
           .toBe('Trained and saved; no browser copy. web/ lacks the weights (no onnx/model*.onnx)');
         expect(await panel.getByRole('button', { name: /Load in chat/ }).count()).toBe(0);
         // The Runs list says why for the other one too.

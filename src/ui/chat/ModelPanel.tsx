@@ -1,4 +1,4 @@
-import { useState, type ReactNode } from 'react';
+import { Suspense, lazy, useState, type ReactNode } from 'react';
 import { useSelector } from '@xstate/react';
 import type { ActorRefFrom } from 'xstate';
 import { type modelMachine } from '../../machines/modelMachine';
@@ -9,6 +9,7 @@ import {
   selectMissingVariant,
   selectModelStatus,
   selectProgressItems,
+  selectReferenceCheck,
   selectSelectedModel,
   selectSizes,
   selectStatusText,
@@ -16,6 +17,11 @@ import {
 import { ModelDropdown } from '../ModelDropdown';
 import { ProgressBar } from './ProgressBar';
 import { formatBytes } from '../format';
+
+// Only a model the trainer exported is checked on this GPU: its status line is a chunk of its own.
+const ReferenceCheckStatus = lazy(() =>
+  import('./ReferenceCheckStatus').then((m) => ({ default: m.ReferenceCheckStatus })),
+);
 
 /**
  * The start screen (spec section 2) and, once a model is ready, the compact model bar: the picker
@@ -49,6 +55,7 @@ export function ModelPanel({
   const files = useSelector(model, selectProgressItems);
   const statusText = useSelector(model, selectStatusText);
   const options = useSelector(model, (s) => s.context.models);
+  const check = useSelector(model, selectReferenceCheck);
   const loading = state === 'loading';
 
   const load = () => {
@@ -126,6 +133,11 @@ export function ModelPanel({
         )}
         {extra}
       </div>
+      {check && (
+        <Suspense fallback={null}>
+          <ReferenceCheckStatus check={check} />
+        </Suspense>
+      )}
       {confirming && (
         <div className="switch-confirm" role="group" aria-label="Stop the reply?">
           <p>A reply is being written. Stop it and load the other model?</p>

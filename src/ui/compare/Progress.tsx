@@ -1,10 +1,19 @@
 import { useSelector } from '@xstate/react';
 import { summarize, scoreRows } from '../../shared/evaluation';
 import { type EvaluationActorRef } from '../../machines/evaluationMachine';
-import { selectLoadFiles, selectPartial, selectPhase } from '../../machines/evaluationSelectors';
+import {
+  selectChecks,
+  selectLoadFiles,
+  selectPartial,
+  selectPhase,
+} from '../../machines/evaluationSelectors';
 import { ProgressBar } from '../chat/ProgressBar';
+import { ReferenceCheckStatus } from '../chat/ReferenceCheckStatus';
 
-/** Per model: questions answered of all (a progress bar), speed; the load under way, per file. */
+/**
+ * Per model: questions answered of all (a progress bar), speed, and for a model the trainer
+ * exported its check on this GPU; the load under way, per file.
+ */
 export function Progress({ actor }: { actor: EvaluationActorRef }) {
   const phase = useSelector(actor, selectPhase);
   const rows = useSelector(actor, (s) => s.context.rows);
@@ -14,6 +23,7 @@ export function Progress({ actor }: { actor: EvaluationActorRef }) {
   const liveTps = useSelector(actor, (s) => s.context.liveTps);
   const side = useSelector(actor, (s) => s.context.side);
   const partial = useSelector(actor, selectPartial);
+  const checks = useSelector(actor, selectChecks);
   if (!setup) return null;
   const summary = summarize(scoreRows(rows));
   const loading = phase === 'loadingA' || phase === 'loadingB';
@@ -34,6 +44,7 @@ export function Progress({ actor }: { actor: EvaluationActorRef }) {
           {state}
         </label>
         <progress id={`compare-progress-${name}`} max={rows.length} value={s.answered} />
+        <ReferenceCheckStatus check={name === 'A' ? checks.a : checks.b} label={name} />
       </div>
     );
   };

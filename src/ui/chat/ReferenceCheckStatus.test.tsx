@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { act, render, screen } from '@testing-library/react';
+import { createActor } from 'xstate';
+import { modelMachine } from '../../machines/modelMachine';
+import { fakeWorker } from '../../machines/test-helpers';
+import { MODELS, type ModelOption } from '../../shared/models';
+import type { ReferenceCheck } from '../../shared/reference-check';
+import { ModelPanel } from './ModelPanel';
+
+const TRAINED: ModelOption = {
+  value: 'trained/harbour',
+  label: 'harbour (fine-tuned)',
+  id: 'trained/harbour',
+  dtype: 'q4f16',
+  fallback: { id: 'trained/harbour', dtype: 'q4' },
+  host: 'http://127.0.0.1:8000/',
+  trainerReference: true,
+};
+
+/** The model bar with a trained model loaded and its check under way. */
+function loadedTrained() {
+  const actor = createActor(modelMachine, {
+    input: { worker: fakeWorker(), models: MODELS, shaderF16: false },
+  }).start();
+  actor.send({ type: 'model.add', id: TRAINED.id, option: TRAINED });
+  actor.send({ type: 'model.load' });
+  actor.send({
+    type: 'worker.ready',
+    message: { status: 'ready', data: { id: TRAINED.id, dtype: 'q4', checking: true } },
+  });
+  render(<ModelPanel model={actor} compact />);
+  const report = (check: ReferenceCheck) =>
+    act(() =>
+      actor.send({
+        type: 'worker.reference',
+        message: { status: 'reference', id: TRAINED.id, dtype: 'q4', check },
+      }),
+    );
+  return { actor, report };
+}
+
+describe('ModelPanel — checked on this GPU', () => {
+  it('checking, then the same answer: a status beside the model', async () => {
+    const { report } = loadedTrained();
+    expect(await screen.findByRole('status')).toHaveTextContent(
+      "Checking on this GPU: replaying the trainer's answer…",
+    );
+    report({ result: 'agreed', dtype: 'q4', steps: 16, compared: 16 });
+    expect(screen.getByRole('status')).toHaveTextContent(
+      "✓Checked on this GPU: the same answer as the trainer'sq4 · 16 tokens replayed, 16 with a clear lead compared",
+    );
+    expect(screen.getByRole('status')).toHaveClass('reference-check-ok');
+  });
+
+  it('a divergence is a visible warning, not an alert; Load stays as it was', async () => {
+    const { report } = loadedTrained();
+    await screen.findByRole('status');
+    report({
+      result: 'diverged',
+      dtype: 'q4',
+      steps: 16,
+      compared: 3,
+      divergence: { step: 3, expected: { id: 87 }, got: { id: 512 }, lead: 2.41 },
+      alternative: 'fp32',
+    });
+    const status = screen.getByRole('status');
+    expect(status).toHaveClass('reference-check-warning');
+    expect(status).toHaveTextContent(
+      "Checked on this GPU: step 3 differs from the trainer's answer (token 512 instead of 87, whose lead was 2.41). The model stays usable; if its answers look wrong, try the other variant (fp32 instead of q4).",
+    );
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(screen.getByRole('button', { name: 'Load model' })).toBeDisabled();
+  });
+
+  it('a model the trainer did not export shows nothing', () => {
+    const actor = createActor(modelMachine, {
+      input: { worker: fakeWorker(), models: MODELS, shaderF16: true },
+    }).start();
+    actor.send({ type: 'model.select', value: 'llama-3.2-1b' });
+    actor.send({ type: 'model.load' });
+    actor.send({
+      type: 'worker.ready',
+      message: { status: 'ready', data: { id: 'onnx-community/x', dtype: 'q4f16' } },
+    });
+    render(<ModelPanel model={actor} compact />);
+    expect(screen.queryByRole('status')).toBeNull();
+  });
+});
