@@ -44,7 +44,10 @@ describe('buildDiagramModel', () => {
       'model.loading.waiting:compound*',
       'model.loading.waiting.alive:atomic*',
       'model.failed:atomic',
-      'model.ready:atomic',
+      'model.ready:compound',
+      'model.ready.unchecked:atomic*',
+      'model.ready.checking:atomic',
+      'model.ready.checked:atomic',
       'model.lost:atomic',
     ]);
     expect(model.nodes.find((n) => n.id === 'model.loading.waiting')?.parent).toBe('model.loading');
@@ -57,6 +60,7 @@ describe('buildDiagramModel', () => {
         'model.none --model.select--> (self)',
         'model.none --model.load [hasSelection]--> model.loading',
         'model.none --worker.error--> model.failed',
+        'model.loading --worker.ready [announcesCheck]--> model.ready.checking',
         'model.loading --worker.ready--> model.ready',
         'model.loading --worker.error--> model.failed',
         'model.loading.waiting --worker.loading--> model.loading.waiting',
@@ -72,6 +76,7 @@ describe('buildDiagramModel', () => {
         'model.failed --model.add [listsOnly]--> (self)',
         'model.ready --model.select--> (self)',
         'model.ready --model.load [canSwitch]--> model.loading',
+        'model.ready.checking --worker.reference [checksLoaded]--> model.ready.checked',
         'model.lost --model.reload [hasSelection]--> model.loading',
         'model.lost --model.select [selectsAnotherModel]--> model.none',
       ].sort(),
