@@ -41,13 +41,12 @@ import {
 } from '@huggingface/transformers';
 import {
   CHROMIUM_FLAGS,
-  ROOT,
   launch,
-  listen,
   serveModels,
   type Browser,
   type RunningServer,
 } from '../e2e/harness';
+import { servePage } from './serve-page';
 
 /** The transformers.js dtypes whose files web_export.py writes (onnx/model{suffix}.onnx). */
 const DTYPES = ['fp32', 'fp16', 'q4', 'q4f16'] as const;
@@ -299,29 +298,6 @@ window.benchReply = async (repo, prompt, tokens) => {
 window.benchReady = true;
 </script></body></html>`;
 
-/** Serves the page and node_modules (read only) for its imports. */
-function servePage(): Promise<RunningServer> {
-  return listen((req, res) => {
-    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
-    if (path === '/bench.html') {
-      res.writeHead(200, { 'Content-Type': 'text/html' });
-      res.end(PAGE);
-      return true;
-    }
-    if (!path.startsWith('/node_modules/') || path.includes('..')) return false;
-    const file = join(ROOT, path);
-    if (!existsSync(file)) return false;
-    const type = file.endsWith('.wasm')
-      ? 'application/wasm'
-      : /\.m?js$/.test(file)
-        ? 'text/javascript'
-        : 'application/octet-stream';
-    res.writeHead(200, { 'Content-Type': type });
-    res.end(readFileSync(file));
-    return true;
-  });
-}
-
 /** Chromium on the machine's GPU: the harness's flags without --disable-gpu, WebGPU on Vulkan. */
 async function launchOnGpu(): Promise<Browser> {
   const browser = await chromium.launch({
@@ -367,7 +343,7 @@ type BenchWindow = {
 };
 
 async function browserEngine(options: Options, models: RunningServer): Promise<Engine> {
-  const server = await servePage();
+  const server = await servePage('/bench.html', PAGE);
   const browser = options.swiftshader ? await launch({ webgpu: true }) : await launchOnGpu();
   const { page } = browser;
   try {

@@ -12,18 +12,17 @@
  *
  * Needs `npm run build` and `npm run tiny-model` first.
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   ROOT,
   TINY_MODEL_DIR,
   TINY_MODEL_ID,
   launch,
-  listen,
   serveDist,
   serveModels,
 } from '../e2e/harness';
 import { readFileSync } from 'node:fs';
+import { servePage } from './serve-page';
 
 const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
@@ -41,26 +40,7 @@ const spread = (xs: number[]) => `${Math.min(...xs).toFixed(2)}–${Math.max(...
 
 /** Serves the raw page and node_modules (read only) for its imports. */
 function serveRaw() {
-  const page = readFileSync(join(ROOT, 'tests', 'bench', 'speed-raw.html'));
-  return listen((req, res) => {
-    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
-    if (path === '/raw.html') {
-      res.writeHead(200, { 'Content-Type': 'text/html' });
-      res.end(page);
-      return true;
-    }
-    if (!path.startsWith('/node_modules/') || path.includes('..')) return false;
-    const file = join(ROOT, path);
-    if (!existsSync(file)) return false;
-    const type = file.endsWith('.wasm')
-      ? 'application/wasm'
-      : /\.m?js$/.test(file)
-        ? 'text/javascript'
-        : 'application/octet-stream';
-    res.writeHead(200, { 'Content-Type': type });
-    res.end(readFileSync(file));
-    return true;
-  });
+  return servePage('/raw.html', readFileSync(join(ROOT, 'tests', 'bench', 'speed-raw.html')));
 }
 
 const DETAIL =
