@@ -15,8 +15,6 @@ export type DomainErrorKind =
   | 'wrong-state'
   /** A file the request needs exists but cannot be read as what it should be. */
   | 'unreadable'
-  /** A byte range outside the file. */
-  | 'range'
   /** A program could not be started (interpreter, launcher). */
   | 'launch-failed';
 
@@ -36,5 +34,4 @@ export const busy = (message: string) => new DomainError('busy', message);
 export const folderInUse = (message: string) => new DomainError('folder-in-use', message);
 export const wrongState = (message: string) => new DomainError('wrong-state', message);
 export const unreadable = (message: string) => new DomainError('unreadable', message);
-export const rangeNotSatisfiable = (message: string) => new DomainError('range', message);
 export const launchFailed = (message: string) => new DomainError('launch-failed', message);

@@ -3,7 +3,6 @@
  * loads (config.json, tokenizer files, onnx/model*.onnx). Listed at GET /models and served in the
  * Hub's layout, `/trained/<name>/resolve/main/<file>`, streamed from disk.
  */
-import { createReadStream, type ReadStream } from 'node:fs';
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import {
@@ -185,46 +184,4 @@ export async function resolveModelFile(web: string, file: string): Promise<Opene
   const info = await stat(real);
   if (!info.isFile()) throw missing();
   return { size: info.size, mtime: info.mtime, path: real };
-}
-
-/** `Range: bytes=a-b` (one range) → [start, end] inclusive; null when absent; 'invalid' → 416. */
-export function parseRange(
-  header: string | undefined,
-  size: number,
-): [number, number] | null | 'invalid' {
-  if (header === undefined) return null;
-  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
-  if (!match) return 'invalid';
-  const [, a = '', b = ''] = match;
-  if (a === '' && b === '') return 'invalid';
-  let start: number;
-  let end: number;
-  if (a === '') {
-    const suffix = Number(b);
-    if (suffix === 0) return 'invalid';
-    start = Math.max(0, size - suffix);
-    end = size - 1;
-  } else {
-    start = Number(a);
-    end = b === '' ? size - 1 : Math.min(Number(b), size - 1);
-  }
-  if (start > end || start >= size) return 'invalid';
-  return [start, end];
-}
-
-export function streamFile(path: string, range: [number, number] | null): ReadStream {
-  return range
-    ? createReadStream(path, { start: range[0], end: range[1], highWaterMark: 1 << 20 })
-    : createReadStream(path, { highWaterMark: 1 << 20 });
-}
-
-const TYPES: Record<string, string> = {
-  json: 'application/json; charset=utf-8',
-  txt: 'text/plain; charset=utf-8',
-  model: 'application/octet-stream',
-};
-
-export function contentType(file: string): string {
-  const ext = file.slice(file.lastIndexOf('.') + 1).toLowerCase();
-  return TYPES[ext] ?? 'application/octet-stream';
 }

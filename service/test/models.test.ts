@@ -114,6 +114,14 @@ describe.skipIf(!hasTinyModel)('metrics and models (needs npm run tiny-model)', 
     expect(ranged.headers['content-length']).toBe('10');
     const beyond = await get(`${base}/onnx/model.onnx`, { range: `bytes=${size}-` });
     expect(beyond.status).toBe(416);
+    expect(beyond.headers['content-range']).toBe(`bytes */${size}`);
+    // A revalidation (Cache-Control no-cache) costs a 304 while the file is unchanged.
+    const etag = String(head.headers.etag);
+    expect(etag).toMatch(/^(W\/)?".+"$/);
+    expect(head.headers['cache-control']).toBe('no-cache');
+    const again = await get(`${base}/onnx/model.onnx`, { 'if-none-match': etag });
+    expect(again.status).toBe(304);
+    expect(again.text).toBe('');
     const preflight = await svc.request({
       method: 'OPTIONS',
       path: `${base}/onnx/model.onnx`,

@@ -15,7 +15,6 @@ const STATUS: Record<DomainErrorKind, number> = {
   busy: 409,
   'folder-in-use': 409,
   'wrong-state': 409,
-  range: 416,
   unreadable: 422,
   'launch-failed': 500,
 };
@@ -67,6 +66,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (error instanceof DomainError) return sendError(reply, STATUS[error.kind], error.message);
     const e = fastifyFields(error);
     const status = e.statusCode ?? 500;
+    // http-errors' headers (@fastify/static's 416 carries `Content-Range: bytes */size`).
+    const headers = error instanceof Error && 'headers' in error ? error.headers : undefined;
+    if (status < 500 && typeof headers === 'object' && headers !== null)
+      for (const [name, value] of Object.entries(headers))
+        if (typeof value === 'string') reply.header(name, value);
     let message = e.message || 'Internal error';
     if (e.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || e.code === 'FST_ERR_CTP_EMPTY_JSON_BODY')
       message = `Malformed JSON body: ${message}`;

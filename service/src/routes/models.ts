@@ -1,23 +1,17 @@
 /**
  * GET /models and the Hub-layout file routes for trained models (and base exports):
- * `GET|HEAD /trained/{name}/resolve/main/{file}`, streamed from the run's `web/` folder with
- * Content-Length, ETag and single-range support. The security hooks in app.ts (Host check,
+ * `GET|HEAD /trained/{name}/resolve/main/{file}`, sent from the run's `web/` folder by
+ * `@fastify/static` (Content-Length, ETag, Last-Modified, single ranges, 416, HEAD). The security hooks in app.ts (Host check,
  * Origin allowlist + CORS) apply; only GET and HEAD exist, the file name is checked before any
  * disk access, and the resolved real path must stay inside `web/`.
  */
+import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod/mini';
 import { TRAINED_MODEL_OWNER, type ModelList } from '../../../src/shared/training-api';
-import { notFound, rangeNotSatisfiable } from '../errors';
-import {
-  checkModelFile,
-  contentType,
-  listModels,
-  modelFolder,
-  parseRange,
-  resolveModelFile,
-  streamFile,
-} from '../models';
+import { basename, dirname } from 'node:path';
+import { notFound } from '../errors';
+import { checkModelFile, listModels, modelFolder, resolveModelFile } from '../models';
 import type { RunManager } from '../runs';
 
 const ModelFileParamsSchema = z.object({
@@ -27,6 +21,8 @@ const ModelFileParamsSchema = z.object({
 });
 
 export function registerModelRoutes(app: FastifyInstance, runs: RunManager): void {
+  // Only reply.sendFile: no route of the plugin's own (every file is checked below first).
+  void app.register(fastifyStatic, { serve: false, root: '/' });
   app.get('/models', async (): Promise<ModelList> => ({
     models: await listModels(runs.records()),
   }));
@@ -46,25 +42,12 @@ export function registerModelRoutes(app: FastifyInstance, runs: RunManager): voi
       const folder = modelFolder(runs.records(), id);
       if (!folder) throw notFound(`No trained model "${id}" (see GET /models)`);
       const opened = await resolveModelFile(folder, file);
-      const etag = `"${opened.size.toString(16)}-${opened.mtime.getTime().toString(16)}"`;
-      reply.header('Accept-Ranges', 'bytes');
-      reply.header('ETag', etag);
-      reply.header('Last-Modified', opened.mtime.toUTCString());
+      // @fastify/static (send): Content-Length, ETag, Last-Modified, one Range (206, 416), HEAD.
       reply.header('Cache-Control', 'no-cache');
-      reply.type(contentType(file));
-      const range = parseRange(request.headers.range, opened.size);
-      if (range === 'invalid') {
-        reply.header('Content-Range', `bytes */${opened.size}`);
-        throw rangeNotSatisfiable(`Range "${request.headers.range ?? ''}" is not satisfiable`);
-      }
-      const length = range ? range[1] - range[0] + 1 : opened.size;
-      reply.header('Content-Length', String(length));
-      if (range) {
-        reply.code(206);
-        reply.header('Content-Range', `bytes ${range[0]}-${range[1]}/${opened.size}`);
-      }
-      if (request.method === 'HEAD') return reply.send();
-      return reply.send(streamFile(opened.path, range));
+      return reply.sendFile(basename(opened.path), dirname(opened.path), {
+        cacheControl: false,
+        dotfiles: 'allow',
+      });
     },
   });
 }
