@@ -5,7 +5,7 @@
  */
 import type { ChildProcess, SpawnOptions } from 'node:child_process';
 import { dirname } from 'node:path';
-import { lastStepCount, toPercent } from '../../src/shared/training-progress';
+import { stepLineCount, toPercent } from '../../src/shared/training-progress';
 import type { ServiceConfig } from './config';
 import { LineAssembler, type LogStore } from './log-store';
 import { parseEvalLine, parseMetricLine, type MetricsStore } from './metrics';
@@ -96,7 +96,7 @@ export function wireOutput(ctx: RunContext, active: ActiveRun) {
   if (!child) return;
   const onLine = (line: string) => {
     store.append(line);
-    if (line.includes('/')) noteProgress(record, lastStepCount(line));
+    if (line.includes('/')) noteProgress(record, stepLineCount(line));
     if (line.includes('{')) noteMetrics(active, line);
   };
   for (const stream of [child.stdout, child.stderr]) {
@@ -106,7 +106,7 @@ export function wireOutput(ctx: RunContext, active: ActiveRun) {
     stream.on('data', (chunk: Buffer) => {
       assembler.push(chunk);
       const open = assembler.open;
-      if (open.includes('/')) noteProgress(record, lastStepCount(open));
+      if (open.includes('/')) noteProgress(record, stepLineCount(open));
       if (!store.flush()) {
         stream.pause();
         void store.drained().then(() => stream.resume());

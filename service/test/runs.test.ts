@@ -64,7 +64,7 @@ describe('a run that succeeds', () => {
     expect(ended.ended_at).not.toBeNull();
     const { lines, total } = await logs(id);
     expect(lines).toHaveLength(10);
-    expect(lines.at(-2)).toMatch(/^step 20\/20 loss/);
+    expect(lines.at(-2)).toBe('step 20/20');
     expect(lines.at(-1)).toBe('saved adapter');
     expect(total).toBe(22);
     // The shell metacharacters reached the script as one literal argument.
@@ -216,7 +216,8 @@ describe('hostile output', () => {
     const { lines } = await logs(id);
     expect(lines).toEqual([
       'bad \uFFFD\uFFFD\uFFFD(',
-      'red bold green step 2/4',
+      'red bold green',
+      'step 2/4',
       'title gone evil bell',
     ]);
     expect((await svc.request({ path: `/runs/${id}` })).json).toMatchObject({
@@ -226,14 +227,23 @@ describe('hostile output', () => {
     });
   });
 
-  it('tqdm carriage-return redraws collapse to the final line', async () => {
+  it("tqdm carriage-return redraws collapse to the final line, which is not the run's progress", async () => {
     const id = await run('tqdm.mjs');
     const ended = await svc.waitForEnd(id);
-    expect(ended).toMatchObject({ state: 'succeeded', current: 50, total: 50, progress: 100 });
+    // Only `step N/M` lines count: a library bar once read as the run's progress.
+    expect(ended).toMatchObject({ state: 'succeeded', current: null, total: null, progress: 0 });
     const { lines } = await logs(id);
     expect(lines).toHaveLength(2);
     expect(lines).toContain('done');
     expect(lines.find((l) => l.includes('%|'))).toMatch(/^100%\|██████████\| 50\/50 \[/);
+  });
+
+  it('counts only `step N/M` lines: retries, export checks and library bars do not', async () => {
+    const id = await run('not-steps.mjs');
+    const ended = await svc.waitForEnd(id);
+    expect(ended).toMatchObject({ state: 'succeeded', current: 3, total: 8, progress: 37.5 });
+    const list = (await svc.request({ path: '/runs' })).json as { runs: RunInfo[] };
+    expect(list.runs.find((r) => r.id === id)).toMatchObject({ current: 3, total: 8 });
   });
 
   it('progress never exceeds 100% nor goes backwards', async () => {

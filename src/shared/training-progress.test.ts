@@ -1,29 +1,36 @@
 import { describe, expect, it } from 'vitest';
 import {
   formatPercent,
-  lastStepCount,
   lastStepCountInLines,
   nextProgress,
+  stepLineCount,
   toPercent,
 } from './training-progress';
 
-describe('lastStepCount', () => {
-  it('takes the last current/total match of a line', () => {
-    expect(lastStepCount('step 3/120 loss 1.2 (epoch 1/3)')).toEqual({ current: 1, total: 3 });
-    expect(lastStepCount('step 7/120')).toEqual({ current: 7, total: 120 });
+describe('stepLineCount', () => {
+  it('reads a whole `step N/M` line', () => {
+    expect(stepLineCount('step 7/120')).toEqual({ current: 7, total: 120 });
+    expect(stepLineCount('  step 3/10 ')).toEqual({ current: 3, total: 10 });
   });
 
-  it('ignores decimals, a zero total and text without a step count', () => {
-    expect(lastStepCount('ratio 0.5/1.0 done')).toBeNull();
-    expect(lastStepCount('0/0')).toBeNull();
-    expect(lastStepCount('no progress here')).toBeNull();
+  it('ignores a zero total, decimals and any other text around the count', () => {
+    expect(stepLineCount('step 0/0')).toBeNull();
+    expect(stepLineCount('step 0.5/1')).toBeNull();
+    expect(stepLineCount('step 3/120 loss 1.2 (epoch 1/3)')).toBeNull();
+    expect(stepLineCount('no progress here')).toBeNull();
   });
 
-  it('reads a tqdm bar', () => {
-    expect(lastStepCount(' 50%|█████     | 60/120 [00:10<00:10, 5.9it/s]')).toEqual({
-      current: 60,
-      total: 120,
-    });
+  // The Runs list once showed "17/17 steps" for a 120-step run and "5/5 steps" for a run that
+  // never trained, from these lines.
+  it('does not count retries, export checks or library progress bars', () => {
+    for (const line of [
+      'Retry 5/5: connection reset',
+      'tokens 17/17 clear-margin steps agree',
+      ' 50%|█████     | 60/120 [00:10<00:10, 5.9it/s]',
+      'Loading weights 21/21',
+      '2024/01/02 12:00 step 3/4',
+    ])
+      expect(stepLineCount(line), line).toBeNull();
   });
 });
 
@@ -34,6 +41,17 @@ describe('lastStepCountInLines', () => {
       total: 10,
     });
     expect(lastStepCountInLines([])).toBeNull();
+  });
+
+  it('skips later lines that are not step lines', () => {
+    const log = [
+      'step 40/120',
+      'Retry 5/5',
+      '100%|██████████| 21/21 [00:01<00:00]',
+      'tokens 17/17 clear-margin steps agree',
+    ];
+    expect(lastStepCountInLines(log)).toEqual({ current: 40, total: 120 });
+    expect(lastStepCountInLines(['Retry 5/5', 'tokens 17/17 clear-margin steps agree'])).toBeNull();
   });
 });
 

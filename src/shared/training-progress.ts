@@ -1,35 +1,34 @@
 /**
- * Training progress from log lines (the last match of 'current/total' in the log gives the
- * percentage, shown with two decimals). Pure: used by the training machine and the service.
+ * Training progress from log lines: only the trainer's own `step N/M` lines count (the whole line,
+ * nothing before or after), and the last one gives the percentage, shown with two decimals. Other
+ * `N/M` text in a log is not the run's progress: a library bar (`Loading weights 21/21`, tqdm's
+ * `60/120 [00:10<00:10]`), a retry count (`Retry 5/5`), an export check (`tokens 17/17`). Pure: used
+ * by the training machine and the service.
  */
 
-/** One `current/total` step count found in the log. */
+/** One `step current/total` count found in the log. */
 export interface StepCount {
   current: number;
   total: number;
 }
 
-// Digits on both sides, not part of a decimal number ('0.5/1') or a longer path-like token
-// ('2024/01/02' still matches its last pair, as a log timestamp would; the last match wins anyway).
-const STEP_PATTERN = /(?<![\d.])(\d{1,15})\/(\d{1,15})(?![\d.])/g;
+const STEP_LINE = /^\s*step (\d{1,15})\/(\d{1,15})\s*$/;
 
-/** The last `current/total` match in `text`, or null; a total of 0 is not a step count. */
-export function lastStepCount(text: string): StepCount | null {
-  let found: StepCount | null = null;
-  for (const match of text.matchAll(STEP_PATTERN)) {
-    const current = Number(match[1]);
-    const total = Number(match[2]);
-    if (total > 0) found = { current, total };
-  }
-  return found;
+/** The count of a `step N/M` line, or null for any other line; a total of 0 is not a count. */
+export function stepLineCount(line: string): StepCount | null {
+  const match = STEP_LINE.exec(line);
+  if (!match) return null;
+  const current = Number(match[1]);
+  const total = Number(match[2]);
+  return total > 0 ? { current, total } : null;
 }
 
-/** The last `current/total` match over lines, searching from the last line backwards. */
+/** The last `step N/M` line's count, searching from the last line backwards. */
 export function lastStepCountInLines(lines: readonly string[]): StepCount | null {
   for (let i = lines.length - 1; i >= 0; i--) {
     const line = lines[i];
     if (line === undefined || !line.includes('/')) continue;
-    const found = lastStepCount(line);
+    const found = stepLineCount(line);
     if (found) return found;
   }
   return null;
@@ -57,7 +56,7 @@ export interface ProgressUpdate {
 }
 
 /**
- * Progress after a poll: the last `current/total` in `lines` as a percentage, never going
+ * Progress after a poll: the last `step N/M` line of `lines` as a percentage, never going
  * backwards from `previous` (a log tail that scrolled past the step line keeps the old value).
  */
 export function nextProgress(previous: number, lines: readonly string[]): ProgressUpdate {
