@@ -1,18 +1,28 @@
 #!/usr/bin/env python3
 """Fine-tuning script for the local training service.
 
-LoRA (every linear layer, peft) or full fine-tuning of a causal language model (transformers) on
-the app's dataset: a JSON array of {"prompt", "completion"} entries. Each entry becomes the model's
-chat template applied to a user prompt and an assistant completion; the loss covers the completion
-only. A held-out share of the entries (--eval_fraction, chosen with --seed, listed in
-<output_dir>/split.json) is never trained on; its mean completion loss is printed every
---eval_every steps and at the end.
+LoRA (every linear layer, peft) or full fine-tuning of a causal language model, trained by TRL's
+SFTTrainer on the app's dataset (a JSON array or JSONL of {"prompt", "completion"} entries, or
+{"messages": [...]} conversations; training/train_data.py). Each entry is the base model's own chat
+template applied to the conversation, tokenized as the browser sends it; the loss covers the
+assistant's tokens only; an entry longer than --max_len is left out, never cut. A held-out share
+of the entries (--eval_fraction, chosen with --seed, listed in <output_dir>/split.json) is never
+trained on; its mean completion loss is printed every --eval_every steps and at the end.
+
+The training options (their types, ranges and defaults) are the table src/shared/training-fields.json
+(training/fields.py), shared with the service and the panel.
 
 Output lines (rank 0 only; the service reads them):
     step 3/120
     {"loss": 2.345678, "learning_rate": 0.0002, "epoch": 0.0333, "step": 3}
     {"eval_loss": 2.456789, "step": 12}
     browser export skipped: <reason>
+
+Checkpoints: every --save_steps steps (0: about every 10 % of the run) into
+<output_dir>/checkpoints/checkpoint-N, each written whole before it appears (a kill or a full disk
+during a save leaves the previous one), the newest --keep_checkpoints kept; --resume continues a
+failed or cancelled run from the newest with the same steps, schedule and split. They are removed
+once the run has saved its result.
 
 After training: LoRA saves the adapter to --output_dir, full fine-tuning the whole model; the
 merged model (at the precision it was trained in, or fp32 with --merged_fp32; Hugging Face layout,
@@ -21,9 +31,11 @@ with tokenizer and generation config; LoRA merges on the CPU) goes to
 (--no-web-export skips that; when it publishes nothing — an architecture it lacks, too little disk,
 no variant passing its check — <output_dir>/web.skipped.json holds the reason and the figures). --export_base also exports the untouched base model to <output_dir>/base-web/ (once per base when
 TRAINING_BASE_EXPORTS names a folder to keep them in: later runs of the same base link to it).
+The trained model is released before the export starts.
 
-Safe under torchrun / accelerate (DDP): every rank trains on its LOCAL_RANK device on its shard of
-the data; the printed loss is the mean over the ranks; only rank 0 prints and writes files.
+Safe under torchrun / accelerate launch (DDP; FSDP with training/accelerate/fsdp.yaml): every rank
+trains on its share of the data; the printed loss is the mean over the ranks; only rank 0 prints
+and writes the result.
 
     python3 training/finetune.py --base_model meta-llama/Llama-3.2-3B-Instruct \
         --data_file service-data/datasets/input_data.json --output_dir service-data/lora \
@@ -36,9 +48,11 @@ Exit codes: 0 done, 2 missing packages or bad input (the message says which), 1 
 from __future__ import annotations
 
 import argparse
+import errno
 import gc
 import importlib.util
 import json
+import math
 import os
 import random
 import shutil
@@ -46,7 +60,9 @@ import signal
 import sys
 from typing import NoReturn
 
-REQUIRED = ("torch", "transformers", "peft")
+import fields
+
+REQUIRED = ("torch", "transformers", "peft", "trl", "datasets", "accelerate")
 # Import names of the packages the browser export needs (pip names are the same).
 # onnx_ir: ONNX Runtime 1.30's 4-bit quantiser imports it without depending on it.
 EXPORT_REQUIRED = ("onnx", "onnxruntime", "onnx_ir")
@@ -62,42 +78,33 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--base_model", default="meta-llama/Llama-3.2-3B-Instruct",
                         help="Hub id or local folder of the model to adapt")
     parser.add_argument("--data_file", required=True,
-                        help="JSON array of {prompt, completion} entries")
+                        help="JSON array of {prompt, completion}, JSONL of the same, or "
+                             "{messages: [...]} entries")
     parser.add_argument("--output_dir", required=True,
                         help="where the adapter (LoRA) or the model (full) is saved")
-    parser.add_argument("--method", choices=("lora", "full"), default="lora",
-                        help="lora: adapters on every linear layer; full: train all weights")
-    parser.add_argument("--max_len", type=int, default=256, help="tokens per example (truncated)")
-    parser.add_argument("--repeat", type=int, default=30,
-                        help="how many times the dataset is repeated (small datasets)")
-    parser.add_argument("--max_steps", type=int, default=120, help="optimizer steps")
-    parser.add_argument("--lr", type=float, default=2e-4, help="learning rate")
-    parser.add_argument("--batch_size", type=int, default=1, help="examples per step per process")
-    parser.add_argument("--lora_r", type=int, default=16)
-    parser.add_argument("--seed", type=int, default=42,
-                        help="seeds the held-out choice, the shuffling and the weights' init")
-    parser.add_argument("--eval_fraction", type=float, default=0.1,
-                        help="share of the entries held out for evaluation (0 turns it off)")
+    # The training options (method, lengths, steps, learning rate, batch, LoRA, schedule, split,
+    # seed, checkpointing): src/shared/training-fields.json, shared with the service and panel.
+    fields.add_arguments(parser)
     parser.add_argument("--eval_every", type=int, default=None,
-                        help="steps between held-out evaluations (default max(1, max_steps // 10))")
+                        help="steps between held-out evaluations (default max(1, steps // 10))")
     parser.add_argument("--no-web-export", dest="web_export", action="store_false",
                         help="skip the browser-ready export to OUTPUT_DIR/web")
-    parser.add_argument("--export_base", action="store_true",
-                        help="also export the untouched base model to OUTPUT_DIR/base-web")
     parser.add_argument("--merged_fp32", action="store_true",
                         help="save merged/ in float32 (default: the precision it was trained in)")
     parser.add_argument("--web_variants", default="auto",
                         help="browser variants to export: auto (q4f16 and q4, and fp16 / fp32 when "
                              "a browser can hold them) or a comma-separated list of fp32, fp16, q4, "
                              "q4f16")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue from the newest complete checkpoint in OUTPUT_DIR/checkpoints")
+    parser.add_argument("--keep_checkpoints", type=int, default=2,
+                        help="how many of the newest checkpoints are kept")
+    parser.add_argument("--chat_template", metavar="FILE", default=None,
+                        help="a Jinja chat template for a base model that has none")
+    parser.add_argument("--plan", action="store_true",
+                        help="say what the run would do (entries, lengths, steps, memory) and exit")
     args = parser.parse_args(argv)
-    for name in ("max_len", "repeat", "max_steps", "batch_size", "lora_r"):
-        if getattr(args, name) <= 0:
-            parser.error(f"--{name} must be greater than 0")
-    if not args.lr > 0:
-        parser.error("--lr must be greater than 0")
-    if not 0 <= args.eval_fraction < 1:
-        parser.error("--eval_fraction must be at least 0 and less than 1")
+    fields.resolve(parser, args)
     if args.web_variants == "auto":
         args.web_variants = None
     else:
@@ -107,10 +114,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
             parser.error(f"--web_variants: unknown variant(s) {', '.join(unknown) or '(none)'}; "
                          "use auto or a list of fp32, fp16, q4, q4f16")
         args.web_variants = names
-    if args.eval_every is None:
-        args.eval_every = max(1, args.max_steps // 10)
-    elif args.eval_every <= 0:
+    if args.keep_checkpoints < 1:
+        parser.error("--keep_checkpoints must be at least 1")
+    if args.eval_every is not None and args.eval_every <= 0:
         parser.error("--eval_every must be greater than 0")
+    if args.eval_every is None and args.epochs is None:
+        args.eval_every = max(1, args.max_steps // 10)
     return args
 
 
@@ -133,25 +142,6 @@ def check_packages(web_export: bool = True) -> None:
             f"Install them with: {os.path.basename(sys.executable)} -m pip install -r "
             "training/requirements.txt (interpreter: " + sys.executable + ")"
         )
-
-
-def load_dataset(path: str) -> list[dict[str, str]]:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except FileNotFoundError:
-        fail(f"data file not found: {path}")
-    except json.JSONDecodeError as error:
-        fail(f"data file is not valid JSON: {path}: {error}")
-    if not isinstance(data, list) or not data:
-        fail("data file must be a non-empty JSON array of {prompt, completion} entries")
-    entries = []
-    for index, entry in enumerate(data):
-        if not (isinstance(entry, dict) and isinstance(entry.get("prompt"), str)
-                and isinstance(entry.get("completion"), str)):
-            fail(f"entry {index} must be an object with string 'prompt' and 'completion'")
-        entries.append({"prompt": entry["prompt"], "completion": entry["completion"]})
-    return entries
 
 
 def looks_like_path(value: str) -> bool:
@@ -185,21 +175,6 @@ def causal_lm_problem(config) -> str | None:
     return None
 
 
-def make_split(count: int, fraction: float, seed: int) -> tuple[list[int], list[int]]:
-    """(train, held_out) positions among `count` entries: round(count × fraction) held out, at least
-    one once there are 5 or more entries (none when fraction is 0), and always one left to train."""
-    if fraction <= 0 or count < 2:
-        held = 0
-    else:
-        held = round(count * fraction)
-        if count >= 5:
-            held = max(1, held)
-        held = min(held, count - 1)
-    held_out = sorted(random.Random(seed).sample(range(count), held))
-    chosen = set(held_out)
-    return [i for i in range(count) if i not in chosen], held_out
-
-
 class DistInfo:
     """This process's place under torchrun/accelerate (RANK, LOCAL_RANK, WORLD_SIZE)."""
 
@@ -219,19 +194,6 @@ class DistInfo:
     @property
     def main(self) -> bool:
         return self.rank == 0
-
-
-def device_for(dist: DistInfo, cuda: bool, mps: bool = False) -> str:
-    """Every rank uses its LOCAL_RANK's GPU; without CUDA, MPS or the CPU."""
-    if cuda:
-        return f"cuda:{dist.local_rank}"
-    return "mps" if mps and not dist.distributed else "cpu"
-
-
-def shard(items: list, dist: DistInfo) -> list:
-    """This rank's share of the examples (every rank gets at least one)."""
-    mine = items[dist.rank::dist.world_size]
-    return mine or items[:1]
 
 
 class Reporter:
@@ -257,57 +219,77 @@ class Reporter:
         self.say(json.dumps({"eval_loss": round(loss, 6), "step": step}))
 
 
-def encode(tokenizer, entry: dict[str, str], max_len: int) -> tuple[list[int], list[int]] | None:
-    """Token ids and labels (prompt tokens masked with -100, so only the answer is learnt),
-    truncated to max_len; None when the prompt alone fills max_len (no answer token left)."""
-    user = [{"role": "user", "content": entry["prompt"]}]
-    if tokenizer.chat_template:
-        prompt_text = tokenizer.apply_chat_template(user, tokenize=False,
-                                                    add_generation_prompt=True)
-        full_text = tokenizer.apply_chat_template(
-            user + [{"role": "assistant", "content": entry["completion"]}], tokenize=False)
-    else:
-        prompt_text = f"Question: {entry['prompt']}\nAnswer: "
-        full_text = prompt_text + entry["completion"] + (tokenizer.eos_token or "")
-    prompt_len = len(tokenizer(prompt_text, add_special_tokens=False)["input_ids"])
-    ids = tokenizer(full_text, add_special_tokens=False)["input_ids"][:max_len]
-    if prompt_len >= len(ids):
-        return None
-    return ids, [-100] * prompt_len + ids[prompt_len:]
+def load_entries(path: str) -> list[list[dict]]:
+    """The data file's conversations (train_data.load_entries); a bad file is bad input."""
+    import train_data
+
+    try:
+        return train_data.load_entries(path)
+    except train_data.DataError as error:
+        fail(str(error))
+    except FileNotFoundError:
+        fail(f"data file not found: {path}")
+    except OSError as error:
+        fail(f"could not read data file {path}: {one_line(error)}")
 
 
-def encode_all(tokenizer, entries, max_len: int, say) -> dict[int, tuple[list[int], list[int]]]:
-    """Encoded entries by their index in the data file; entries with no room for an answer token
-    are skipped with a warning, and none left is bad input, as is a chat template that fails."""
-    encoded = {}
-    for index, entry in enumerate(entries):
-        try:
-            example = encode(tokenizer, entry, max_len)
-        except Exception as error:  # noqa: BLE001 - jinja2's TemplateError, raise_exception(), …
-            fail(f"the base model's chat template fails on entry {index}: {one_line(error)}")
-        if example is None:
-            say(f"warning: entry {index} is longer than max_len ({max_len} tokens) once templated "
-                "(the prompt alone fills it): skipped")
-        else:
-            encoded[index] = example
-    if not encoded:
-        fail(f"every entry is longer than max_len ({max_len} tokens) once templated (the prompt "
-             "alone fills it, leaving no answer token): raise --max_len or shorten the entries")
-    return encoded
+def encode_all(tokenizer, entries, max_len: int, say) -> tuple[dict[int, dict], list[int]]:
+    """train_data.encode_all (prompt ids + completion ids, completion_mask 1 on the tokens learnt;
+    entries longer than max_len left out whole, never cut), saying how many were left out; a
+    template that fails or no entry left is bad input."""
+    import train_data
+
+    try:
+        encoded, too_long = train_data.encode_all(tokenizer, entries, max_len)
+    except train_data.DataError as error:
+        fail(str(error))
+    if too_long:
+        shown = ", ".join(map(str, too_long[:20])) + (" …" if len(too_long) > 20 else "")
+        say(f"{train_data.too_long_message(len(too_long), len(entries), max_len)} "
+            f"(entries {shown})")
+    return encoded, too_long
 
 
-def write_split(path: str, args, entries, train: list[int], held_out: list[int],
-                skipped: list[int]) -> None:
-    split = {"seed": args.seed, "eval_fraction": args.eval_fraction,
-             "held_out_indices": held_out, "held_out": [entries[i] for i in held_out],
-             "train_indices": train, "skipped_indices": skipped}
+def as_prompt_completion(messages: list[dict]) -> dict[str, str]:
+    """A conversation as the {prompt, completion} pair the Compare view asks: the last assistant
+    turn and the user turn before it."""
+    last = max(i for i, m in enumerate(messages) if m.get("role") == "assistant")
+    prompt = next((m["content"] for m in reversed(messages[:last]) if m.get("role") == "user"), "")
+    return {"prompt": prompt, "completion": messages[last]["content"]}
+
+
+def split_record(args, entries, train: list[int], held_out: list[int],
+                 too_long: list[int]) -> dict:
+    return {"seed": args.seed, "eval_fraction": args.eval_fraction,
+            "held_out_indices": held_out,
+            "held_out": [as_prompt_completion(entries[i]) for i in held_out],
+            "held_out_messages": [entries[i] for i in held_out],
+            "train_indices": train, "too_long_indices": too_long}
+
+
+def write_split(path: str, split: dict) -> None:
     with open(path, "w", encoding="utf-8") as handle:
         json.dump(split, handle, ensure_ascii=False, indent=1)
         handle.write("\n")
 
 
+def check_resumed_split(path: str, split: dict) -> None:
+    """A resumed run trains on the split it started with: a data file or option that changed it
+    since is bad input."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            before = json.load(handle)
+    except (OSError, ValueError):
+        return  # no record to compare with (an older run): the checkpoint alone decides
+    keys = ("seed", "held_out_indices", "train_indices", "too_long_indices")
+    if any(before.get(k) != split[k] for k in keys if k in before):
+        fail(f"the data or the split changed since the run started ({path} differs): start a new "
+             "run instead of resuming")
+
+
 def load_base(args, dtype, say):
-    """Tokenizer and model of --base_model; unloadable or non-causal models are bad input."""
+    """Tokenizer and model of --base_model; unloadable or non-causal models, and a base without a
+    chat template (unless --chat_template gives one), are bad input."""
     from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 
     try:
@@ -320,6 +302,15 @@ def load_base(args, dtype, say):
              "decoder-only model such as Llama, Qwen2, Gemma or Phi")
     try:
         tokenizer = AutoTokenizer.from_pretrained(args.base_model)
+    except (OSError, ValueError) as error:
+        fail(f"could not load base model {args.base_model}: {one_line(error)}")
+    import train_data
+
+    try:
+        train_data.require_chat_template(tokenizer, args.chat_template, args.base_model)
+    except train_data.DataError as error:
+        fail(str(error))
+    try:
         # Gemma 2's logit soft-capping exists only in eager attention (the default SDPA path
         # drops it): train the model the export (eager, checked against merged/) will run.
         extra = {"attn_implementation": "eager"} if config.model_type == "gemma2" else {}
@@ -335,19 +326,21 @@ def one_line(error: BaseException) -> str:
     return " ".join(str(error).split()) or type(error).__name__
 
 
-def completion_loss(net, examples, device) -> float:
-    """Mean over the examples of each one's completion loss (dropout off, no gradients)."""
+def completion_loss(net, rows, device) -> float:
+    """Mean over the rows ({input_ids, completion_mask}) of each one's loss on its mask==1 tokens
+    (dropout off, no gradients): the figure the held-out evaluation reports."""
     import torch
 
     was_training = net.training
     net.eval()
     total = 0.0
     with torch.no_grad():
-        for ids, labels in examples:
-            total += net(input_ids=torch.tensor([ids], device=device),
+        for row in rows:
+            labels = [t if m else -100 for t, m in zip(row["input_ids"], row["completion_mask"])]
+            total += net(input_ids=torch.tensor([row["input_ids"]], device=device),
                          labels=torch.tensor([labels], device=device), use_cache=False).loss.item()
     net.train(was_training)
-    return total / len(examples)
+    return total / len(rows)
 
 
 def link_or_copy(src: str, dest: str) -> None:
@@ -498,6 +491,247 @@ def export_base(args, say) -> None:
         shutil.rmtree(staging, ignore_errors=True)
 
 
+CHECKPOINT_PREFIX = "checkpoint-"
+PARTIAL_DIR = ".partial"
+
+
+def checkpoints_dir(output_dir: str) -> str:
+    return os.path.join(output_dir, "checkpoints")
+
+
+def last_checkpoint(folder: str) -> str | None:
+    """The newest complete checkpoint in folder: checkpoint-N folders appear only once written
+    whole (AtomicCheckpoints), so the one with the highest N."""
+    if not os.path.isdir(folder):
+        return None
+    steps = [int(name[len(CHECKPOINT_PREFIX):]) for name in os.listdir(folder)
+             if name.startswith(CHECKPOINT_PREFIX) and name[len(CHECKPOINT_PREFIX):].isdigit()
+             and os.path.isfile(os.path.join(folder, name, "trainer_state.json"))]
+    return os.path.join(folder, f"{CHECKPOINT_PREFIX}{max(steps)}") if steps else None
+
+
+class CheckpointError(Exception):
+    """A checkpoint could not be written (the previous one is intact)."""
+
+    def __init__(self, folder: str, error: BaseException) -> None:
+        text = one_line(error)
+        if ("No space left on device" not in text
+                and (getattr(error, "errno", None) == errno.ENOSPC or disk_full(folder))):
+            text = f"No space left on device ({text})"
+        super().__init__(f"could not write the checkpoint {folder}: {text}; the previous "
+                         "checkpoint is intact")
+
+
+def disk_full(folder: str) -> bool:
+    """Whether the filesystem holding folder has (next to) no space left: torch.save reports a
+    full disk only as a failed write."""
+    probe = folder
+    while probe and not os.path.exists(probe):
+        probe = os.path.dirname(probe)
+    try:
+        return shutil.disk_usage(probe or ".").free < 1 << 20
+    except OSError:
+        return False
+
+
+def fsync_tree(folder: str) -> None:
+    for root, _dirs, names in os.walk(folder):
+        for name in names:
+            with open(os.path.join(root, name), "rb") as handle:
+                os.fsync(handle.fileno())
+    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def make_trainer_class():
+    """trl.SFTTrainer with checkpoints written atomically (into <checkpoints>/.partial/, synced,
+    then renamed into place; the oldest beyond save_total_limit removed only after that), and each
+    rank's own loss of the optimizer step kept for FINETUNE_PRINT_RANK_LOSS."""
+    from transformers.trainer_utils import rotate_checkpoints
+    from trl import SFTTrainer
+
+    class Trainer(SFTTrainer):
+        rank_loss = 0.0
+        _staging = False
+
+        def training_step(self, model, inputs, num_items_in_batch=None):
+            loss = super().training_step(model, inputs, num_items_in_batch)
+            self.rank_loss += float(loss)
+            return loss
+
+        def _get_output_dir(self, trial):
+            run_dir = super()._get_output_dir(trial)
+            return os.path.join(run_dir, PARTIAL_DIR) if self._staging else run_dir
+
+        def _save_checkpoint(self, model, trial):
+            run_dir = self._get_output_dir(trial)
+            name = f"{CHECKPOINT_PREFIX}{self.state.global_step}"
+            staging = os.path.join(run_dir, PARTIAL_DIR, name)
+            final = os.path.join(run_dir, name)
+            if self.args.should_save:
+                shutil.rmtree(staging, ignore_errors=True)
+            self._staging = True
+            try:
+                super()._save_checkpoint(model, trial)
+                self.accelerator.wait_for_everyone()  # every rank's RNG state is in staging
+                if self.args.should_save:
+                    fsync_tree(staging)
+                    shutil.rmtree(final, ignore_errors=True)
+                    os.replace(staging, final)
+                    fsync_tree(run_dir)
+            except Exception as error:
+                if self.args.should_save:
+                    shutil.rmtree(staging, ignore_errors=True)
+                raise CheckpointError(final, error) from error
+            finally:
+                self._staging = False
+            if self.args.should_save:
+                rotate_checkpoints(output_dir=run_dir, save_total_limit=self.args.save_total_limit,
+                                   use_mtime=False)
+
+    return Trainer
+
+
+def make_progress_callback(report: "Reporter", dist: DistInfo, examples_per_step: int,
+                           train_entries: int):
+    """The lines the service reads (rank 0): `step N/M` and the loss line after every optimizer
+    step, the held-out line after every evaluation. epoch = examples seen / training entries."""
+    from transformers import TrainerCallback
+
+    print_rank_loss = os.environ.get(RANK_LOSS_ENV) == "1"
+
+    class Progress(TrainerCallback):
+        trainer = None
+
+        def on_train_begin(self, args, state, control, **kwargs):
+            report.say(f"step {state.global_step}/{state.max_steps}")
+
+        def on_step_end(self, args, state, control, **kwargs):
+            if self.trainer is not None:
+                if print_rank_loss:
+                    print(f"rank {dist.rank} step {state.global_step} loss "
+                          f"{self.trainer.rank_loss:.9f}", file=sys.stderr, flush=True)
+                self.trainer.rank_loss = 0.0
+
+        def on_log(self, args, state, control, logs=None, **kwargs):
+            logs = logs or {}
+            if "loss" in logs:
+                report.step(state.global_step, state.max_steps, float(logs["loss"]),
+                            logs.get("learning_rate"),
+                            epoch=state.global_step * examples_per_step / train_entries)
+            if "eval_loss" in logs:
+                report.eval(state.global_step, float(logs["eval_loss"]))
+
+    return Progress()
+
+
+def mixed_precision(torch) -> dict[str, bool]:
+    """bf16 where the GPU computes it natively, fp16 (with a gradient scaler) on other GPUs, fp32 on
+    the CPU."""
+    if not torch.cuda.is_available():
+        return {"bf16": False, "fp16": False}
+    native = torch.cuda.is_bf16_supported(including_emulation=False)
+    return {"bf16": native, "fp16": not native}
+
+
+def use_gradient_checkpointing(choice: str, parameters: int) -> bool:
+    return choice == "on" or (choice == "auto" and parameters >= 1_000_000_000)
+
+
+def steps_for(args, train_entries: int, world_size: int) -> int:
+    """Optimizer steps of the run: --max_steps, or with --epochs the passes over the training
+    entries (each step takes batch × accumulation × processes examples)."""
+    if args.epochs is None:
+        return args.max_steps
+    per_step = args.batch_size * args.grad_accum * world_size
+    return max(1, math.ceil(args.epochs * train_entries / per_step))
+
+
+def train(args, dist: DistInfo, report: Reporter, tokenizer, model, train_rows: list[dict],
+          held_rows: list[dict], train_entries: int, resume_from: str | None):
+    """Trains with trl.SFTTrainer; returns the trainer (its .model is the trained, unwrapped
+    model)."""
+    import torch
+    from datasets import Dataset
+    from transformers import PrinterCallback
+    from trl import SFTConfig
+
+    total = steps_for(args, train_entries, dist.world_size)
+    eval_every = args.eval_every or max(1, total // 10)
+    save_steps = args.save_steps or max(1, math.ceil(total / 10))
+    checkpointing = use_gradient_checkpointing(args.gradient_checkpointing, model.num_parameters())
+    if args.epochs is None:
+        # Repeat × the training entries, shuffled with the seed; the run takes max_steps batches
+        # from it (the sampler passes over it again if it runs out).
+        train_rows = train_rows * args.repeat
+        random.Random(args.seed).shuffle(train_rows)
+    config = SFTConfig(
+        output_dir=checkpoints_dir(args.output_dir),
+        per_device_train_batch_size=args.batch_size,
+        per_device_eval_batch_size=1,  # the held-out figure: the mean of each entry's loss
+        gradient_accumulation_steps=args.grad_accum,
+        learning_rate=args.lr,
+        lr_scheduler_type=args.lr_scheduler,
+        warmup_steps=math.ceil(args.warmup_ratio * total),
+        max_grad_norm=1.0,
+        max_steps=total if args.epochs is None else -1,
+        num_train_epochs=args.epochs or 1.0,
+        seed=args.seed,
+        data_seed=args.seed,
+        gradient_checkpointing=checkpointing,
+        **mixed_precision(torch),
+        report_to="none",
+        logging_steps=1,
+        save_strategy="steps",
+        save_steps=save_steps,
+        save_total_limit=args.keep_checkpoints,
+        eval_strategy="steps" if held_rows else "no",
+        eval_steps=eval_every if held_rows else None,
+        disable_tqdm=True,
+        completion_only_loss=True,  # the rows are tokenized: the mask is ours, not the format's
+        max_length=None,  # the rows already fit max_len (longer entries were left out)
+        dataset_num_proc=None,
+        remove_unused_columns=True,
+        include_num_input_tokens_seen="no",
+        dataloader_pin_memory=torch.cuda.is_available(),
+    )
+    peft_config = None
+    if args.method == "lora":
+        from peft import LoraConfig
+
+        peft_config = LoraConfig(r=args.lora_r, lora_alpha=args.lora_alpha,
+                                 lora_dropout=args.lora_dropout, bias="none",
+                                 task_type="CAUSAL_LM", target_modules="all-linear")
+    trainer = make_trainer_class()(
+        model=model, args=config, processing_class=tokenizer,
+        train_dataset=Dataset.from_list(train_rows),
+        eval_dataset=Dataset.from_list(held_rows) if held_rows else None,
+        peft_config=peft_config)
+    progress = make_progress_callback(
+        report, dist, args.batch_size * args.grad_accum * dist.world_size, train_entries)
+    progress.trainer = trainer
+    trainer.add_callback(progress)
+    # Its printed dicts are not the service's lines (the loss line above is).
+    trainer.remove_callback(PrinterCallback)
+    if args.method == "lora" and dist.main:
+        trainer.model.print_trainable_parameters()
+    report.say(f"{total} optimizer steps of {args.batch_size * args.grad_accum * dist.world_size} "
+               f"examples, checkpoint every {save_steps} steps"
+               + (", gradient checkpointing" if checkpointing else ""))
+    if resume_from:
+        report.say(f"resuming from step {resume_step(resume_from)} ({resume_from})")
+    trainer.train(resume_from_checkpoint=resume_from)
+    return trainer
+
+
+def resume_step(checkpoint: str) -> int:
+    with open(os.path.join(checkpoint, "trainer_state.json"), encoding="utf-8") as handle:
+        return int(json.load(handle)["global_step"])
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
@@ -505,112 +739,64 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:
         fail(str(error))
     check_packages(args.web_export)
-    entries = load_dataset(args.data_file)
     args.base_model = check_base_model_path(args.base_model)
     report = Reporter(dist)
     # Library progress bars ("Loading weights: 100%| 21/21") would read as this run's progress: the
     # service takes the last `current/total` it sees. Only the `step N/M` lines say where we are.
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("HF_DATASETS_DISABLE_PROGRESS_BARS", "1")
+    if args.plan:
+        import plan
 
+        return plan.run_plan(args, report.say)
+    entries = load_entries(args.data_file)
+    resume_from = None
+    if args.resume:
+        resume_from = last_checkpoint(checkpoints_dir(args.output_dir))
+        if resume_from is None:
+            fail(f"no checkpoint to resume from in {checkpoints_dir(args.output_dir)}")
+
+    import datasets
     import torch
+    import train_data
     from transformers.utils import logging as hf_logging
 
     hf_logging.disable_progress_bar()
 
+    datasets.disable_progress_bars()
     random.seed(args.seed)
     torch.manual_seed(args.seed)
     cuda = torch.cuda.is_available()
-    mps = bool(getattr(torch.backends, "mps", None) and torch.backends.mps.is_available())
-    device = device_for(dist, cuda, mps)
-    if cuda:
-        torch.cuda.set_device(dist.local_rank)
     # Full fine-tuning keeps fp32 weights (AdamW on half-precision weights loses the small
-    # updates; CUDA computes in bf16 under autocast). LoRA keeps the frozen base in half precision.
-    half = torch.bfloat16 if cuda and torch.cuda.is_bf16_supported() else torch.float16
-    dtype = torch.float32 if args.method == "full" or device == "cpu" else half
-    autocast = cuda and args.method == "full" and torch.cuda.is_bf16_supported()
+    # updates; the GPU computes in bf16/fp16 under autocast). LoRA keeps the frozen base in the
+    # GPU's half precision.
+    precision = mixed_precision(torch)
+    half = torch.bfloat16 if precision["bf16"] else torch.float16
+    dtype = torch.float32 if args.method == "full" or not cuda else half
+    device = f"cuda:{dist.local_rank}" if cuda else "cpu"
     report.say(f"loading {args.base_model} on {device} ({dtype}), {args.method} fine-tuning, "
                f"{dist.world_size} process{'es' if dist.distributed else ''}")
     tokenizer, model = load_base(args, dtype, report.say)
-    encoded = encode_all(tokenizer, entries, args.max_len, report.say)
-    usable = sorted(encoded)
-    train_pos, held_pos = make_split(len(usable), args.eval_fraction, args.seed)
-    train_idx = [usable[i] for i in train_pos]
-    held_idx = [usable[i] for i in held_pos]
-    skipped = [i for i in range(len(entries)) if i not in encoded]
+    encoded, too_long = encode_all(tokenizer, entries, args.max_len, report.say)
+    train_idx, held_idx = train_data.split_encoded(encoded, args.eval_fraction, args.seed)
+    split = split_record(args, entries, train_idx, held_idx, too_long)
+    split_path = os.path.join(args.output_dir, "split.json")
+    if resume_from:
+        check_resumed_split(split_path, split)
     if dist.main:
         os.makedirs(args.output_dir, exist_ok=True)
-        write_split(os.path.join(args.output_dir, "split.json"), args, entries, train_idx,
-                    held_idx, skipped)
+        write_split(split_path, split)
     report.say(f"{len(train_idx)} entries to train on, {len(held_idx)} held out for evaluation"
-               + (f", {len(skipped)} skipped" if skipped else ""))
-
-    if dist.distributed:
-        torch.distributed.init_process_group(backend="nccl" if cuda else "gloo")
-    model.to(device)
+               + (f", {len(too_long)} too long" if too_long else ""))
     model.config.use_cache = False
-    if args.method == "lora":
-        from peft import LoraConfig, get_peft_model
-
-        model = get_peft_model(model, LoraConfig(
-            r=args.lora_r, lora_alpha=2 * args.lora_r, lora_dropout=0.05, bias="none",
-            task_type="CAUSAL_LM", target_modules="all-linear"))
-        if dist.main:
-            model.print_trainable_parameters()
-    net = model  # the unwrapped model: evaluation and saving
-    if dist.distributed:
-        model = torch.nn.parallel.DistributedDataParallel(
-            model, device_ids=[dist.local_rank] if cuda else None)
-
-    # Every rank shuffles the same way (same seed), then takes its own shard.
-    examples = [encoded[i] for i in train_idx] * args.repeat
-    random.Random(args.seed).shuffle(examples)
-    examples = shard(examples, dist)
-    held_examples = [encoded[i] for i in held_idx]
-    optimizer = torch.optim.AdamW((p for p in model.parameters() if p.requires_grad), lr=args.lr)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda step: max(0.0, 1.0 - step / args.max_steps))
-    print_rank_loss = os.environ.get(RANK_LOSS_ENV) == "1"
-
-    model.train()
-    step = 0
-    cursor = 0
-    total = args.max_steps
-    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0  # masked anyway
-    report.step(0, total)
-    while step < total:
-        batch = [examples[(cursor + i) % len(examples)] for i in range(args.batch_size)]
-        cursor += args.batch_size
-        width = max(len(ids) for ids, _ in batch)
-        input_ids = torch.tensor([ids + [pad] * (width - len(ids)) for ids, _ in batch],
-                                 device=device)
-        labels = torch.tensor([lab + [-100] * (width - len(lab)) for _, lab in batch],
-                              device=device)
-        attention = torch.tensor([[1] * len(ids) + [0] * (width - len(ids)) for ids, _ in batch],
-                                 device=device)
-        with torch.autocast(device_type="cuda", dtype=torch.bfloat16, enabled=autocast):
-            loss = model(input_ids=input_ids, attention_mask=attention, labels=labels,
-                         use_cache=False).loss
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        scheduler.step()
-        optimizer.zero_grad(set_to_none=True)
-        step += 1
-        logged = loss.detach().float()
-        if print_rank_loss:
-            print(f"rank {dist.rank} step {step} loss {logged.item():.9f}", file=sys.stderr,
-                  flush=True)
-        if dist.distributed:
-            torch.distributed.all_reduce(logged, op=torch.distributed.ReduceOp.SUM)
-            logged /= dist.world_size
-        report.step(step, total, logged.item(), scheduler.get_last_lr()[0],
-                    epoch=step * args.batch_size * dist.world_size / len(train_idx) / args.repeat)
-        if held_examples and dist.main and (step % args.eval_every == 0 or step == total):
-            report.eval(step, completion_loss(net, held_examples, device))
-
-    if dist.distributed:
+    try:
+        trainer = train(args, dist, report, tokenizer, model, [encoded[i] for i in train_idx],
+                        [encoded[i] for i in held_idx], len(train_idx), resume_from)
+    except CheckpointError as error:
+        fail(str(error))
+    net = trainer.model
+    if torch.distributed.is_available() and torch.distributed.is_initialized():
         # The other ranks are done: rank 0 saves and exports alone (no collective timeout).
         torch.distributed.barrier()
         torch.distributed.destroy_process_group()
@@ -618,10 +804,15 @@ def main(argv: list[str] | None = None) -> int:
         merged_dir = save_outputs(args, net, tokenizer, report.say)
     # The trained model is released before the export, which loads merged/ on its own: the run's
     # peak memory is the larger of training's and the export's, not their sum.
-    del model, net, optimizer, scheduler, examples, held_examples
+    trainer.accelerator.free_memory()
+    del trainer, model, net
     gc.collect()
     if cuda:
         torch.cuda.empty_cache()
+    if dist.main:
+        # The run is complete: the checkpoints (optimizer state: twice the trainable weights and
+        # more) are no longer needed to resume it.
+        shutil.rmtree(checkpoints_dir(args.output_dir), ignore_errors=True)
     if dist.main and args.web_export:
         export_outputs(args, merged_dir, report.say)
     return 0

@@ -2,6 +2,7 @@
 are in test_finetune_torch.py and test_finetune_ddp.py): npm run test:python."""
 from __future__ import annotations
 
+import argparse
 import contextlib
 import io
 import json
@@ -11,6 +12,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fields  # noqa: E402
 import finetune  # noqa: E402
 
 
@@ -32,21 +34,31 @@ class ArgumentsTest(unittest.TestCase):
         self.assertTrue(args.web_export)
         self.assertEqual((args.method, args.eval_fraction, args.eval_every, args.export_base),
                          ("lora", 0.1, 12, False))
+        self.assertEqual((args.epochs, args.batch_size, args.grad_accum, args.lr_scheduler,
+                          args.gradient_checkpointing, args.save_steps, args.keep_checkpoints),
+                         (None, 1, 1, "cosine", "auto", 0, 2))
+        self.assertFalse(args.resume or args.plan)
 
     def test_method_and_evaluation(self):
         args = finetune.parse_args(["--data_file", "d", "--output_dir", "o", "--method", "full",
                                     "--max_steps", "5", "--eval_fraction", "0", "--export_base"])
         self.assertEqual((args.method, args.eval_fraction, args.eval_every, args.export_base),
                          ("full", 0.0, 1, True))
+        self.assertEqual(args.lr, 2e-5)  # full fine-tuning's own default, from the table
+        args = finetune.parse_args(["--data_file", "d", "--output_dir", "o", "--method", "full",
+                                    "--lr", "1e-3"])
+        self.assertEqual(args.lr, 1e-3)
         args = finetune.parse_args(["--data_file", "d", "--output_dir", "o", "--eval_every", "7"])
         self.assertEqual(args.eval_every, 7)
+        args = finetune.parse_args(["--data_file", "d", "--output_dir", "o", "--epochs", "2"])
+        self.assertEqual((args.epochs, args.eval_every), (2.0, None))  # known once data is read
         err = exits_with(self, lambda: finetune.parse_args(
             ["--data_file", "d", "--output_dir", "o", "--method", "qlora"]))
         self.assertIn("invalid choice: 'qlora'", err)
-        for value in ("1", "-0.1"):
+        for value in ("0.6", "-0.1"):
             err = exits_with(self, lambda: finetune.parse_args(
                 ["--data_file", "d", "--output_dir", "o", "--eval_fraction", value]))
-            self.assertIn("--eval_fraction must be at least 0 and less than 1", err)
+            self.assertIn(f"--eval_fraction must be between 0 and 0.5, got {value}", err)
         err = exits_with(self, lambda: finetune.parse_args(
             ["--data_file", "d", "--output_dir", "o", "--eval_every", "0"]))
         self.assertIn("--eval_every must be greater than 0", err)
@@ -55,61 +67,99 @@ class ArgumentsTest(unittest.TestCase):
         args = finetune.parse_args(["--data_file", "d", "--output_dir", "o", "--no-web-export"])
         self.assertFalse(args.web_export)
 
-    def test_rejects_non_positive_values(self):
-        for flag, value in (("--max_steps", "0"), ("--repeat", "-1"), ("--lr", "0")):
+    def test_out_of_range_values_name_the_range(self):
+        for flag, value, allowed in (("--max_steps", "0", "between 1 and 100000000"),
+                                     ("--repeat", "-1", "between 1 and 100000"),
+                                     ("--lr", "0", "between 1e-08 and 1"),
+                                     ("--lr", "-0.001", "between 1e-08 and 1"),
+                                     ("--epochs", "0", "between 0.01 and 1000"),
+                                     ("--grad_accum", "0", "between 1 and 1024"),
+                                     ("--lora_dropout", "0.95", "between 0 and 0.9")):
             err = exits_with(self, lambda: finetune.parse_args(
                 ["--data_file", "d", "--output_dir", "o", flag, value]))
-            self.assertIn(f"{flag} must be greater than 0", err)
+            self.assertIn(f"{flag} must be {allowed}, got {value}", err)
+        err = exits_with(self, lambda: finetune.parse_args(
+            ["--data_file", "d", "--output_dir", "o", "--lr", "nan"]))
+        self.assertIn("argument --lr: not a finite number: nan", err)
+        err = exits_with(self, lambda: finetune.parse_args(
+            ["--data_file", "d", "--output_dir", "o", "--keep_checkpoints", "0"]))
+        self.assertIn("--keep_checkpoints must be at least 1", err)
 
     def test_required_arguments(self):
         err = exits_with(self, lambda: finetune.parse_args(["--output_dir", "o"]))
         self.assertIn("--data_file", err)
 
     def test_export_packages_only_when_exporting(self):
-        self.assertEqual(finetune.required_packages(False), ("torch", "transformers", "peft"))
-        self.assertEqual(finetune.required_packages(True)[3:], ("onnx", "onnxruntime", "onnx_ir"))
+        self.assertEqual(finetune.required_packages(False),
+                         ("torch", "transformers", "peft", "trl", "datasets", "accelerate"))
+        self.assertEqual(finetune.required_packages(True)[6:], ("onnx", "onnxruntime", "onnx_ir"))
 
 
-class DatasetTest(unittest.TestCase):
-    def write(self, content: str) -> str:
-        handle = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
-        handle.write(content)
-        handle.close()
-        self.addCleanup(os.unlink, handle.name)
-        return handle.name
+class FieldTableTest(unittest.TestCase):
+    """training-fields.json is the only place a training option's type, range and default are
+    written: every field is a flag whose default is the table's."""
 
-    def test_valid(self):
-        path = self.write(json.dumps([{"prompt": "q", "completion": "a", "extra": 1}]))
-        self.assertEqual(finetune.load_dataset(path), [{"prompt": "q", "completion": "a"}])
+    def test_every_field_is_a_flag_with_the_tables_default(self):
+        table = fields.load_fields()
+        self.assertGreater(len(table), 10)
+        for method in ("lora", "full"):
+            args = finetune.parse_args(["--data_file", "d", "--output_dir", "o",
+                                        "--method", method])
+            for field in (f for f in table if f["name"] != "method"):
+                with self.subTest(field=field["name"], method=method):
+                    self.assertEqual(getattr(args, fields.dest(field)),
+                                     fields.default_for(field, method))
 
-    def test_bad_inputs(self):
-        cases = [
-            (None, "data file not found"),
-            ("{not json", "data file is not valid JSON"),
-            ("[]", "must be a non-empty JSON array"),
-            ('{"prompt": "q"}', "must be a non-empty JSON array"),
-            ('[{"prompt": "q"}]', "entry 0 must be an object with string 'prompt' and 'completion'"),
-            ('[{"prompt": "q", "completion": 3}]', "entry 0 must be an object"),
-        ]
-        for content, message in cases:
-            path = "/nonexistent/data.json" if content is None else self.write(content)
-            err = exits_with(self, lambda: finetune.load_dataset(path))
-            self.assertIn(message, err, content)
+    def test_a_field_added_to_the_table_is_a_flag(self):
+        table = fields.load_fields() + [{
+            "name": "new_option", "type": "int", "min": 2, "max": 9, "default": 4,
+            "flag": "--new_option", "label": "New", "help": "", "group": "advanced"}]
+        parser = argparse.ArgumentParser()
+        fields.add_arguments(parser, table)
+        args = fields.resolve(parser, parser.parse_args([]), table)
+        self.assertEqual(args.new_option, 4)
+        args = fields.resolve(parser, parser.parse_args(["--new_option", "7"]), table)
+        self.assertEqual(args.new_option, 7)
+        err = exits_with(self, lambda: fields.resolve(
+            parser, parser.parse_args(["--new_option", "1"]), table))
+        self.assertIn("--new_option must be between 2 and 9, got 1", err)
+
+    def test_enum_and_bool(self):
+        err = exits_with(self, lambda: finetune.parse_args(
+            ["--data_file", "d", "--output_dir", "o", "--lr_scheduler", "step"]))
+        self.assertIn("invalid choice: 'step'", err)
+        args = finetune.parse_args(["--data_file", "d", "--output_dir", "o",
+                                    "--gradient_checkpointing", "on", "--export_base"])
+        self.assertEqual((args.gradient_checkpointing, args.export_base), ("on", True))
 
 
-class SplitTest(unittest.TestCase):
-    def test_sizes(self):
-        # (entries, fraction) -> held out: round(n*f), at least 1 from 5 entries, one left to train.
-        for (count, fraction), held in {(10, 0.1): 1, (20, 0.1): 2, (5, 0.1): 1, (4, 0.1): 0,
-                                         (4, 0.2): 1, (3, 0.5): 2, (2, 0.9): 1, (1, 0.5): 0,
-                                         (100, 0.0): 0, (6, 0.99): 5}.items():
-            train, held_out = finetune.make_split(count, fraction, seed=1)
-            self.assertEqual(len(held_out), held, (count, fraction))
-            self.assertEqual(sorted(train + held_out), list(range(count)))
+class TrainingChoicesTest(unittest.TestCase):
+    def test_gradient_checkpointing_auto_from_one_billion_parameters(self):
+        self.assertFalse(finetune.use_gradient_checkpointing("auto", 999_999_999))
+        self.assertTrue(finetune.use_gradient_checkpointing("auto", 1_000_000_000))
+        self.assertTrue(finetune.use_gradient_checkpointing("on", 10))
+        self.assertFalse(finetune.use_gradient_checkpointing("off", 3_000_000_000))
 
-    def test_seeded(self):
-        self.assertEqual(finetune.make_split(50, 0.2, 7), finetune.make_split(50, 0.2, 7))
-        self.assertNotEqual(finetune.make_split(50, 0.2, 7)[1], finetune.make_split(50, 0.2, 8)[1])
+    def test_steps_from_epochs(self):
+        args = finetune.parse_args(["--data_file", "d", "--output_dir", "o", "--epochs", "3",
+                                    "--batch_size", "2", "--grad_accum", "2"])
+        self.assertEqual(finetune.steps_for(args, 10, 1), 8)  # ceil(3 × 10 / 4)
+        self.assertEqual(finetune.steps_for(args, 10, 2), 4)  # ceil(3 × 10 / 8)
+        args = finetune.parse_args(["--data_file", "d", "--output_dir", "o"])
+        self.assertEqual(finetune.steps_for(args, 10, 2), 120)
+
+    def test_last_checkpoint_is_the_newest_complete_one(self):
+        with tempfile.TemporaryDirectory() as folder:
+            self.assertIsNone(finetune.last_checkpoint(os.path.join(folder, "none")))
+            self.assertIsNone(finetune.last_checkpoint(folder))
+            for name, complete in (("checkpoint-2", True), ("checkpoint-10", True),
+                                   ("checkpoint-12", False), ("checkpoint-x", True)):
+                os.makedirs(os.path.join(folder, name))
+                if complete:
+                    open(os.path.join(folder, name, "trainer_state.json"), "w").close()
+            os.makedirs(os.path.join(folder, ".partial", "checkpoint-14"))
+            self.assertEqual(finetune.last_checkpoint(folder),
+                             os.path.join(folder, "checkpoint-10"))
 
 
 class BaseModelPathTest(unittest.TestCase):
@@ -152,19 +202,11 @@ class DistributedTest(unittest.TestCase):
         dist = finetune.DistInfo({"RANK": "5", "LOCAL_RANK": "1", "WORLD_SIZE": "8"})
         self.assertFalse(dist.main)
         self.assertTrue(dist.distributed)
-        self.assertEqual(finetune.device_for(dist, cuda=True), "cuda:1")
-        self.assertEqual(finetune.device_for(dist, cuda=False, mps=True), "cpu")
-        self.assertEqual(finetune.device_for(finetune.DistInfo({}), cuda=False, mps=True), "mps")
+        self.assertEqual((dist.rank, dist.local_rank, dist.world_size), (5, 1, 8))
 
     def test_bad_environment(self):
         with self.assertRaises(ValueError):
             finetune.DistInfo({"RANK": "2", "WORLD_SIZE": "2"})
-
-    def test_shards_cover_the_data_once(self):
-        items = list(range(10))
-        shards = [finetune.shard(items, finetune.DistInfo(
-            {"RANK": str(r), "LOCAL_RANK": str(r), "WORLD_SIZE": "3"})) for r in range(3)]
-        self.assertEqual(sorted(x for s in shards for x in s), items)
 
     def test_only_rank_zero_prints(self):
         outputs = []
