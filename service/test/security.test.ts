@@ -73,6 +73,21 @@ describe('Origin allowlist and CORS', () => {
     expect(ok.headers['access-control-allow-origin']).toBe('http://127.0.0.1:5173');
     expect(ok.headers['access-control-allow-methods']).toContain('POST');
     expect(ok.headers['access-control-allow-headers']).toMatch(/content-type/i);
+    expect(ok.headers['access-control-max-age']).toBe('600');
+    expect(ok.headers.vary).toMatch(/Origin/);
+    expect(ok.headers['access-control-allow-private-network']).toBeUndefined();
+    // Chrome's Private Network Access preflight: allowed origins get the permission.
+    const pna = await svc.request({
+      method: 'OPTIONS',
+      path: '/runs',
+      headers: {
+        origin: 'http://localhost:5173',
+        'access-control-request-method': 'GET',
+        'access-control-request-private-network': 'true',
+      },
+    });
+    expect(pna.status).toBe(204);
+    expect(pna.headers['access-control-allow-private-network']).toBe('true');
     const bad = await svc.request({
       method: 'OPTIONS',
       path: '/train',

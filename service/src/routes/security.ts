@@ -1,8 +1,9 @@
 /**
  * Who may talk to the service: a loopback Host only (DNS rebinding), browsers only from the
- * allowed origins (CORS answers for those alone), and state changes only as JSON (a cross-site
- * form cannot send that without a preflight).
+ * allowed origins (refused here with a 403; @fastify/cors answers CORS for those alone), and
+ * state changes only as JSON (a cross-site form cannot send that without a preflight).
  */
+import fastifyCors from '@fastify/cors';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LOOPBACK_HOSTS } from '../config';
 import { trainingMessages } from '../../../src/shared/training-messages';
@@ -42,21 +43,14 @@ export function registerSecurity(
             ? 'Origin "null" is never allowed'
             : `Origin "${origin}" is not allowed (allowed: ${[...origins].join(', ')}; set TRAINING_ALLOWED_ORIGINS)`,
         );
-      reply.header('Access-Control-Allow-Origin', origin);
-      reply.header('Vary', 'Origin');
-      reply.header(
-        'Access-Control-Expose-Headers',
-        'Content-Length, Content-Range, Accept-Ranges, ETag',
-      );
     }
-    if (request.method === 'OPTIONS') {
-      reply.header('Access-Control-Allow-Methods', 'GET, HEAD, POST, PUT, OPTIONS');
-      reply.header('Access-Control-Allow-Headers', 'Content-Type, Range');
-      reply.header('Access-Control-Max-Age', '600');
-      if (request.headers['access-control-request-private-network'] === 'true')
-        reply.header('Access-Control-Allow-Private-Network', 'true');
-      return reply.code(204).send();
-    }
+    // Chrome's Private Network Access preflight (a public page may not reach loopback without it;
+    // @fastify/cors has no option for it). Only allowed origins get here.
+    if (
+      request.method === 'OPTIONS' &&
+      request.headers['access-control-request-private-network'] === 'true'
+    )
+      reply.header('Access-Control-Allow-Private-Network', 'true');
     if (STATE_CHANGING.has(request.method)) {
       const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
       if (type !== 'application/json')
@@ -67,5 +61,14 @@ export function registerSecurity(
         );
     }
     return undefined;
+  });
+  // The CORS answers themselves (allowed origins only: the hook above refused the others).
+  void app.register(fastifyCors, {
+    origin: [...origins],
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'OPTIONS'],
+    allowedHeaders: ['Content-Type', 'Range'],
+    exposedHeaders: ['Content-Length', 'Content-Range', 'Accept-Ranges', 'ETag'],
+    maxAge: 600,
+    strictPreflight: false,
   });
 }
