@@ -50,7 +50,7 @@ function libraryKeyOf(record: ModelRecord): string | undefined {
 /**
  * The library usage snippets of a model, from the generators of
  * @huggingface/tasks: diffusers variants by tags and pipeline_tag, keras-hub tasks, PaddleOCR
- * class names, peft, sklearn, speechbrain, NeMo… Missing information yields the spec's messages
+ * class names, peft, sklearn, speechbrain, NeMo… Missing information yields PRODUCT.md §4's messages
  * as `{ kind: 'message' }` items in place of a snippet; a generator that throws yields a message
  * too, never an exception. `library` overrides the record's own library.
  */

@@ -39,7 +39,7 @@ export interface ChatContext {
   modelId: string;
   replyStallMs: number;
   messages: DisplayMessage[];
-  /** The text box's content; cleared on send (spec). */
+  /** The text box's content; cleared on send (PRODUCT.md §4). */
   draft: string;
   /** Tokens per second during generation; null when cleared. */
   tps: number | null;
@@ -48,7 +48,7 @@ export interface ChatContext {
   seconds: number | null;
   /** Prefill / decode figures of the last completed generation (generation-stats.ts). */
   stats: GenerationStats | null;
-  /** A generation error (spec: console only; shown here too). */
+  /** A generation error (PRODUCT.md §4: console only; shown here too). */
   error: string | null;
   /** The loaded model's recommended settings (its entry's, else its generation config's). */
   recommended: Partial<GenerationSettings> | null;
@@ -273,7 +273,7 @@ export const chatMachine = setup({
     'worker.fault': '.unavailable',
   },
   states: {
-    /** The text box is disabled until the model is ready (spec); sends are ignored. */
+    /** The text box is disabled until the model is ready (PRODUCT.md §2); sends are ignored. */
     unavailable: {
       on: {
         'worker.ready': {

@@ -5,7 +5,7 @@ import type { EventOf } from './worker-events';
  * machine (Compare loads its models itself): one set of updates for both.
  */
 
-/** One file being downloaded (spec: file, progress, total). */
+/** One file being downloaded (PRODUCT.md §3: file, progress, total). */
 export interface ProgressItem {
   file: string;
   /** Percentage 0–100. */

@@ -287,7 +287,7 @@ export const modelMachine = setup({
       },
     },
     failed: {
-      // Spec: the error is stored and Load is disabled. Beyond the spec: choosing another
+      // PRODUCT.md §4: the error is stored and Load is disabled. Beyond it: choosing another
       // model, or retrying, recovers.
       on: {
         'model.select': {

@@ -11,7 +11,7 @@ export const selectSelectedModel = (s: ModelSnapshot) => s.context.selected;
 export const selectProgressItems = (s: ModelSnapshot) => s.context.files;
 export const selectLoadError = (s: ModelSnapshot) => s.context.error;
 export const selectStatusText = (s: ModelSnapshot) => s.context.statusText;
-/** Load is enabled only with a selection, never after an error (spec), and not for the loaded model. */
+/** Load is enabled only with a selection, never after an error (PRODUCT.md §4), and not for the loaded model. */
 export const selectCanLoad = (s: ModelSnapshot) =>
   (s.matches('none') || s.matches('ready')) &&
   s.can({ type: 'model.load' }) &&

@@ -1,6 +1,6 @@
 const UNITS = ['B', 'kB', 'MB', 'GB', 'TB'] as const;
 
-/** Size in 1024-based units with two decimals (spec section 2): 1536 → "1.50kB". */
+/** Size in 1024-based units with two decimals (PRODUCT.md §2): 1536 → "1.50kB". */
 export function formatBytes(size: number): string {
   if (!Number.isFinite(size) || size < 0) return '';
   let i = 0;

@@ -3,8 +3,8 @@ import type { GenerationSettings } from './generation-settings';
 import { needsShaderF16 } from './storage';
 
 /**
- * The in-browser models ): four ONNX community models, with their real hub ids
- * and dtypes. `fallback` is what loads when the GPU adapter lacks the `shader-f16` feature.
+ * The four in-browser models (PRODUCT.md §6): ONNX community models, with their Hub ids and
+ * dtypes. `fallback` is what loads when the GPU adapter lacks the `shader-f16` feature.
  */
 export interface ModelOption {
   /** Stable key used by the dropdown and persisted choices. */
@@ -45,10 +45,9 @@ export const MODELS: readonly ModelOption[] = [
     dtype: 'q4f16',
     fallback: { id: 'onnx-community/Llama-3.2-1B-Instruct', dtype: 'q4' },
     source: 'meta-llama/Llama-3.2-1B-Instruct',
-    // Checked against the Hub's file pages (24 Nov 2026): onnx/model_q4f16.onnx 1.24 GB in one
-    // file (the external-data split was removed in PR #2), tokenizer.json 9.09 MB; the fallback
-    // repo's onnx/model_q4.onnx 1.66 GB. The template takes a system message and ends an
-    // assistant turn with <|eot_id|> (also in the generation config's eos). At run time the app checks the files exist, takes the sizes
+    // onnx/model_q4f16.onnx is one file (no external data); the fallback is the q4 repo. The
+    // template takes a system message and ends an assistant turn with <|eot_id|> (also in the
+    // generation config's eos). At run time the app checks the files exist, takes their sizes
     // from their metadata and the end-of-turn token from the template. Cache reuse: on (plain
     // per-layer past_key_values; reuse only where the prompt provably starts with the cache).
   },
@@ -59,9 +58,9 @@ export const MODELS: readonly ModelOption[] = [
     dtype: 'q4f16',
     externalData: true,
     source: 'microsoft/Phi-3.5-mini-instruct',
-    // Checked against the Hub's file pages (24 Nov 2026): onnx/ holds only model_q4f16.onnx
-    // (220 MB) + model_q4f16.onnx_data (2.1 GB), so it needs shader-f16 (no fallback); template takes a system message and ends an assistant turn with
-    // <|end|>, found from the template and added to the stop ids. Cache reuse: on, prefix-checked.
+    // onnx/ holds only model_q4f16.onnx with its external data, so it needs shader-f16 (no
+    // fallback). The template takes a system message and ends an assistant turn with <|end|>,
+    // found from the template and added to the stop ids. Cache reuse: on, prefix-checked.
   },
   {
     value: 'deepseek-r1-1.5b',
@@ -74,14 +73,12 @@ export const MODELS: readonly ModelOption[] = [
     // The model card: temperature 0.5-0.7 (0.6) to avoid endless repetition, no system prompt; the
     // reasoning needs room, so 2,048 new tokens.
     recommended: { temperature: 0.6, topP: 0.95, maxNewTokens: 2048, systemPrompt: '' },
-    // Checked against the Hub's file pages (24 Nov 2026): onnx/model_q4f16.onnx 1.37 GB and
-    // model_q4.onnx 1.97 GB in the same repo; generation_config.json: eos_token_id
-    // [151645, 151643], do_sample false (greedy unless told otherwise, hence the card's
-    // recommendation above); template
-    // puts a system message before the first turn, opens <think> itself and ends an assistant turn
-    // with <｜end▁of▁sentence｜> (the generation config's eos). Recommended settings from the model
-    // card. Cache reuse: on; the template drops earlier reasoning, so the prompt rarely starts
-    // with the cache and reuse is then skipped (a full prefill), never wrong.
+    // q4f16 and q4 are in the same repo. generation_config.json: two eos ids and do_sample false
+    // (greedy unless told otherwise, hence the card's recommendation above). The template puts a
+    // system message before the first turn, opens <think> itself and ends an assistant turn with
+    // <｜end▁of▁sentence｜> (the generation config's eos). Cache reuse: on; the template drops
+    // earlier reasoning, so the prompt rarely starts with the cache and reuse is then skipped (a
+    // full prefill), never wrong.
   },
   {
     value: 'gemma-2-2b-jpn',
@@ -91,14 +88,11 @@ export const MODELS: readonly ModelOption[] = [
     // Offered only where the host has its files (the plan checks before a load).
     fallback: { id: 'onnx-community/gemma-2-2b-jpn-it', dtype: 'q4' },
     source: 'google/gemma-2-2b-jpn-it',
-    // Checked against the Hub's file pages (24 Nov 2026): generation_config.json is the 167-byte
-    // short form (eos_token_id 1; Gemma 2 copies that were fixed list [1, 107]); the onnx/ file
-    // list was not readable there, hence the run-time check. The template raises 'System role
-    // not supported' (the
-    // system prompt goes at the start of the first user message, found by rendering it); the
-    // generation config names only <eos> (1), not <end_of_turn> (107), which the template gives.
-    // A q4 variant is most likely absent: it is offered only where its files exist. Cache reuse:
-    // on, prefix-checked (the tests' gemma-like model reuses it exactly).
+    // generation_config.json names only <eos>, not <end_of_turn>, which the template gives. The
+    // template raises 'System role not supported' (the system prompt goes at the start of the
+    // first user message, found by rendering it). A q4 variant may be absent: it is offered only
+    // where its files exist (the run-time check). Cache reuse: on, prefix-checked (the tests'
+    // gemma-like model reuses it exactly).
   },
 ];
 

@@ -165,7 +165,7 @@ export type FaultResponse = { status: 'fault'; kind: FaultKind; data: string };
  */
 export type HeartbeatResponse = { status: 'alive' };
 
-/** Worker → main thread. Field names follow the spec's table. Stored models and download plans: storage-protocol.ts. */
+/** Worker → main thread. Field names as in PRODUCT.md §3. Stored models and download plans: storage-protocol.ts. */
 export type WorkerResponse =
   | LoadResponse
   | ReferenceResponse

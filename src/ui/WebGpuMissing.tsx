@@ -1,6 +1,6 @@
 import { memo } from 'react';
 /**
- * Without WebGPU only the chat is blocked (spec: "WebGPU is not supported by this browser"); the
+ * Without WebGPU only the chat is blocked (PRODUCT.md §2: "WebGPU is not supported by this browser"); the
  * hub, Format Input and fine-tuning do not need it. The block takes the chat's place, so nothing
  * of the chat is behind it to reach with Tab.
  */

@@ -48,7 +48,7 @@ function itemsOf(value: unknown): unknown[] | string {
 }
 
 /**
- * Reads a model's reply as a list of dataset items: fences stripped (spec), then JSON parsed. A
+ * Reads a model's reply as a list of dataset items: fences stripped (PRODUCT.md §4), then JSON parsed. A
  * bare list, an object holding one list (`{"entries": [...]}`) or a single pair are accepted; JSON
  * wrapped in a sentence of prose is recovered. The items themselves are checked by `validateEntries`.
  */

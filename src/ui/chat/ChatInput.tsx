@@ -12,7 +12,7 @@ export interface ChatInputProps {
 }
 
 /**
- * The text box (spec): placeholder 'Ask anything...', disabled until the model is ready with the
+ * The text box (PRODUCT.md §2): placeholder 'Ask anything...', disabled until the model is ready with the
  * tooltip 'Model is ready' / 'Model not loaded yet', grows from 24 to 200 px, Enter sends and
  * Shift+Enter inserts a new line. The send button is active only with text; while generating it
  * becomes a stop button.

@@ -13,7 +13,7 @@ export interface MessageListProps {
 
 /**
  * The chat message list. Auto-scrolls on new content only if the user was within 120 px of the
- * bottom before the update (spec), so reading older messages is never interrupted.
+ * bottom before the update (PRODUCT.md §2), so reading older messages is never interrupted.
  */
 export function MessageList({ messages, generating, examples = [], onExample }: MessageListProps) {
   const ref = useRef<HTMLDivElement>(null);

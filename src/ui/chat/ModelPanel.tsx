@@ -24,7 +24,7 @@ const ReferenceCheckStatus = lazy(() =>
 );
 
 /**
- * The start screen (spec section 2) and, once a model is ready, the compact model bar: the picker
+ * The start screen (PRODUCT.md §2) and, once a model is ready, the compact model bar: the picker
  * stays usable, and loading another model while a reply is streaming asks first.
  */
 export function ModelPanel({
