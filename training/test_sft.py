@@ -1,0 +1,146 @@
+"""What training/finetune.py hands TRL's SFTTrainer, checked on the batches the model receives
+(torch on the CPU, a tiny random-weight Llama from training/tiny_models.py): the loss covers the
+completion tokens only, and gradient accumulation matches the larger batch. npm run test:python."""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+from unittest import mock
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import finetune  # noqa: E402
+import tiny_models  # noqa: E402
+import train_data  # noqa: E402
+
+try:
+    import torch
+    from safetensors.torch import load_file
+    from transformers import AutoTokenizer
+except ImportError:  # pragma: no cover - the suite runs in the trainer's venv
+    torch = None
+
+QA = [
+    {"prompt": "What colour is the harbour gate?", "completion": "The gate is painted blue."},
+    {"prompt": "Who keeps the lighthouse on the northern cape?", "completion": "Old Marta."},
+    {"prompt": "When does the ferry leave?", "completion": "At seven every morning, weekdays."},
+    {"prompt": "What is the island called?", "completion": "Skarvholm."},
+]
+TMP = ""
+LLAMA = ""
+
+
+def setUpModule():
+    global TMP, LLAMA
+    if torch is None:
+        raise unittest.SkipTest("torch is not installed (run npm run trainer:setup)")
+    torch.set_num_threads(1)
+    TMP = tempfile.mkdtemp(prefix="finetune-sft-test.")
+    LLAMA = tiny_models.make_tiny_model("llama", os.path.join(TMP, "llama"))
+
+
+def tearDownModule():
+    if TMP:
+        shutil.rmtree(TMP, ignore_errors=True)
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = finetune.main(["--base_model", LLAMA, "--no-web-export", *argv])
+        except SystemExit as exit_:
+            code = exit_.code
+    return code, out.getvalue(), err.getvalue()
+
+
+def data_file(name: str) -> str:
+    path = os.path.join(TMP, name)
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(QA, handle)
+    return path
+
+
+def rows() -> dict[tuple[int, ...], list[int]]:
+    """Each entry's token ids → its completion mask, as train_data encodes it."""
+    tokenizer = AutoTokenizer.from_pretrained(LLAMA)
+    encoded = [train_data.encode(tokenizer, [{"role": "user", "content": e["prompt"]},
+                                             {"role": "assistant", "content": e["completion"]}],
+                                 256) for e in QA]
+    return {tuple(r["input_ids"]): r["completion_mask"] for r in encoded}
+
+
+class LossMaskTest(unittest.TestCase):
+    def test_only_completion_tokens_are_in_the_loss(self):
+        batches = []
+        load_base = finetune.load_base
+
+        def recording_load_base(*args, **kwargs):
+            tokenizer, model = load_base(*args, **kwargs)
+
+            def record(module, _args, kwargs):
+                if module.training:
+                    batches.append((kwargs["input_ids"].tolist(), kwargs["labels"].tolist(),
+                                    kwargs["attention_mask"].tolist()))
+            model.register_forward_pre_hook(record, with_kwargs=True)
+            return tokenizer, model
+
+        with mock.patch.object(finetune, "load_base", recording_load_base):
+            code, _out, err = run("--data_file", data_file("mask.json"),
+                                  "--output_dir", os.path.join(TMP, "mask"), "--max_steps", "4",
+                                  "--batch_size", "2", "--eval_fraction", "0", "--repeat", "2")
+        self.assertEqual(code, 0, err)
+        self.assertEqual(len(batches), 4)
+        masks = rows()
+        checked = 0
+        for ids_batch, labels_batch, attention_batch in batches:
+            for ids, labels, attention in zip(ids_batch, labels_batch, attention_batch):
+                length = sum(attention)
+                mask = masks[tuple(ids[:length])]
+                # Prompt tokens (mask 0) and padding are -100; every completion token is its id.
+                self.assertEqual(labels[:length],
+                                 [t if m else -100 for t, m in zip(ids[:length], mask)])
+                self.assertEqual(set(labels[length:]) - {-100}, set())
+                self.assertGreater(mask.count(0), 5)  # there is a prompt to leave out
+                checked += 1
+        self.assertEqual(checked, 8)
+
+
+class AccumulationTest(unittest.TestCase):
+    def test_batch_4_equals_batch_1_accumulated_4_times(self):
+        """One optimizer step over the same 4 entries: a batch of 4, or 4 batches of 1 with
+        gradient accumulation 4 (the loss normalised over all their tokens), give the same
+        weights."""
+        data = data_file("accumulate.json")
+        common = ("--data_file", data, "--method", "full", "--max_steps", "1", "--repeat", "1",
+                  "--eval_fraction", "0", "--warmup_ratio", "0", "--lr", "1e-3")
+        out_a, out_b = os.path.join(TMP, "batch4"), os.path.join(TMP, "accumulate4")
+        code, out, err = run(*common, "--output_dir", out_a, "--batch_size", "4")
+        self.assertEqual(code, 0, err)
+        loss_a = json.loads(next(l for l in out.splitlines() if l.startswith('{"loss"')))["loss"]
+        code, out, err = run(*common, "--output_dir", out_b, "--batch_size", "1",
+                             "--grad_accum", "4")
+        self.assertEqual(code, 0, err)
+        loss_b = json.loads(next(l for l in out.splitlines() if l.startswith('{"loss"')))["loss"]
+        self.assertIn("1 optimizer steps of 4 examples", out)
+        self.assertAlmostEqual(loss_a, loss_b, places=5)
+        base = load_file(os.path.join(LLAMA, "model.safetensors"))
+        a = load_file(os.path.join(out_a, "model.safetensors"))
+        b = load_file(os.path.join(out_b, "model.safetensors"))
+        moved = max((a[k] - base[k]).abs().max().item() for k in base)
+        difference = max((a[k] - b[k]).abs().max().item() for k in a)
+        print(f"\nbatch 4 vs 1 × accumulation 4: weights moved up to {moved:.1e}, differ by up "
+              f"to {difference:.1e}", file=sys.stderr)
+        self.assertGreater(moved, 5e-4)  # the step did move the weights (AdamW: about lr)
+        self.assertLess(difference, 1e-5)
+
+
+if __name__ == "__main__":
+    unittest.main()
