@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import * as z from 'zod/mini';
 import {
   LOG_TAIL,
+  RESUMABLE_STATES,
   RunSplitSchema,
   formatIssues,
   type DatasetEntry,
@@ -30,6 +31,7 @@ import { LogStore } from './log-store';
 import { MetricsStore } from './metrics';
 import { inspectWebFolder, modelId, modelName, readSkippedExport } from './models';
 import { readDatasetFile } from './datasets';
+import { checkpointsDir, fileSha256, newestCheckpoint } from './checkpoints';
 import { badInput, busy, folderInUse, notFound, unreadable, wrongState } from './errors';
 import { confineDirectory, confineExistingFile, launchFor } from './paths';
 import { ProcessTree, endTree } from './proc-tree';
@@ -42,6 +44,7 @@ import {
   type SpawnFn,
 } from './run-process';
 import { choosePython } from './trainer-env';
+import { sentOptions, trainerArgs } from '../../src/shared/training-fields';
 import { RecordWriter, publicView, readLastLines, readRecord, type RunRecord } from './run-records';
 
 export type { SpawnFn } from './run-process';
@@ -107,6 +110,7 @@ export class RunManager {
         'The training service stopped while this run was going; its output up to then is kept' +
         (left > 0 ? ` (${left} leftover processes were ended at the next start).` : '.');
       noteProgress(record, lastStepCountInLines(readLastLines(this.logOf(record.id))));
+      record.checkpoint_step = (await newestCheckpoint(record.output_dir))?.step ?? null;
       await this.save(record);
     }
   }
@@ -157,6 +161,12 @@ export class RunManager {
     const plan = await this.validate(request);
     await this.checkOutputFree(plan.outputDir);
     this.checkIdle();
+    // What a resume checks the data file against.
+    const dataSha256 = await fileSha256(plan.dataFile).catch((error: unknown) => {
+      throw unreadable(
+        `Could not read the data file ${plan.dataFile}: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    });
     const id = randomUUID();
     await mkdir(this.dirOf(id), { recursive: true });
     // From this busy check to `this.active = …` nothing awaits, so two starts cannot both pass.
@@ -167,6 +177,7 @@ export class RunManager {
       throw error;
     }
     const active = this.prepare(id, request, plan);
+    active.record.data_sha256 = dataSha256;
     await spawnChild(this.context, active);
     wireOutput(this.context, active);
     return publicView(active.record);
@@ -195,18 +206,13 @@ export class RunManager {
     );
     const python = (await choosePython(config)).command;
     const launch = await launchFor(script, python, config.launcher);
-    // Optional fields become flags only when sent, so trainers without them keep working.
+    // The options' flags come from the training table (training-fields.json): optional ones
+    // only when sent, so trainers without them keep working.
     const args = [
       ...launch.args,
       ...['--base_model', request.base_model, '--data_file', dataFile],
-      ...['--output_dir', outputDir, '--max_len', String(request.max_len)],
-      ...['--repeat', String(request.repeat), '--max_steps', String(request.max_steps)],
-      ...['--lr', String(request.lr)],
-      ...(request.method ? ['--method', request.method] : []),
-      ...(request.eval_fraction !== undefined
-        ? ['--eval_fraction', String(request.eval_fraction)]
-        : []),
-      ...(request.export_base ? ['--export_base'] : []),
+      ...['--output_dir', outputDir],
+      ...trainerArgs(request),
     ];
     return { script, dataFile, outputDir, command: launch.command, args, python };
   }
@@ -265,6 +271,7 @@ export class RunManager {
       method: request.method ?? 'lora',
       base_model_id: null,
       last_eval_loss: null,
+      options: sentOptions(request),
       pid: null,
       command: plan.command,
       args: plan.args,
@@ -306,6 +313,7 @@ export class RunManager {
       } else state = 'succeeded';
     }
     if (state === 'succeeded') await this.noteModel(record);
+    record.checkpoint_step = (await newestCheckpoint(record.output_dir))?.step ?? null;
     await Promise.all([store.close(), active.metrics.close()]);
     // The record turns final and the service idle in the same tick: a client that sees the
     // run ended can start the next one.
@@ -317,9 +325,87 @@ export class RunManager {
       ended_at: new Date().toISOString(),
       processes: active.tree.entries(),
     });
-    await this.save(record);
     this.remember(record.id, Promise.resolve([store, active.metrics]));
     if (this.active === active) this.active = null;
+    // After the service is idle: a save awaited in between let a client see the run ended yet be
+    // refused as busy. Saves are queued in order, so this one never overwrites a later state.
+    await this.save(record);
+  }
+
+  /**
+   * Resumes a run that ended without its result (failed, cancelled, interrupted) from its newest
+   * checkpoint: the same command and arguments plus `--resume`, in the same output folder, as the
+   * same run. Its log and metrics file go on; the trainer's step numbers continue the curve.
+   */
+  async resume(id: string): Promise<RunInfo> {
+    const record = this.recordOf(id);
+    this.checkIdle();
+    if (!RESUMABLE_STATES.includes(record.state))
+      throw wrongState(trainingMessages.notResumable(id, record.state, record.output_dir));
+    const later = [...this.runs.values()].find(
+      (r) => r.id !== id && r.output_dir === record.output_dir && r.started_at > record.started_at,
+    );
+    if (later) throw folderInUse(trainingMessages.folderTaken(record.output_dir, id, later.id));
+    const checkpoint = await newestCheckpoint(record.output_dir);
+    if (!checkpoint)
+      throw wrongState(trainingMessages.noCheckpoint(id, checkpointsDir(record.output_dir)));
+    await this.checkSameData(record);
+    const python = (await choosePython(this.config)).command;
+    const [store, metrics] = await Promise.all([
+      LogStore.load(this.logOf(id), this.config.ringLines),
+      MetricsStore.load(this.metricsOf(id)),
+    ]);
+    // From this busy check to `this.active = …` nothing awaits, so two resumes cannot both pass.
+    this.checkIdle();
+    const previousMs = publicView(record).duration_ms;
+    Object.assign(record, {
+      state: 'running',
+      phase: 'training',
+      exit_code: null,
+      signal: null,
+      ended_at: null,
+      pid: null,
+      processes: [],
+      model_id: null,
+      model_error: null,
+      args: record.args.includes('--resume') ? record.args : [...record.args, '--resume'],
+    } satisfies Partial<RunRecord>);
+    delete record.error;
+    store.openForWriting();
+    metrics.openForWriting();
+    store.append(trainingMessages.resumedFrom(checkpoint.step));
+    store.flush();
+    const active: ActiveRun = {
+      record,
+      child: null,
+      store,
+      metrics,
+      tree: new ProcessTree(id),
+      // Metric times go on from where the run stopped.
+      startedMs: Date.now() - previousMs,
+      cancelRequested: false,
+      python,
+      ended: Promise.resolve(),
+    };
+    this.active = active;
+    this.loaded.delete(id);
+    await spawnChild(this.context, active);
+    wireOutput(this.context, active);
+    return publicView(record);
+  }
+
+  /** The data file is the one the run started with (its sha256 in the record). */
+  private async checkSameData(record: RunRecord) {
+    if (!record.data_sha256) throw wrongState(trainingMessages.noDataHash(record.id));
+    let now: string;
+    try {
+      now = await fileSha256(record.data_file);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw wrongState(trainingMessages.dataUnreadable(record.data_file, record.id, reason));
+    }
+    if (now !== record.data_sha256)
+      throw wrongState(trainingMessages.dataChanged(record.data_file, record.id));
   }
 
   /** A succeeded run's browser-ready copy: its model id, or why there is none. */
