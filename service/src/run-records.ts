@@ -7,7 +7,7 @@ import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs'
 import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod/mini';
-import { RunInfoSchema, type RunInfo } from '../../src/shared/training-api';
+import { RESUMABLE_STATES, RunInfoSchema, type RunInfo } from '../../src/shared/training-api';
 
 export const RunRecordSchema = z.extend(RunInfoSchema, {
   pid: z.nullable(z.number()),
@@ -30,6 +30,8 @@ const DEFAULTS = {
   method: 'lora',
   base_model_id: null,
   last_eval_loss: null,
+  data_sha256: null,
+  checkpoint_step: null,
 };
 
 export function readRecord(file: string): RunRecord | null {
@@ -72,7 +74,11 @@ export class RecordWriter {
 export function publicView(record: RunRecord): RunInfo {
   const { pid: _pid, command: _command, args: _args, processes: _processes, ...info } = record;
   const end = record.ended_at ? Date.parse(record.ended_at) : Date.now();
-  return { ...info, duration_ms: Math.max(0, end - Date.parse(record.started_at)) };
+  return {
+    ...info,
+    duration_ms: Math.max(0, end - Date.parse(record.started_at)),
+    resumable: RESUMABLE_STATES.includes(record.state) && record.checkpoint_step != null,
+  };
 }
 
 /** The last lines within the file's last 64 KiB (bounded work, for a record's progress). */

@@ -25,6 +25,22 @@ export const trainingMessages = {
   contentType: (method: string, got: string | undefined) =>
     `Content-Type must be application/json for ${method} requests (got "${got ?? 'none'}")`,
   noRoute: (method: string, path: string) => `No route ${method} ${path}`,
+  noCheckpoint: (id: string, folder: string) =>
+    `Run ${id} has no checkpoint to resume from (${folder})`,
+  dataChanged: (file: string, id: string) =>
+    `The data file ${file} changed since run ${id} started; resume would train on different data. Start a new run.`,
+  dataUnreadable: (file: string, id: string, reason: string) =>
+    `The data file ${file} of run ${id} cannot be read (${reason}); resume needs the data it started with. Start a new run.`,
+  noDataHash: (id: string) =>
+    `Run ${id} was started before the service recorded its data file's hash, so resume cannot check that the data is the same. Start a new run.`,
+  notResumable: (id: string, state: string, dir: string) =>
+    state === 'succeeded'
+      ? `Run ${id} succeeded: its result is in ${dir}, so there is nothing to resume. Start a new run to train further.`
+      : `Run ${id} is ${state}; only a run that failed, was cancelled or was interrupted can be resumed.`,
+  folderTaken: (dir: string, id: string, other: string) =>
+    `Output folder ${dir} of run ${id} has been used by run ${other} since; resuming would mix their files. Start a new run.`,
+  /** The log line a resumed run starts with. */
+  resumedFrom: (step: number) => `[service] resumed from step ${step}`,
   /** Why a succeeded run has no `web/`: the trainer's reason from `web.skipped.json`. */
   exportPublishedNothing: (reason: string) => `The browser export published nothing: ${reason}`,
 } as const;
