@@ -20,6 +20,7 @@ os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import finetune  # noqa: E402
 import tiny_models  # noqa: E402
+import train_data  # noqa: E402
 
 try:
     import torch
@@ -83,11 +84,19 @@ def json_lines(out: str, key: str) -> list[dict]:
             if line.startswith("{") and key in json.loads(line)]
 
 
+def conversation(entry: dict) -> list[dict]:
+    return [{"role": "user", "content": entry["prompt"]},
+            {"role": "assistant", "content": entry["completion"]}]
+
+
+def encoded(tokenizer, entry: dict) -> dict:
+    return train_data.encode(tokenizer, conversation(entry), 256)
+
+
 def completion_loss(model_dir: str, entries) -> float:
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32)
-    return finetune.completion_loss(
-        model, [finetune.encode(tokenizer, e, 256) for e in entries], "cpu")
+    return finetune.completion_loss(model, [encoded(tokenizer, e) for e in entries], "cpu")
 
 
 class FullFineTuningTest(unittest.TestCase):
@@ -193,11 +202,11 @@ class HeldOutTest(unittest.TestCase):
         self.assertEqual(split["eval_fraction"], 0.2)
         self.assertEqual(split["held_out"], [entries[i] for i in held])
         self.assertEqual(sorted(split["train_indices"] + held), list(range(10)))
-        self.assertEqual(split["skipped_indices"], [])
+        self.assertEqual(split["too_long_indices"], [])
         self.assertIn("8 entries to train on, 2 held out for evaluation", out)
 
         tokenizer = AutoTokenizer.from_pretrained(LLAMA)
-        ids = {i: tuple(finetune.encode(tokenizer, e, 256)[0]) for i, e in enumerate(entries)}
+        ids = {i: tuple(encoded(tokenizer, e)["input_ids"]) for i, e in enumerate(entries)}
         self.assertEqual(len(trained), 60)  # 30 steps × 2
         self.assertTrue(set(trained) <= {ids[i] for i in split["train_indices"]})
         self.assertFalse(set(trained) & {ids[i] for i in held})
@@ -289,9 +298,34 @@ class BadInputTest(unittest.TestCase):
                               "only renders tool calls", base=broken)
 
     def test_every_entry_too_long(self):
-        last = self.assert_bad_input("every entry is longer than max_len (8 tokens)",
-                                     "--max_len", "8")
-        self.assertIn("raise --max_len or shorten the entries", last)
+        self.assert_bad_input("4 of 4 entries are longer than 8 tokens and were left out: "
+                              "raise Max length", "--max_len", "8")
+
+    def test_no_chat_template(self):
+        bare = os.path.join(TMP, "no-template")
+        shutil.copytree(LLAMA, bare, dirs_exist_ok=True)
+        with open(os.path.join(bare, "tokenizer_config.json"), encoding="utf-8") as handle:
+            config = json.load(handle)
+        config.pop("chat_template", None)
+        with open(os.path.join(bare, "tokenizer_config.json"), "w", encoding="utf-8") as handle:
+            json.dump(config, handle)
+        for name in ("chat_template.jinja", "chat_template.json"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.path.join(bare, name))
+        self.assert_bad_input(f"{bare} has no chat template: the browser could not chat with the "
+                              "result", base=bare)
+        # A template given with --chat_template: the run trains and saves it with the model.
+        template = os.path.join(TMP, "template.jinja")
+        with open(template, "w", encoding="utf-8") as handle:
+            handle.write("{% for m in messages %}<|{{ m.role }}|>{{ m.content }}{{ eos_token }}"
+                         "{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}")
+        out_dir = output_dir("given-template")
+        code, out, err = run("--data_file", write_json(QA, "qa.json"), "--output_dir", out_dir,
+                             "--max_steps", "1", "--no-web-export", "--chat_template", template,
+                             base=bare)
+        self.assertEqual(code, 0, err)
+        saved = AutoTokenizer.from_pretrained(os.path.join(out_dir, "merged"))
+        self.assertIn("<|assistant|>", saved.chat_template)
 
     def test_some_entries_too_long_are_skipped(self):
         entries = QA + [{"prompt": "far too long " * 40, "completion": "x"}]
@@ -300,11 +334,11 @@ class BadInputTest(unittest.TestCase):
                              "--output_dir", out_dir, "--max_len", "64", "--max_steps", "2",
                              "--no-web-export")
         self.assertEqual(code, 0, err)
-        self.assertIn("warning: entry 4 is longer than max_len (64 tokens) once templated "
-                      "(the prompt alone fills it): skipped", out)
+        self.assertIn("1 of 5 entries is longer than 64 tokens and was left out: raise Max length "
+                      "(entries 4)", out.splitlines())
         with open(os.path.join(out_dir, "split.json"), encoding="utf-8") as handle:
             split = json.load(handle)
-        self.assertEqual(split["skipped_indices"], [4])
+        self.assertEqual(split["too_long_indices"], [4])
         self.assertNotIn(4, split["train_indices"] + split["held_out_indices"])
 
 
