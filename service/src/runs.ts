@@ -8,6 +8,7 @@ import { spawn as nodeSpawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { totalmem } from 'node:os';
 import { join } from 'node:path';
 import * as z from 'zod/mini';
 import {
@@ -20,6 +21,7 @@ import {
   type LogsQuery,
   type LogsResponse,
   type MetricsResponse,
+  type PlanResponse,
   type RunInfo,
   type TrainRequest,
 } from '../../src/shared/training-api';
@@ -44,6 +46,7 @@ import {
   type SpawnFn,
 } from './run-process';
 import { choosePython } from './trainer-env';
+import { PLAN_TIMEOUT_MS, runPlan } from './plan';
 import { sentOptions, trainerArgs } from '../../src/shared/training-fields';
 import { RecordWriter, publicView, readLastLines, readRecord, type RunRecord } from './run-records';
 
@@ -61,6 +64,8 @@ export class RunManager {
   private readonly writer = new RecordWriter();
   /** Set by the trainer environment: a set-up in progress blocks new runs. */
   settingUp: () => boolean = () => false;
+  /** How long POST /train/plan waits for the trainer. */
+  planTimeoutMs = PLAN_TIMEOUT_MS;
 
   constructor(
     private readonly config: ServiceConfig,
@@ -208,13 +213,32 @@ export class RunManager {
     const launch = await launchFor(script, python, config.launcher);
     // The options' flags come from the training table (training-fields.json): optional ones
     // only when sent, so trainers without them keep working.
-    const args = [
-      ...launch.args,
+    const flags = [
       ...['--base_model', request.base_model, '--data_file', dataFile],
       ...['--output_dir', outputDir],
       ...trainerArgs(request),
     ];
-    return { script, dataFile, outputDir, command: launch.command, args, python };
+    const args = [...launch.args, ...flags];
+    return { script, dataFile, outputDir, command: launch.command, args, flags, python };
+  }
+
+  /**
+   * What the run would do (POST /train/plan): the same checks and flags as a start, run with
+   * `--plan` by the interpreter alone (never the launcher), and the device's memory beside it.
+   */
+  async plan(request: TrainRequest): Promise<PlanResponse> {
+    const checked = await this.validate(request);
+    const launch = await launchFor(checked.script, checked.python, null);
+    const plan = await runPlan({
+      command: launch.command,
+      args: [...launch.args, '--plan', ...checked.flags],
+      script: checked.script,
+      spawnFn: this.spawnFn,
+      timeoutMs: this.planTimeoutMs,
+      env: { TRAINING_BASE_EXPORTS: this.config.baseExportsDir },
+    });
+    const memory = plan.device_memory_bytes ?? (plan.device === 'cpu' ? totalmem() : null);
+    return { plan, device_memory_bytes: memory, device_name: plan.device };
   }
 
   /** A run never writes into a folder another run is using or has saved a result in. */

@@ -64,7 +64,12 @@ export const TrainingPlanSchema = z.object({
   entries: z.number(),
   train: z.number(),
   held_out: z.number(),
-  too_long: z.object({ count: z.number(), indices: z.array(z.number()) }),
+  too_long: z.object({
+    count: z.number(),
+    indices: z.array(z.number()),
+    /** "3 of 40 entries are longer than 256 tokens and were left out: raise Max length". */
+    message: z.optional(z.string()),
+  }),
   tokens: z.object({ max: z.number(), p95: z.number(), over_max_len: z.number() }),
   steps: z.number(),
   epochs: z.number(),
@@ -74,19 +79,23 @@ export const TrainingPlanSchema = z.object({
   device: z.string(),
   precision: z.string(),
   gradient_checkpointing: z.boolean(),
+  /** The device's memory as the trainer reads it (a GPU's, or the machine's RAM), when known. */
+  device_memory_bytes: z.optional(z.nullable(z.number())),
   memory: z.object({
     total_bytes: z.number(),
     weights: z.optional(z.number()),
     gradients: z.optional(z.number()),
     optimizer: z.optional(z.number()),
     activations: z.optional(z.number()),
+    /** What the estimate assumes ("lora, fp32, batch 1 × 180 tokens, …"). */
+    note: z.optional(z.string()),
   }),
 });
 export type TrainingPlan = z.infer<typeof TrainingPlanSchema>;
 
 /**
- * POST /train/plan response: the plan, and the memory of the device it would run on (the first
- * GPU's from GET /trainer, or the machine's RAM on the CPU; null when unknown).
+ * POST /train/plan response: the plan, and the memory of the device it would run on (as the
+ * trainer read it, else the machine's RAM on the CPU; null when unknown) and the device's name.
  */
 export const PlanResponseSchema = z.object({
   plan: TrainingPlanSchema,

@@ -1,0 +1,93 @@
+/**
+ * POST /train/plan: the trainer run with `--plan` and the request's flags (the interpreter, not
+ * the launcher), its plan line answered with the device's memory; the trainer's `error: …` line
+ * is a 400 with its words, a trainer that does not answer in time a 504, a request the schema or
+ * the path confinement refuses a 400 before anything runs.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PlanResponseSchema } from '../../src/shared/training-api';
+import { FIXTURES, startTestService, validBody, type TestService } from './helpers';
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startTestService();
+});
+afterAll(() => svc.close());
+
+const plan = (patch: Record<string, unknown> = {}) =>
+  svc.request({
+    method: 'POST',
+    path: '/train/plan',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(validBody({ script_path: join(FIXTURES, 'plan-trainer.mjs'), ...patch })),
+  });
+const error = (json: unknown) => (json as { error: string }).error;
+
+describe('POST /train/plan', () => {
+  it('answers the trainer plan with the device memory; the flags are the run flags plus --plan', async () => {
+    const before = svc.spawned.length;
+    const reply = await plan({ max_len: 512, max_steps: 77, batch_size: 4, grad_accum: 2 });
+    expect(reply.status, reply.text).toBe(200);
+    const body = PlanResponseSchema.parse(reply.json);
+    expect(body.plan).toMatchObject({ entries: 40, train: 36, held_out: 4, steps: 77 });
+    expect(body.plan.too_long).toMatchObject({ count: 2, indices: [7, 19] });
+    expect(body.device_memory_bytes).toBe(24 * 1024 ** 3);
+    expect(body.device_name).toBe('cpu');
+    const spawned = svc.spawned.slice(before);
+    expect(spawned).toHaveLength(1);
+    const args = spawned[0]?.args ?? [];
+    expect(spawned[0]?.command).toBe(process.execPath);
+    expect(args[1]).toBe('--plan');
+    const sent: [string, string][] = [
+      ['--max_len', '512'],
+      ['--max_steps', '77'],
+      ['--batch_size', '4'],
+      ['--grad_accum', '2'],
+      ['--data_file', svc.dataFile],
+    ];
+    for (const [flag, value] of sent) expect(args[args.indexOf(flag) + 1]).toBe(value);
+    // No run was started or recorded.
+    expect((await svc.request({ path: '/runs' })).json).toMatchObject({ runs: [], active: null });
+  });
+
+  it("the trainer's error line is a 400 with its words", async () => {
+    const reply = await plan({ base_model: 'plan-error' });
+    expect(reply.status).toBe(400);
+    expect(error(reply.json)).toBe('data_file line 3: "completion" is missing');
+  });
+
+  it('a trainer that fails without an error line: 422 with its last line', async () => {
+    const reply = await plan({ base_model: 'plan-noise' });
+    expect(reply.status).toBe(422);
+    expect(error(reply.json)).toBe(
+      "The trainer's plan ended with exit code 1: KeyError: vocab_size",
+    );
+  });
+
+  it('a trainer that does not answer in time is ended: 504', async () => {
+    svc.service.runs.planTimeoutMs = 300;
+    try {
+      const started = Date.now();
+      const reply = await plan({ base_model: 'plan-hang' });
+      expect(reply.status).toBe(504);
+      expect(error(reply.json)).toMatch(/did not finish planning within 0.3 s/);
+      expect(Date.now() - started).toBeLessThan(5000);
+    } finally {
+      svc.service.runs.planTimeoutMs = 60_000;
+    }
+  });
+
+  it('bad bodies and paths outside the roots are refused before anything runs', async () => {
+    const before = svc.spawned.length;
+    const epochs = await plan({ epochs: 0 });
+    expect(epochs.status).toBe(400);
+    expect(error(epochs.json)).toBe('Invalid body: epochs must be greater than 0');
+    const accum = await plan({ grad_accum: 0 });
+    expect(error(accum.json)).toBe('Invalid body: grad_accum must be greater than 0');
+    const outside = await plan({ data_file: join(svc.outside, 'x.json') });
+    expect(outside.status).toBe(400);
+    expect(error(outside.json)).toMatch(/data_file/);
+    expect(svc.spawned.length).toBe(before);
+  });
+});
