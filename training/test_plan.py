@@ -1,0 +1,241 @@
+"""training/plan.py: the plan of a run on a tiny model (entries, split, token lengths, steps and
+epochs, parameters counted without weights, LoRA's trainable count against peft's), its errors,
+and the memory estimate against the measured peak of a small model trained in a child process."""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+from unittest import mock
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import plan  # noqa: E402
+import tiny_models  # noqa: E402
+import train_data  # noqa: E402
+
+try:
+    import torch
+except ImportError:  # pragma: no cover - the suite runs in the trainer's venv
+    torch = None
+
+TMP = ""
+LLAMA = ""
+
+
+def setUpModule():
+    global TMP, LLAMA
+    if torch is None:
+        raise unittest.SkipTest("torch is not installed (run npm run trainer:setup)")
+    from transformers.utils import logging as transformers_logging
+
+    transformers_logging.disable_progress_bar()
+    TMP = tempfile.mkdtemp(prefix="plan-test.")
+    LLAMA = tiny_models.make_tiny_model("llama", os.path.join(TMP, "llama"))
+
+
+def tearDownModule():
+    if TMP:
+        shutil.rmtree(TMP, ignore_errors=True)
+
+
+def data_file(entries: list[dict], name: str = "data.jsonl") -> str:
+    path = os.path.join(TMP, name)
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write("\n".join(json.dumps(e) for e in entries) + "\n")
+    return path
+
+
+def run_plan(**values) -> tuple[int, list[str], str]:
+    """plan.run_plan on the tiny model: (exit code, the lines said, stderr)."""
+    args = plan.field_defaults(values.pop("method", "lora"), base_model=values.pop("base", LLAMA),
+                               **values)
+    said: list[str] = []
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code = plan.run_plan(args, said.append)
+    return code, said, err.getvalue()
+
+
+SHORT = [{"prompt": f"Q{i}?", "completion": f"A{i}."} for i in range(19)]
+LONG = {"prompt": "tell " * 60, "completion": "ok"}
+
+
+class Plan(unittest.TestCase):
+    def plan(self, **values) -> dict:
+        code, said, err = run_plan(**values)
+        self.assertEqual((code, err), (0, ""))
+        self.assertEqual(len(said), 1)
+        return json.loads(said[0])["plan"]
+
+    def test_counts_lengths_steps_and_parameters(self):
+        entries = SHORT + [LONG]
+        result = self.plan(data_file=data_file(entries), max_len=64)
+        tokenizer = __import__("transformers").AutoTokenizer.from_pretrained(LLAMA)
+        lengths = [len(train_data.encode(tokenizer, m, 10_000)["input_ids"])
+                   for m in train_data.load_entries(data_file(entries))]
+        self.assertEqual(result["entries"], 20)
+        self.assertEqual(result["too_long"]["count"], 1)
+        self.assertEqual(result["too_long"]["indices"], [19])
+        self.assertEqual(result["too_long"]["message"], "1 of 20 entries is longer than 64 tokens "
+                         "and was left out: raise Max length")
+        self.assertEqual(result["tokens"]["max"], max(lengths))
+        self.assertEqual(result["tokens"]["over_max_len"], 1)
+        self.assertEqual(result["tokens"]["p95"], sorted(lengths)[18])
+        # The trainer's split over the 19 usable entries: 2 held out at 0.1.
+        self.assertEqual((result["train"], result["held_out"]), (17, 2))
+        self.assertEqual(result["steps"], 120)
+        self.assertEqual(result["epochs"], round(120 / 17, 4))
+        self.assertEqual(result["effective_batch"], 1)
+        self.assertEqual(result["device"], "cpu")
+        self.assertEqual(result["precision"], "fp32")
+        self.assertFalse(result["gradient_checkpointing"])
+
+        from peft import LoraConfig, get_peft_model
+        from transformers import AutoModelForCausalLM
+
+        model = AutoModelForCausalLM.from_pretrained(LLAMA)
+        self.assertEqual(result["parameters"], model.num_parameters())
+        peft_model = get_peft_model(model, LoraConfig(r=16, target_modules="all-linear",
+                                                      task_type="CAUSAL_LM"))
+        trainable, _ = peft_model.get_nb_trainable_parameters()
+        self.assertEqual(result["trainable_parameters"], trainable)
+        memory = result["memory"]
+        self.assertEqual(memory["total_bytes"], sum(memory[k] for k in (
+            "weights", "gradients", "optimizer", "activations", "runtime")))
+        self.assertEqual(memory["weights"], 4 * result["parameters"])
+
+    def test_epochs_and_effective_batch(self):
+        with mock.patch.dict(os.environ, {"WORLD_SIZE": "2"}):
+            result = self.plan(data_file=data_file(SHORT[:10]), epochs=3, batch_size=2,
+                               grad_accum=2, eval_fraction=0.2, method="full",
+                               gradient_checkpointing="on")
+        self.assertEqual((result["train"], result["held_out"]), (8, 2))
+        self.assertEqual(result["effective_batch"], 8)
+        self.assertEqual(result["steps"], 3)  # ceil(8 × 3 / 8)
+        self.assertEqual(result["epochs"], 3.0)
+        self.assertEqual(result["trainable_parameters"], result["parameters"])
+        self.assertTrue(result["gradient_checkpointing"])
+        self.assertEqual(result["memory"]["optimizer"], 8 * result["parameters"])
+
+    def test_bad_input_is_refused_with_the_trainers_messages(self):
+        code, said, err = run_plan(data_file=os.path.join(TMP, "missing.jsonl"))
+        self.assertEqual((code, said), (2, []))
+        self.assertEqual(err.strip(), f"error: data file not found: {TMP}/missing.jsonl")
+        code, _, err = run_plan(data_file=data_file([LONG]), max_len=16)
+        self.assertEqual((code, err.strip()), (2, "error: 1 of 1 entry is longer than 16 tokens "
+                                                  "and was left out: raise Max length"))
+        broken = os.path.join(TMP, "broken.jsonl")
+        with open(broken, "w", encoding="utf-8") as handle:
+            handle.write(json.dumps(SHORT[0]) + "\n{oops\n")
+        code, _, err = run_plan(data_file=broken)
+        self.assertEqual(code, 2)
+        self.assertIn("line 2 is not valid JSON", err)
+
+    def test_base_without_chat_template(self):
+        bare = os.path.join(TMP, "bare")
+        shutil.copytree(LLAMA, bare, dirs_exist_ok=True)
+        config_path = os.path.join(bare, "tokenizer_config.json")
+        with open(config_path, encoding="utf-8") as handle:
+            config = json.load(handle)
+        config.pop("chat_template", None)
+        with open(config_path, "w", encoding="utf-8") as handle:
+            json.dump(config, handle)
+        for name in os.listdir(bare):
+            if name.startswith("chat_template"):
+                os.remove(os.path.join(bare, name))
+        code, _, err = run_plan(base=bare, data_file=data_file(SHORT))
+        self.assertEqual(code, 2)
+        self.assertIn(f"error: {bare} has no chat template", err)
+        template = os.path.join(TMP, "template.jinja")
+        with open(template, "w", encoding="utf-8") as handle:
+            handle.write("{% for m in messages %}{{ m['role'] }}: {{ m['content'] }}\n{% endfor %}"
+                         "{% if add_generation_prompt %}assistant: {% endif %}")
+        self.assertEqual(self.plan(base=bare, data_file=data_file(SHORT),
+                                   chat_template=template)["entries"], 19)
+
+
+class Resolution(unittest.TestCase):
+    def test_checkpointing_auto_from_one_billion(self):
+        self.assertFalse(plan.resolve_checkpointing("auto", 999_999_999))
+        self.assertTrue(plan.resolve_checkpointing("auto", 1_000_000_000))
+        self.assertTrue(plan.resolve_checkpointing("on", 10))
+        self.assertFalse(plan.resolve_checkpointing("off", 10**10))
+
+    def test_percentile(self):
+        self.assertEqual(plan.percentile(list(range(1, 101)), 0.95), 95)
+        self.assertEqual(plan.percentile([7], 0.95), 7)
+
+
+# A small Llama whose training memory is mostly its activations and logits (hundreds of MB), so
+# that the process's own noise does not decide the comparison.
+MEASURE_CONFIG = dict(hidden_size=256, intermediate_size=1024, num_hidden_layers=4,
+                      num_attention_heads=4, num_key_value_heads=2, vocab_size=16000,
+                      tie_word_embeddings=False)
+
+
+def measure(method: str, checkpointing: bool, batch: int, seq: int) -> dict:
+    """In a fresh process: trains a few AdamW steps on the CPU as the trainer does (peft LoRA on
+    every linear layer, or every weight) and returns the peak RSS growth over the process after
+    its imports, beside plan.estimate_memory (its runtime part left out: the imports are the
+    baseline)."""
+    import resource
+
+    import torch
+    from transformers import AutoModelForCausalLM, LlamaConfig
+
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    config = LlamaConfig(**MEASURE_CONFIG)
+    baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
+    parameters = model.num_parameters()
+    if method == "lora":
+        from peft import LoraConfig, get_peft_model
+
+        model = get_peft_model(model, LoraConfig(r=16, lora_alpha=32, lora_dropout=0.05,
+                                                 target_modules="all-linear",
+                                                 task_type="CAUSAL_LM"))
+    if checkpointing:
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+        model.enable_input_require_grads()
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-4)
+    ids = torch.randint(0, config.vocab_size, (batch, seq))
+    for _ in range(2):
+        model(input_ids=ids, labels=ids).loss.backward()
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    _, lora = plan.count_parameters(config, 16)
+    estimate = plan.estimate_memory(config, parameters, method, "fp32", batch, seq,
+                                    checkpointing, lora, device="cuda")
+    return {"measured": peak - baseline, "estimate": estimate["total_bytes"]}
+
+
+class Estimate(unittest.TestCase):
+    def test_estimate_within_a_quarter_of_a_measured_peak(self):
+        for method, checkpointing in (("full", False), ("lora", False), ("lora", True)):
+            with self.subTest(method=method, checkpointing=checkpointing):
+                out = subprocess.run(
+                    [sys.executable, __file__, "measure", method, str(int(checkpointing)), "4",
+                     "256"], capture_output=True, text=True, timeout=600, check=True).stdout
+                figures = json.loads(out.strip().splitlines()[-1])
+                ratio = figures["estimate"] / figures["measured"]
+                self.assertGreater(ratio, 0.75, figures)
+                self.assertLess(ratio, 1.25, figures)
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["measure"]:
+        print(json.dumps(measure(sys.argv[2], sys.argv[3] == "1", int(sys.argv[4]),
+                                 int(sys.argv[5]))))
+    else:
+        unittest.main()
