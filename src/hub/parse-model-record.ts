@@ -1,10 +1,8 @@
-import { PIPELINE_TYPES, type PipelineType } from '@huggingface/tasks';
+import { PIPELINE_TYPES } from '@huggingface/tasks';
+import * as z from 'zod/mini';
 import { HubError } from './hub-error';
 import type { ModelRecord, ParsedModelRecord, RecordIssue } from './types';
 import { errorMessage } from '../shared/errors';
-
-/** The Hub's pipeline names, each mapped to itself: a lookup that returns it typed. */
-const PIPELINES: ReadonlyMap<string, PipelineType> = new Map(PIPELINE_TYPES.map((p) => [p, p]));
 
 /**
  * Largest record accepted, in characters of JSON. Real `/api/models/{id}` answers are a few KB to a
@@ -13,28 +11,24 @@ const PIPELINES: ReadonlyMap<string, PipelineType> = new Map(PIPELINE_TYPES.map(
  */
 export const MAX_RECORD_CHARS = 2_000_000;
 
-const DROPPED = Symbol('dropped');
-type Dropped = typeof DROPPED;
-
-/** Where a value sits, and where its issues go (`quiet`: a trial of oneOf, nothing recorded). */
-interface At {
-  path: string;
-  issues: RecordIssue[];
-  quiet: boolean;
-}
-
 /**
- * A field kind of the schema: what a generator of @huggingface/tasks may read there. `check`
- * returns the value (cleaned of wrong-typed parts) as a T, or DROPPED after recording why.
+ * What a misfit value parses to, in place of the value: {@link keep} takes it out afterwards and
+ * reports it at the path where it sat (`report` absent: taken out quietly).
  */
-interface Spec<T> {
-  /** What the field should be, for the messages: 'a string', 'a list of strings'. */
-  readonly describe: string;
-  readonly check: (value: unknown, at: At) => T | Dropped;
+class Dropped {
+  constructor(readonly report?: (path: string) => RecordIssue) {}
 }
 
-/** The type a spec accepts. */
-type Infer<S> = S extends Spec<infer T> ? T : never;
+/** `schema`, or, when the value misfits it, a {@link Dropped} (reported through `report`). */
+function drop<T extends z.ZodMiniType>(
+  schema: T,
+  report?: (input: unknown, path: string) => RecordIssue,
+) {
+  const dropped = z.transform(
+    (input: unknown) => new Dropped(report && ((path) => report(input, path))),
+  );
+  return z.union([schema, dropped]);
+}
 
 function typeName(value: unknown): string {
   if (value === null) return 'null';
@@ -47,228 +41,107 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function isList(value: unknown): value is unknown[] {
-  return Array.isArray(value);
+/** "<path> should be <describe>, got <shown>; ignored." */
+function misfit(describe: string, show = typeName) {
+  return (input: unknown, path: string): RecordIssue => ({
+    path,
+    message: `${path} should be ${describe}, got ${show(input)}; ignored.`,
+  });
 }
 
-function isString(value: unknown): value is string {
-  return typeof value === 'string';
+/** An optional field of `schema`: a misfit is dropped and reported as not `describe`. */
+function field<T extends z.ZodMiniType>(schema: T, describe: string, show = typeName) {
+  return z.optional(drop(schema, misfit(describe, show)));
 }
 
-/** Records that the value at `at.path` is not `describe` (shown as `shown`); drops it. */
-function reject(describe: string, shown: string, at: At): Dropped {
-  if (!at.quiet) {
-    at.issues.push({
-      path: at.path,
-      message: `${at.path} should be ${describe}, got ${shown}; ignored.`,
-    });
-  }
-  return DROPPED;
+/**
+ * `schema` (an object's), or a {@link Dropped} when the value is not an object or a required field
+ * (a bare schema in its shape, not a {@link field}) is missing or misfits: reported at that field.
+ */
+function dropObject<T extends z.ZodMiniObject>(schema: T) {
+  return drop(schema, (input, path) => {
+    const issue = schema.safeParse(input).error?.issues[0];
+    const key = issue?.path[0];
+    if (!isPlainObject(input) || issue === undefined || key === undefined) {
+      return misfit('an object')(input, path);
+    }
+    const at = `${path}.${String(key)}`;
+    const value = input[String(key)];
+    if (value === undefined) return { path: at, message: `${at} is missing; ${path} ignored.` };
+    return misfit(issue.code === 'invalid_type' ? `a ${issue.expected}` : 'valid')(value, at);
+  });
 }
 
-/** A leaf kind: `take` returns the value when it fits, else DROPPED; `show` names a misfit. */
-function leaf<T>(
-  describe: string,
-  take: (value: unknown) => T | Dropped,
-  show: (value: unknown) => string = typeName,
-): Spec<T> {
-  return {
-    describe,
-    check: (value, at) => {
-      const out = take(value);
-      return out === DROPPED ? reject(describe, show(value), at) : out;
-    },
-  };
+/** An optional object of `shape`'s fields, other keys left out; see {@link dropObject}. */
+function fields<S extends z.core.$ZodLooseShape>(shape: S) {
+  return z.optional(dropObject(z.object(shape)));
 }
 
-const str = leaf('a string', (v) => (typeof v === 'string' ? v : DROPPED));
-const num = leaf('a number', (v) => (typeof v === 'number' ? v : DROPPED));
-const bool = leaf('a boolean', (v) => (typeof v === 'boolean' ? v : DROPPED));
-const strList = leaf(
-  'a list of strings',
-  (v) => (isList(v) && v.every(isString) ? v : DROPPED),
-  (v) => (isList(v) ? `a list holding ${typeName(v.find((x) => !isString(x)))}` : typeName(v)),
+const str = field(z.string(), 'a string');
+const num = field(z.number(), 'a number');
+const bool = field(z.boolean(), 'a boolean');
+const strings = z.array(z.string());
+const strList = field(strings, 'a list of strings', (v) =>
+  Array.isArray(v)
+    ? `a list holding ${typeName(v.find((x) => typeof x !== 'string'))}`
+    : typeName(v),
 );
-const pipeline = leaf(
-  'a known task id',
-  (v) => (typeof v === 'string' ? (PIPELINES.get(v) ?? DROPPED) : DROPPED),
-  (v) => (typeof v === 'string' ? `"${v}"` : typeName(v)),
+const pipeline = field(z.enum(PIPELINE_TYPES), 'a known task id', (v) =>
+  typeof v === 'string' ? `"${v}"` : typeName(v),
 );
-
-/** `spec`, or null. */
-function nullable<T>(spec: Spec<T>): Spec<T | null> {
-  return {
-    describe: `${spec.describe} or null`,
-    check: (value, at) => (value === null ? null : spec.check(value, at)),
-  };
-}
-
-/** A list whose items fit `spec`; an item that does not is dropped (and reported). */
-function arrayOf<T>(spec: Spec<T>): Spec<T[]> {
-  const describe = 'a list';
-  return {
-    describe,
-    check: (value, at) => {
-      if (!isList(value)) return reject(describe, typeName(value), at);
-      const kept: T[] = [];
-      value.forEach((item, i) => {
-        const out = spec.check(item, { ...at, path: `${at.path}[${i}]` });
-        if (out !== DROPPED) kept.push(out);
-      });
-      return kept;
-    },
-  };
-}
-
-/** The first of `options` the value fits (each tried silently), else reported as `describe`. */
-function oneOf<T extends unknown[]>(
-  options: { readonly [K in keyof T]: Spec<T[K]> },
-  describe: string,
-): Spec<T[number]> {
-  return {
-    describe,
-    check: (value, at) => {
-      for (const option of options) {
-        const out = option.check(value, { path: at.path, issues: [], quiet: true });
-        if (out !== DROPPED) return out;
-      }
-      return reject(describe, typeName(value), at);
-    },
-  };
-}
-
-type Shape = Record<string, Spec<unknown>>;
-
-/** An object of `S`'s fields: those in `R` present, the others optional; `P`: other keys kept. */
-type FieldsOf<S extends Shape, R extends keyof S, P extends boolean> = {
-  [K in keyof S as K extends R ? K : never]: Infer<S[K]>;
-} & { [K in keyof S as K extends R ? never : K]?: Infer<S[K]> } & (P extends true
-    ? { [key: string]: unknown }
-    : unknown);
-
-/**
- * Whether `out`, built by {@link fields} from `shape`'s checks, is a `FieldsOf` (each value it
- * holds under a field's key came from that field's `check`, so has its type): every required
- * field is there, and without `passthrough` no other key is.
- */
-function assembled<S extends Shape, R extends keyof S, P extends boolean>(
-  out: Record<string, unknown>,
-  shape: S,
-  required: ReadonlySet<string>,
-  passthrough: boolean,
-): out is Record<string, unknown> & FieldsOf<S, R, P> {
-  for (const key of required) if (!(key in out)) return false;
-  return passthrough || Object.keys(out).every((key) => key in shape);
-}
-
-/**
- * An object with `shape`'s fields: a wrong-typed field is dropped (and reported), a missing or
- * dropped `required` one drops the whole object; with `passthrough` its other keys are kept
- * unchecked, else left out.
- */
-function fields<S extends Shape, R extends keyof S & string = never, P extends boolean = false>(
-  shape: S,
-  options: { required?: readonly R[]; passthrough?: P } = {},
-): Spec<FieldsOf<S, R, P>> {
-  const describe = 'an object';
-  const required: ReadonlySet<string> = new Set(options.required);
-  const passthrough = options.passthrough === true;
-  return {
-    describe,
-    check: (value, at) => {
-      if (!isPlainObject(value)) return reject(describe, typeName(value), at);
-      const { path, issues, quiet } = at;
-      const out: Record<string, unknown> = passthrough ? { ...value } : {};
-      for (const [key, spec] of Object.entries(shape)) {
-        const fieldPath = path ? `${path}.${key}` : key;
-        if (!(key in value) || value[key] === undefined) {
-          if (required.has(key)) {
-            if (!quiet)
-              issues.push({
-                path: fieldPath,
-                message: `${fieldPath} is missing; ${path} ignored.`,
-              });
-            return DROPPED;
-          }
-          delete out[key];
-          continue;
-        }
-        const checked = spec.check(value[key], { path: fieldPath, issues, quiet });
-        if (checked === DROPPED) {
-          if (required.has(key)) return DROPPED;
-          delete out[key];
-        } else out[key] = checked;
-      }
-      return assembled<S, R, P>(out, shape, required, passthrough) ? out : DROPPED;
-    },
-  };
-}
-
-/**
- * An object's string values: ModelData types `config.auto_map` as strings, and the generators read
- * only strings there. The Hub also holds lists (`AutoTokenizer: [slow, fast]`): left out, quietly,
- * as nothing reads them.
- */
-const stringValues: Spec<Record<string, string>> = {
-  describe: 'an object',
-  check: (value, at) => {
-    if (!isPlainObject(value)) return reject('an object', typeName(value), at);
-    const out: Record<string, string> = {};
-    for (const [key, v] of Object.entries(value)) if (typeof v === 'string') out[key] = v;
-    return out;
-  },
-};
 
 /**
  * A widget example as ModelData types it (each of its shapes has a required key); the generators
  * read `text`, or `source_sentence` with `sentences`. An image's `src` example is kept too. Other
  * keys pass through unchecked.
  */
-const widgetExample = oneOf(
-  [
-    fields({ text: str }, { required: ['text'], passthrough: true }),
-    fields(
-      { source_sentence: str, sentences: strList },
-      { required: ['source_sentence', 'sentences'], passthrough: true },
-    ),
-    fields({ src: str }, { required: ['src'], passthrough: true }),
-  ],
-  'a widget example (an object with a string "text", "src", or "source_sentence" and "sentences")',
+const widgetExample = drop(
+  z.union([
+    z.looseObject({ text: z.string() }),
+    z.looseObject({ source_sentence: z.string(), sentences: strings }),
+    z.looseObject({ src: z.string() }),
+  ]),
+  misfit(
+    'a widget example (an object with a string "text", "src", or "source_sentence" and "sentences")',
+  ),
 );
 
-const chatTemplate = oneOf(
-  // ModelData requires both keys of a named template: an item missing one is dropped (silently,
-  // as everything tried inside oneOf).
-  [str, arrayOf(fields({ name: str, template: str }, { required: ['name', 'template'] }))],
+const chatTemplate = field(
+  z.union([
+    z.string(),
+    // ModelData requires both keys of a named template: an item missing one is dropped quietly.
+    z.array(drop(z.object({ name: z.string(), template: z.string() }))),
+  ]),
   'a string or a list of named templates',
 );
 
 /** The fields each generator of @huggingface/tasks may read, checked before they see them. */
-const SCHEMA = fields({
-  id: str,
+const SCHEMA = z.object({
   tags: strList,
   pipeline_tag: pipeline,
   library_name: str,
   inference: str,
   private: bool,
   mask_token: str,
-  widgetData: arrayOf(widgetExample),
+  widgetData: field(z.array(widgetExample), 'a list'),
   cardData: fields({
-    base_model: oneOf([str, strList], 'a string or a list of strings'),
-    instance_prompt: nullable(str),
-    inference: oneOf([bool, fields({}, { passthrough: true })], 'a boolean or an object'),
+    base_model: field(z.union([z.string(), strings]), 'a string or a list of strings'),
+    instance_prompt: field(z.nullable(z.string()), 'a string'),
+    inference: field(z.union([z.boolean(), z.looseObject({})]), 'a boolean or an object'),
   }),
   config: fields({
     architectures: strList,
     model_type: str,
-    auto_map: stringValues,
+    // ModelData types these as strings, and the generators read only strings; the Hub also holds
+    // lists (`AutoTokenizer: [slow, fast]`): left out quietly, as nothing reads them.
+    auto_map: field(z.record(z.string(), drop(z.string())), 'an object'),
     quantization_config: fields({
       bits: num,
       load_in_4bit: bool,
       load_in_8bit: bool,
       quant_method: str,
     }),
-    tokenizer_config: fields({ chat_template: chatTemplate }, { passthrough: true }),
+    tokenizer_config: z.optional(dropObject(z.looseObject({ chat_template: chatTemplate }))),
     processor_config: fields({ chat_template: str }),
     chat_template_jinja: str,
     adapter_transformers: fields({ model_name: str, model_class: str }),
@@ -282,16 +155,56 @@ const SCHEMA = fields({
     peft: fields({ base_model_name_or_path: str, task_type: str }),
     keras_hub: fields({ tasks: strList }),
   }),
-  transformersInfo: fields(
-    { auto_model: str, custom_class: str, pipeline_tag: pipeline, processor: str },
-    { required: ['auto_model'] },
-  ),
-  siblings: arrayOf(fields({ rfilename: str }, { required: ['rfilename'] })),
-  gguf: fields(
-    { total: num, architecture: str, context_length: num, chat_template: str },
-    { required: ['total'] },
-  ),
+  transformersInfo: fields({
+    auto_model: z.string(),
+    custom_class: str,
+    pipeline_tag: pipeline,
+    processor: str,
+  }),
+  siblings: field(z.array(dropObject(z.object({ rfilename: z.string() }))), 'a list'),
+  gguf: fields({
+    total: z.number(),
+    architecture: str,
+    context_length: num,
+    chat_template: str,
+  }),
 });
+
+/** A parsed value with its {@link Dropped} parts taken out. */
+type Kept<T> = T extends Dropped
+  ? never
+  : T extends readonly (infer U)[]
+    ? Kept<U>[]
+    : T extends object
+      ? { [K in keyof T]: Kept<T[K]> }
+      : T;
+
+/**
+ * A copy of `value` without its {@link Dropped} parts (an object's key, a list's item), each
+ * reported into `issues` at its path. Its type says so: only a Dropped is taken out.
+ */
+function keep<T>(value: T, path: string, issues: RecordIssue[]): Kept<T>;
+function keep(value: unknown, path: string, issues: RecordIssue[]): unknown {
+  const kept = (item: unknown, at: string): boolean => {
+    if (!(item instanceof Dropped)) return true;
+    if (item.report) issues.push(item.report(at));
+    return false;
+  };
+  if (Array.isArray(value)) {
+    const items: unknown[] = value;
+    return items.flatMap((item, i) => {
+      const at = `${path}[${i}]`;
+      return kept(item, at) ? [keep(item, at, issues)] : [];
+    });
+  }
+  if (!isPlainObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    const at = path ? `${path}.${key}` : key;
+    if (item !== undefined && kept(item, at)) out[key] = keep(item, at, issues);
+  }
+  return out;
+}
 
 /**
  * Turns a model record (pasted JSON text, or an already parsed Hub answer) into a validated
@@ -337,15 +250,9 @@ export function parseModelRecord(params: {
     );
   }
   const issues: RecordIssue[] = [];
-  const trimmed = id.trim();
-  const checked = SCHEMA.check({ ...data, id: trimmed }, { path: '', issues, quiet: false });
-  // Never DROPPED: `data` is an object and the schema's top level requires no field.
-  const record: ModelRecord = {
-    inference: '',
-    tags: [],
-    id: trimmed,
-    ...(checked === DROPPED ? {} : checked),
-  };
+  // Never throws: `data` is an object, and each field of SCHEMA parses to its value or a Dropped.
+  const checked = keep(SCHEMA.parse(data), '', issues);
+  const record: ModelRecord = { inference: '', tags: [], ...checked, id: id.trim() };
   return { record, issues };
 }
 
