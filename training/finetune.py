@@ -534,16 +534,21 @@ def disk_full(folder: str) -> bool:
         return False
 
 
-def fsync_tree(folder: str) -> None:
-    for root, _dirs, names in os.walk(folder):
-        for name in names:
-            with open(os.path.join(root, name), "rb") as handle:
-                os.fsync(handle.fileno())
+def fsync_dir(folder: str) -> None:
     descriptor = os.open(folder, os.O_RDONLY)
     try:
         os.fsync(descriptor)
     finally:
         os.close(descriptor)
+
+
+def fsync_tree(folder: str) -> None:
+    """Every file under folder, and folder itself, on the disk (before it is renamed into place)."""
+    for root, _dirs, names in os.walk(folder):
+        for name in names:
+            with open(os.path.join(root, name), "rb") as handle:
+                os.fsync(handle.fileno())
+    fsync_dir(folder)
 
 
 def make_trainer_class():
@@ -571,17 +576,19 @@ def make_trainer_class():
             name = f"{CHECKPOINT_PREFIX}{self.state.global_step}"
             staging = os.path.join(run_dir, PARTIAL_DIR, name)
             final = os.path.join(run_dir, name)
-            if self.args.should_save:
+            if self.args.should_save:  # a save a kill interrupted
                 shutil.rmtree(staging, ignore_errors=True)
+            self.accelerator.wait_for_everyone()  # before any rank writes its files there
             self._staging = True
             try:
+                os.makedirs(staging, exist_ok=True)
                 super()._save_checkpoint(model, trial)
                 self.accelerator.wait_for_everyone()  # every rank's RNG state is in staging
                 if self.args.should_save:
                     fsync_tree(staging)
                     shutil.rmtree(final, ignore_errors=True)
                     os.replace(staging, final)
-                    fsync_tree(run_dir)
+                    fsync_dir(run_dir)
             except Exception as error:
                 if self.args.should_save:
                     shutil.rmtree(staging, ignore_errors=True)
@@ -635,6 +642,10 @@ def mixed_precision(torch) -> dict[str, bool]:
         return {"bf16": False, "fp16": False}
     native = torch.cuda.is_bf16_supported(including_emulation=False)
     return {"bf16": native, "fp16": not native}
+
+
+def mps_available(torch) -> bool:
+    return bool(getattr(torch.backends, "mps", None) and torch.backends.mps.is_available())
 
 
 def use_gradient_checkpointing(choice: str, parameters: int) -> bool:
@@ -697,6 +708,8 @@ def train(args, dist: DistInfo, report: Reporter, tokenizer, model, train_rows: 
         remove_unused_columns=True,
         include_num_input_tokens_seen="no",
         dataloader_pin_memory=torch.cuda.is_available(),
+        # Without a GPU: the CPU (gloo between processes); MPS only for a single process.
+        use_cpu=not torch.cuda.is_available() and (dist.distributed or not mps_available(torch)),
     )
     peft_config = None
     if args.method == "lora":
