@@ -19,8 +19,10 @@ import {
 import * as z from 'zod/mini';
 import { resolveTrainingUrl } from '../src/actors/training-client';
 import { trainingMessages } from '../src/shared/training-messages';
+import { mockPlan } from './training-plan';
 import {
   DEFAULT_EVAL_FRACTION,
+  RESUMABLE_STATES,
   DEFAULT_TRAINING_URL,
   DatasetParamsSchema,
   DatasetSchema,
@@ -47,6 +49,7 @@ import {
   type ServiceInfo,
   type TrainRequest,
   type TrainResponse,
+  type PlanResponse,
   type TrainerInfo,
   idleTrainerSetup,
   type TrainerSetup,
@@ -205,6 +208,12 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
 
   const active = () => [...runs.values()].find((r) => r.info.state === 'running');
 
+  /** Mock runs save a checkpoint every 10 steps: the newest one a run reached, or null. */
+  const checkpointOf = (run: MockRun) => {
+    const step = Math.floor((run.info.current ?? 0) / 10) * 10;
+    return step > 0 ? step : null;
+  };
+
   function advance(run: MockRun) {
     if (run.info.state !== 'running') return;
     run.polls += 1;
@@ -270,12 +279,15 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
 
   function finish(run: MockRun, patch: Partial<RunInfo>) {
     const ended = now();
+    const checkpoint = checkpointOf(run);
     Object.assign(run.info, {
       phase: null,
       ended_at: ended,
       duration_ms: Date.parse(ended) - Date.parse(run.info.started_at),
       ...patch,
     });
+    run.info.checkpoint_step = checkpoint;
+    run.info.resumable = RESUMABLE_STATES.includes(run.info.state) && checkpoint !== null;
   }
 
   const folderOf = (run: MockRun) => run.info.output_dir.split('/').filter(Boolean).pop() ?? 'run';
@@ -313,6 +325,29 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
     }),
 
     http.get(`${base}/health`, () => HttpResponse.json({ ok: true })),
+
+    http.post<PathParams, DefaultBodyType, PlanResponse | ErrorResponse>(
+      `${base}/train/plan`,
+      async ({ request }) => {
+        record(request);
+        const refused = notJson(request);
+        if (refused) return refused;
+        let body: unknown;
+        try {
+          body = await request.json();
+        } catch {
+          return error(400, 'Malformed JSON body');
+        }
+        const parsed = z.safeParse(TrainRequestSchema, body);
+        if (!parsed.success)
+          return error(400, `Invalid body: ${formatIssues(parsed.error.issues, 'body')}`);
+        const entries = datasets.get(parsed.data.data_file) ?? MOCK_DATASET;
+        const answer = mockPlan(parsed.data, entries);
+        if (answer.plan.too_long.count === entries.length)
+          return error(400, answer.plan.too_long.message ?? 'every entry is too long');
+        return HttpResponse.json<PlanResponse>(answer);
+      },
+    ),
 
     http.post<PathParams, DefaultBodyType, TrainResponse | ErrorResponse>(
       `${base}/train`,
@@ -529,6 +564,44 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
         run.log.push('[service] cancel requested: SIGTERM sent to every process of the run');
         finish(run, { state: 'cancelled', signal: 'SIGTERM' });
         return HttpResponse.json<RunInfo>(run.info);
+      },
+    ),
+
+    http.post<PathParams, DefaultBodyType, RunInfo | ErrorResponse>(
+      `${base}/runs/:id/resume`,
+      ({ request, params }) => {
+        record(request);
+        const refused = notJson(request);
+        if (refused) return refused;
+        const run = runOf(params);
+        if (run instanceof Response) return run;
+        const { info } = run;
+        if (setup.state === 'running') return error(409, trainingMessages.settingUp());
+        const busy = active();
+        if (busy) return error(409, MOCK_MESSAGES.busy(busy.info.id, busy.info.started_at));
+        if (!RESUMABLE_STATES.includes(info.state))
+          return error(409, trainingMessages.notResumable(info.id, info.state, info.output_dir));
+        const step = checkpointOf(run);
+        const folder = `${info.output_dir.replace(/\/+$/, '')}/checkpoints`;
+        if (step === null) return error(409, trainingMessages.noCheckpoint(info.id, folder));
+        // The trainer goes on from the checkpoint; this time it does not fail.
+        run.scenario = scenario === 'fail-run' ? 'progress' : scenario;
+        run.polls = 0;
+        run.log.push(
+          trainingMessages.resumedFrom(step),
+          `resuming from step ${step} (${folder}/checkpoint-${step})`,
+        );
+        Object.assign(info, {
+          state: 'running',
+          phase: 'training',
+          exit_code: null,
+          signal: null,
+          ended_at: null,
+          current: step,
+          resumable: false,
+        } satisfies Partial<RunInfo>);
+        delete info.error;
+        return HttpResponse.json<RunInfo>(info);
       },
     ),
 

@@ -14,6 +14,7 @@ import { createTrainingMock } from '../../mocks/training-handlers';
 import {
   DEFAULT_EVAL_FRACTION,
   DEFAULT_TRAINING_URL,
+  PlanResponseSchema,
   TRAINING_PARAMS,
   TrainRequestSchema,
   formatIssues,
@@ -140,6 +141,23 @@ describe('the mock service', () => {
     });
     expect(reply.status).toBe(200);
     expect(mock.starts.at(-1)).toEqual(body);
+  });
+
+  it('plans from the dataset it holds (POST /train/plan): epochs turn into steps', async () => {
+    const ask = (patch: Record<string, unknown>) =>
+      fetch(`${DEFAULT_TRAINING_URL}/train/plan`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...valid, ...patch }),
+      });
+    const plan = PlanResponseSchema.parse(await (await ask({ epochs: 2, batch_size: 3 })).json());
+    expect(plan.plan).toMatchObject({ entries: 10, held_out: 1, train: 9, effective_batch: 3 });
+    expect(plan.plan.steps).toBe(6);
+    const tooLong = await ask({ max_len: 1 });
+    expect(tooLong.status).toBe(400);
+    expect(await tooLong.json()).toEqual({
+      error: '10 of 10 entries are longer than 1 tokens and were left out: raise Max length',
+    });
   });
 });
 
