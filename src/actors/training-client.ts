@@ -81,6 +81,8 @@ export interface TrainingClient {
   /** GET /models: finished runs with a browser-ready model. */
   fetchModels(signal?: AbortSignal): Promise<ModelList>;
   cancelRun(runId: string, signal?: AbortSignal): Promise<RunInfo>;
+  /** POST /runs/{id}/resume: the run again running from its newest checkpoint. */
+  resumeRun(runId: string, signal?: AbortSignal): Promise<RunInfo>;
   /** GET /runs/{id}/split: the entries held out of training (404: none; 422: malformed). */
   fetchSplit(runId: string, signal?: AbortSignal): Promise<RunSplit>;
   /** GET /runs/{id}/dataset: every entry of the run's data file. */
@@ -160,6 +162,8 @@ export function createTrainingClient(options: TrainingClientOptions = {}): Train
     // State changes carry a JSON body so the service's JSON-only rule holds for cancel too.
     cancelRun: (runId, signal) =>
       call(RunInfoSchema, 'POST', `/runs/${id(runId)}/cancel`, {}, signal),
+    resumeRun: (runId, signal) =>
+      call(RunInfoSchema, 'POST', `/runs/${id(runId)}/resume`, {}, signal),
     fetchSplit: (runId, signal) =>
       call(RunSplitSchema, 'GET', `/runs/${id(runId)}/split`, undefined, signal),
     fetchRunDataset: (runId, signal) =>
@@ -220,6 +224,13 @@ export function createTrainingActors(
       const { MutationObserver, cancelRunMutationOptions } = await import('./training-queries');
       const queryClient = await loadQueryClient();
       return new MutationObserver(queryClient, cancelRunMutationOptions(client)).mutate(
+        input.runId,
+      );
+    }),
+    resumeRun: fromPromise<RunInfo, CancelRunInput>(async ({ input }) => {
+      const { MutationObserver, resumeRunMutationOptions } = await import('./training-queries');
+      const queryClient = await loadQueryClient();
+      return new MutationObserver(queryClient, resumeRunMutationOptions(client)).mutate(
         input.runId,
       );
     }),

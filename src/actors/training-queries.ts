@@ -75,6 +75,15 @@ export function cancelRunMutationOptions(client: TrainingClient) {
   });
 }
 
+/** POST /runs/{id}/resume. Never retried: a second POST would answer 409 (the run is active). */
+export function resumeRunMutationOptions(client: TrainingClient) {
+  return mutationOptions<RunInfo, ApiError, string>({
+    mutationKey: [...trainingKeys.all(client.baseUrl), 'resume'],
+    mutationFn: (runId) => client.resumeRun(runId),
+    retry: false,
+  });
+}
+
 /** PUT /datasets/{name}: stores a 'Format Input' dataset on the service, returns its path. */
 export function putDatasetMutationOptions(client: TrainingClient) {
   return mutationOptions<DatasetResponse, ApiError, { name: string; entries: DatasetEntry[] }>({

@@ -78,6 +78,7 @@ async function harness(
     runs?: RunList | Error;
     models?: TrainedModel[];
     cancel?: RunInfo | Error;
+    resume?: RunInfo | Error;
     input?: TrainingInput;
     pollInterval?: number;
   } = {},
@@ -86,6 +87,7 @@ async function harness(
     start: [] as TrainRequest[],
     poll: 0,
     cancel: 0,
+    resume: [] as string[],
     catalog: 0,
     after: [] as number[],
     evalAfter: [] as number[],
@@ -117,6 +119,13 @@ async function harness(
       cancelRun: fromPromise(async () => {
         calls.cancel += 1;
         const run = options.cancel ?? runInfo({ state: 'cancelled', signal: 'SIGTERM' });
+        if (run instanceof Error) throw run;
+        return run;
+      }),
+      resumeRun: fromPromise(async ({ input }: { input: { runId: string } }) => {
+        calls.resume.push(input.runId);
+        const run =
+          options.resume ?? runInfo({ id: input.runId, progress: 40, current: 4, total: 10 });
         if (run instanceof Error) throw run;
         return run;
       }),
@@ -448,6 +457,71 @@ describe('trainingMachine', () => {
       const down = await harness({ runs: new Error('unreachable') });
       expect(down.actor.getSnapshot().value).toBe('idle');
       expect(down.calls.poll).toBe(0);
+    });
+  });
+
+  describe('resume', () => {
+    const failedRun = runInfo({
+      id: 'old',
+      state: 'failed',
+      phase: null,
+      exit_code: 1,
+      progress: 50,
+      current: 5,
+      total: 10,
+      checkpoint_step: 4,
+      resumable: true,
+    });
+
+    it('idle → training.resume → POST /runs/{id}/resume → running (watching that run) → finished', async () => {
+      const { actor, calls } = await harness({
+        runs: { runs: [failedRun], active: null },
+        polls: [
+          poll(['[service] resumed from step 4', 'step 6/10'], {
+            id: 'old',
+            current: 6,
+            total: 10,
+          }),
+          poll(['step 10/10'], { id: 'old', ...succeeded }),
+        ],
+      });
+      expect(actor.getSnapshot().value).toBe('idle');
+      actor.send({ type: 'training.resume', runId: 'old' });
+      expect(selectIsBusy(actor.getSnapshot())).toBe(true);
+      expect(selectTrainingStatus(actor.getSnapshot())).toBe('starting');
+      await waitFor(actor, (s) => s.matches('running'));
+      expect(calls.resume).toEqual(['old']);
+      expect(calls.start).toEqual([]);
+      expect(actor.getSnapshot().context.runId).toBe('old');
+      await waitFor(actor, (s) => s.matches({ ended: 'finished' }));
+      expect(selectPercent(actor.getSnapshot())).toBe(100);
+      // The whole curve, the first attempt's points included, is asked for once.
+      expect(calls.after[0]).toBe(-1);
+    });
+
+    it('ended (failed) → training.resume → running again', async () => {
+      const { actor, calls } = await harness({
+        polls: [
+          poll(['step 5/10', 'error: CUDA out of memory'], { state: 'failed', exit_code: 1 }),
+          poll(['step 10/10'], succeeded),
+        ],
+        pollInterval: 5,
+      });
+      actor.send({ type: 'training.start', request });
+      await waitFor(actor, (s) => s.matches({ ended: 'failed' }));
+      actor.send({ type: 'training.resume', runId: 'run-1' });
+      await waitFor(actor, (s) => s.matches({ ended: 'finished' }));
+      expect(calls.resume).toEqual(['run-1']);
+      expect(calls.start).toHaveLength(1);
+    });
+
+    it('a refused resume → idle, the service text emitted for the alert', async () => {
+      const text = 'Run old has no checkpoint to resume from (/srv/out/checkpoints)';
+      const { actor, emitted, calls } = await harness({ resume: new HttpError(text, 409) });
+      actor.send({ type: 'training.resume', runId: 'old' });
+      await waitFor(actor, (s) => s.matches('idle'));
+      expect(emitted).toEqual([{ type: 'training.startFailed', message: text }]);
+      expect(calls.poll).toBe(0);
     });
   });
 });

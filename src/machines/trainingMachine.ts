@@ -1,6 +1,8 @@
 /**
  * A fine-tuning run on the local training service:
- * attaching → idle → starting → running → finished | failed | cancelled. The service, not the
+ * attaching → idle → starting | resuming → running → finished | failed | cancelled.
+ * `training.resume` asks the service to go on with a run that ended without its result (from its
+ * newest checkpoint) and then watches it as it watches a run it started. The service, not the
  * page, owns the run: on start the machine asks `GET /runs` and attaches to the active run (one
  * started from another tab, browser or curl). While running, a `pollRun` actor is invoked every
  * `pollInterval` (2000 ms): log tail, run status and new loss points; the last `current/total`
@@ -52,6 +54,7 @@ export interface Catalog {
 export interface CancelRunInput {
   runId: string;
 }
+export type ResumeRunInput = CancelRunInput;
 
 export interface TrainingInput {
   /** Poll failures in a row before the service counts as unreachable (default 3). */
@@ -61,6 +64,8 @@ export interface TrainingInput {
 export interface TrainingContext {
   /** What the last `training.start` asked for (the start actor's input). */
   request: TrainRequest | null;
+  /** The run the last `training.resume` asked for (the resume actor's input). */
+  resumeId: string | null;
   runId: string | null;
   /** 0–100, two decimals, never decreasing during a run. */
   percent: number;
@@ -96,10 +101,15 @@ export const MAX_POINTS_IN_PAGE = 100_000;
 export type TrainingEvent =
   | { type: 'training.start'; request: TrainRequest }
   | { type: 'training.cancel' }
+  /** Go on with a run that failed, was cancelled or interrupted, from its newest checkpoint. */
+  | { type: 'training.resume'; runId: string }
   /** The trainer's environment changed (its set-up ended): what it has now. */
   | { type: 'training.trainerChanged'; trainer: TrainerInfo };
 
-/** Emitted when POST /train is refused: the UI shows `message` (the server's text) in an alert. */
+/**
+ * Emitted when POST /train or POST /runs/{id}/resume is refused: the UI shows `message` (the
+ * server's text) in an alert.
+ */
 export type TrainingEmitted = { type: 'training.startFailed'; message: string };
 
 /** The HTTP status of an actor's error: the training client throws `ApiError`s. */
@@ -131,6 +141,9 @@ const fetchCatalogPlaceholder = fromPromise<Catalog>(() => {
 const cancelRunPlaceholder = fromPromise<RunInfo, CancelRunInput>(() => {
   throw new Error('cancelRun actor not provided');
 });
+const resumeRunPlaceholder = fromPromise<RunInfo, ResumeRunInput>(() => {
+  throw new Error('resumeRun actor not provided');
+});
 
 /** Never backwards; 100 once the last step is done (saving) or the run succeeded. */
 function livePercent(previous: number, run: RunInfo): number {
@@ -156,6 +169,7 @@ export const trainingMachine = setup({
     fetchCatalog: fetchCatalogPlaceholder,
     fetchTrainer: fetchTrainerPlaceholder,
     cancelRun: cancelRunPlaceholder,
+    resumeRun: resumeRunPlaceholder,
   },
   delays: {
     /** The log is polled every 2000 ms. */
@@ -193,6 +207,7 @@ export const trainingMachine = setup({
     storeTrainer: assign({ trainer: (_, trainer: TrainerInfo) => trainer }),
     storeRunId: assign({ runId: (_, runId: string) => runId }),
     storeRequest: assign({ request: (_, request: TrainRequest) => request }),
+    storeResumeId: assign({ resumeId: (_, runId: string) => runId }),
     applyPoll: assign(({ context }, output: PollRunOutput) => {
       const fromLines = nextProgress(context.percent, output.lines).percent;
       const fresh = output.metrics.points.filter((p) => p.seq > context.metricsAfter);
@@ -233,6 +248,7 @@ export const trainingMachine = setup({
   id: 'training',
   context: ({ input }) => ({
     request: null,
+    resumeId: null,
     runId: null,
     percent: 0,
     lines: [],
@@ -298,6 +314,10 @@ export const trainingMachine = setup({
           target: 'starting',
           actions: { type: 'storeRequest', params: ({ event }) => event.request },
         },
+        'training.resume': {
+          target: 'resuming',
+          actions: { type: 'storeResumeId', params: ({ event }) => event.runId },
+        },
       },
     },
     starting: {
@@ -314,6 +334,32 @@ export const trainingMachine = setup({
           actions: { type: 'storeRunId', params: ({ event }) => event.output.runId },
         },
         // Spec: a non-OK start shows the server's text in an alert and returns to idle.
+        onError: {
+          target: 'idle',
+          actions: {
+            type: 'emitStartFailed',
+            params: ({ event }: { event: ErrorActorEvent }) => event.error,
+          },
+        },
+      },
+    },
+    resuming: {
+      entry: 'clearRun',
+      invoke: {
+        src: 'resumeRun',
+        input: ({ context }): ResumeRunInput => {
+          // Every way in stores the run id first (storeResumeId).
+          if (!context.resumeId) throw new Error('No run to resume.');
+          return { runId: context.resumeId };
+        },
+        onDone: {
+          target: 'running',
+          actions: [
+            { type: 'storeRunId', params: ({ event }) => event.output.id },
+            { type: 'applyRun', params: ({ event }) => event.output },
+          ],
+        },
+        // Refused (no checkpoint, data changed, a run active): the service's text in an alert.
         onError: {
           target: 'idle',
           actions: {
@@ -414,6 +460,10 @@ export const trainingMachine = setup({
         'training.start': {
           target: 'starting',
           actions: { type: 'storeRequest', params: ({ event }) => event.request },
+        },
+        'training.resume': {
+          target: 'resuming',
+          actions: { type: 'storeResumeId', params: ({ event }) => event.runId },
         },
       },
       // Always entered through a child (#training.ended.<how>); `initial` is required all the same.

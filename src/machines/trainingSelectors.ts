@@ -18,7 +18,7 @@ export type TrainingStatus =
 export const selectTrainingStatus = (s: TrainingSnapshot): TrainingStatus => {
   if (s.matches({ running: 'cancelling' })) return 'cancelling';
   if (s.matches('running')) return s.context.run?.phase === 'saving' ? 'saving' : 'running';
-  if (s.matches('starting')) return 'starting';
+  if (s.matches('starting') || s.matches('resuming')) return 'starting';
   if (s.matches({ ended: 'finished' })) return 'finished';
   if (s.matches({ ended: 'failed' })) return 'failed';
   if (s.matches({ ended: 'cancelled' })) return 'cancelled';
@@ -26,7 +26,7 @@ export const selectTrainingStatus = (s: TrainingSnapshot): TrainingStatus => {
 };
 /** A run is being started, watched or cancelled: 'Training...' and the button disabled. */
 export const selectIsBusy = (s: TrainingSnapshot): boolean =>
-  s.matches('starting') || s.matches('running');
+  s.matches('starting') || s.matches('resuming') || s.matches('running');
 /** Progress percentage, 0–100 with two decimals. */
 export const selectPercent = (s: TrainingSnapshot) => s.context.percent;
 /** The last log lines (up to 10). */

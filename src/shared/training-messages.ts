@@ -46,6 +46,14 @@ export const trainingMessages = {
 } as const;
 
 /**
+ * What a finished run wrote into its output folder, by method: "<this> was written to <dir>" in
+ * the run's summary and in the Runs list.
+ */
+export function resultWritten(method: string | undefined): string {
+  return method === 'full' ? 'The fine-tuned model' : 'The adapter';
+}
+
+/**
  * What a run that trained and saved but has no browser-ready copy is called, in its summary and in
  * the Runs list (its cause, `model_error`, follows): never just "succeeded".
  */

@@ -1,7 +1,9 @@
 /**
  * The Runs list: past and current runs on the training service (state, base model, steps,
- * duration, last loss), each one's log on demand, and "Load in chat" for a run whose
- * browser-ready model is complete (else why not). Its own chunk, loaded once the service has runs.
+ * duration, last loss), each one's log on demand, what a finished run wrote and where, "Load in
+ * chat" for a run whose browser-ready model is complete (else why not), and "Resume" for a run
+ * that ended without its result but left a checkpoint. Its own chunk, loaded once the service
+ * has runs.
  */
 import { useId, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
@@ -10,7 +12,7 @@ import { trainingKeys } from '../../shared/training-keys';
 import { formatDuration, formatLoss } from './run-stats';
 import { CompareLink } from './CompareLink';
 import { runModel } from '../../machines/trainingSelectors';
-import { NO_BROWSER_COPY } from '../../shared/training-messages';
+import { NO_BROWSER_COPY, resultWritten } from '../../shared/training-messages';
 
 export interface RunsListProps {
   runs: readonly RunInfo[];
@@ -18,6 +20,10 @@ export interface RunsListProps {
   trainingLog: (runId: string, signal?: AbortSignal) => Promise<string[]>;
   trainedModels: readonly TrainedModel[];
   onLoadInChat?: ((model: TrainedModel) => void) | undefined;
+  /** Resume a run from its newest checkpoint (POST /runs/{id}/resume). */
+  onResume?: ((runId: string) => void) | undefined;
+  /** A run is starting or active: Resume would be refused. */
+  busy?: boolean | undefined;
 }
 
 const folderOf = (path: string) =>
@@ -61,11 +67,15 @@ function RunItem({
   source,
   model,
   onLoadInChat,
+  onResume,
+  busy,
 }: {
   run: RunInfo;
   source: LogSource;
   model: TrainedModel | undefined;
   onLoadInChat?: ((model: TrainedModel) => void) | undefined;
+  onResume?: ((runId: string) => void) | undefined;
+  busy?: boolean | undefined;
 }) {
   const [open, setOpen] = useState(false);
   const logId = useId();
@@ -98,7 +108,22 @@ function RunItem({
         {run.state === 'succeeded' && model && (
           <CompareLink runId={run.id} name={folderOf(run.output_dir)} />
         )}
+        {run.resumable && onResume && (
+          <button
+            type="button"
+            aria-label={`Resume ${folderOf(run.output_dir)} from step ${run.checkpoint_step ?? 0}`}
+            disabled={busy}
+            onClick={() => onResume(run.id)}
+          >
+            Resume
+          </button>
+        )}
       </div>
+      {run.state === 'succeeded' && (
+        <p className="training-hint">
+          {resultWritten(run.method)} was written to <code>{run.output_dir}</code>.
+        </p>
+      )}
       {run.state === 'succeeded' && !model && run.model_error && (
         <p className="training-hint">Why no browser copy: {run.model_error}</p>
       )}
@@ -113,6 +138,8 @@ export default function RunsList({
   trainingLog,
   trainedModels,
   onLoadInChat,
+  onResume,
+  busy,
 }: RunsListProps) {
   const headingId = useId();
   return (
@@ -126,6 +153,8 @@ export default function RunsList({
             source={{ trainingUrl, trainingLog }}
             model={runModel(trainedModels, run.id)}
             onLoadInChat={onLoadInChat}
+            onResume={onResume}
+            busy={busy}
           />
         ))}
       </ul>

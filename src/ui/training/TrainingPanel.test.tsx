@@ -469,3 +469,87 @@ describe('TrainingPanel', () => {
     );
   });
 });
+
+describe('TrainingPanel: resume and what a run wrote', () => {
+  it('a failed run with a checkpoint: Resume in its summary continues the same run to ✅', async () => {
+    mock.setScenario('fail-run');
+    const user = userEvent.setup();
+    renderPanel();
+    await user.click(trainButton());
+    const failed = await screen.findByRole('alert');
+    await waitFor(() => expect(failed).toHaveTextContent(/^Training failed \(exit code 1\):/));
+    expect(
+      screen.getByText(/from its checkpoint at step 40, in the same output folder/),
+    ).toBeVisible();
+    await user.click(screen.getByRole('button', { name: 'Resume' }));
+    expect(await screen.findByText('✅ Training finished!')).toBeInTheDocument();
+    expect(mock.requests).toContain('POST /runs/mock-run-1/resume');
+    expect(mock.starts).toHaveLength(1);
+    const log = screen.getByRole('region', { name: 'Fine-tuning' }).querySelector('pre');
+    expect(log).toHaveTextContent('step 120/120');
+    expect(mock.runs.get('mock-run-1')?.log).toContain('[service] resumed from step 40');
+  });
+
+  it('the Runs list offers Resume for a resumable run only, and resumes it', async () => {
+    mock.setScenario('fail-run');
+    const user = userEvent.setup();
+    renderPanel();
+    await user.click(trainButton());
+    const runs = await screen.findByRole('region', { name: 'Runs' });
+    const row = await within(runs).findByRole('button', { name: 'Resume lora from step 40' });
+    await user.click(row);
+    expect(await screen.findByText('✅ Training finished!')).toBeInTheDocument();
+    expect(mock.requests).toContain('POST /runs/mock-run-1/resume');
+    await waitFor(() =>
+      expect(within(runs).getAllByRole('listitem')[0]).toHaveTextContent(/^trained and saved/),
+    );
+    expect(within(runs).queryByRole('button', { name: /^Resume/ })).not.toBeInTheDocument();
+  });
+
+  it('a refused resume: the service text in an alert', async () => {
+    mock.setScenario('fail-run');
+    const user = userEvent.setup();
+    renderPanel();
+    await user.click(trainButton());
+    const resume = await screen.findByRole('button', { name: 'Resume' });
+    const text =
+      'Run mock-run-1 has no checkpoint to resume from (service-data/outputs/lora/checkpoints)';
+    server.use(
+      http.post(`${DEFAULT_TRAINING_URL}/runs/:id/resume`, () =>
+        HttpResponse.json({ error: text }, { status: 409 }),
+      ),
+    );
+    await user.click(resume);
+    expect(await screen.findByText(text)).toBeInTheDocument();
+    expect(trainButton()).toBeEnabled();
+  });
+
+  it('a finished run names what it wrote for its method, in the summary and in the Runs list', async () => {
+    const user = userEvent.setup();
+    renderPanel();
+    await user.click(screen.getByRole('radio', { name: /Full fine-tuning/ }));
+    await user.click(trainButton());
+    expect(await screen.findByText('✅ Training finished!')).toBeInTheDocument();
+    expect(screen.getByRole('status')).toHaveTextContent(
+      'The fine-tuned model was written to service-data/outputs/lora on the training service.',
+    );
+    const runs = await screen.findByRole('region', { name: 'Runs' });
+    expect(within(runs).getAllByRole('listitem')[0]).toHaveTextContent(
+      'The fine-tuned model was written to service-data/outputs/lora.',
+    );
+    await user.click(screen.getByRole('radio', { name: /LoRA/ }));
+    await user.clear(screen.getByLabelText('Output directory'));
+    await user.type(screen.getByLabelText('Output directory'), 'service-data/outputs/adapter');
+    await user.click(trainButton());
+    await waitFor(() =>
+      expect(screen.getByRole('status')).toHaveTextContent(
+        'The adapter was written to service-data/outputs/adapter on the training service.',
+      ),
+    );
+    await waitFor(() =>
+      expect(within(runs).getAllByRole('listitem')[0]).toHaveTextContent(
+        'The adapter was written to service-data/outputs/adapter.',
+      ),
+    );
+  });
+});

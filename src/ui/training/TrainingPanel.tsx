@@ -39,6 +39,7 @@ import { CompareLink } from './CompareLink';
 import { loadForm, saveForm, type TrainingForm } from './training-form';
 import { sizeWarning, trainerSummary } from './trainer-fit';
 import { lazyWithQuery } from '../lazy-with-query';
+import { resultWritten } from '../../shared/training-messages';
 import './training.css';
 
 // Its logs are TanStack queries: TanStack Query and the app's client come with the list.
@@ -155,6 +156,14 @@ export function TrainingPanel({
     const log = logRef.current;
     if (log) log.scrollTop = log.scrollHeight;
   }, [lines]);
+
+  const resume = useCallback(
+    (runId: string) => {
+      setStartError(null);
+      actorRef.send({ type: 'training.resume', runId });
+    },
+    [actorRef],
+  );
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -290,8 +299,8 @@ export function TrainingPanel({
           <p>✅ Training finished!</p>
           {outputDir && (
             <p>
-              {run?.method === 'full' ? 'The fine-tuned model' : 'The adapter'} was written to{' '}
-              <code>{outputDir}</code> on the training service.
+              {resultWritten(run?.method)} was written to <code>{outputDir}</code> on the training
+              service.
             </p>
           )}
         </div>
@@ -304,7 +313,14 @@ export function TrainingPanel({
       )}
       {failure && (
         <Suspense fallback={null}>
-          <FailedRun exitCode={failure.exitCode} message={failure.message} lines={lines} />
+          <FailedRun
+            exitCode={failure.exitCode}
+            message={failure.message}
+            lines={lines}
+            resumeStep={run?.resumable ? (run.checkpoint_step ?? null) : null}
+            onResume={run ? () => resume(run.id) : undefined}
+            busy={busy}
+          />
         </Suspense>
       )}
       {status === 'cancelled' && <p role="status">Training cancelled.</p>}
@@ -326,6 +342,8 @@ export function TrainingPanel({
             trainingLog={trainingLog}
             trainedModels={trainedModels}
             onLoadInChat={onLoadInChat}
+            onResume={resume}
+            busy={busy}
           />
         </Suspense>
       )}
