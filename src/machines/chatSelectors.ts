@@ -16,3 +16,7 @@ export const selectSettings = (s: ChatSnapshot) => s.context.settings;
 export const selectMaxTokensCap = (s: ChatSnapshot) => capOf(s.context);
 /** What the loaded model recommends (shown beside the settings), or null. */
 export const selectRecommended = (s: ChatSnapshot) => s.context.recommended;
+export const selectHasMessages = (s: ChatSnapshot) => s.context.messages.length > 0;
+export const selectTps = (s: ChatSnapshot) => s.context.tps;
+export const selectNumTokens = (s: ChatSnapshot) => s.context.numTokens;
+export const selectSeconds = (s: ChatSnapshot) => s.context.seconds;

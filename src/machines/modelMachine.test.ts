@@ -225,6 +225,16 @@ describe('modelMachine — Load in chat from the hub', () => {
     expect(actor.getSnapshot().context.models).toHaveLength(4);
   });
 
+  it.each(['a--b/model', 'owner/..', 'owner/-name', 'owner/name.', 'a/b/c', 'name-only'])(
+    'model.add %s: not a Hub model id (src/shared/model-id.ts), ignored',
+    (id) => {
+      const { actor } = start();
+      const before = actor.getSnapshot().context.models.length;
+      actor.send({ type: 'model.add', id });
+      expect(actor.getSnapshot().context.models).toHaveLength(before);
+    },
+  );
+
   it('ready → model.select another → model.load → loading (a switch); the loaded one cannot be reloaded', () => {
     const { actor, worker } = start(true);
     actor.send({ type: 'model.select', value: 'llama-3.2-1b' });

@@ -2,6 +2,7 @@ import { assign, enqueueActions, sendTo, setup, type SnapshotFrom } from 'xstate
 import type { ModelLoadSpec } from '../shared/worker-protocol';
 import type { ModelOption } from '../shared/models';
 import { loadSpecOf } from '../shared/load-spec';
+import { isModelId } from '../shared/model-id';
 import type { ModelWorkerEvent, WorkerPort } from './worker-events';
 import type { DownloadPlan } from '../shared/storage';
 import type { ReferenceCheck } from '../shared/reference-check';
@@ -94,7 +95,7 @@ export const modelMachine = setup({
     input: {} as ModelInput,
   },
   guards: {
-    isRepoId: (_, add: ModelAdd) => /^[\w.-]+\/[\w.-]+$/.test(add.id.trim()),
+    isRepoId: (_, add: ModelAdd) => isModelId(add.id.trim(), { requireOwner: true }),
     hasSelection: ({ context }) => toLoadSpec(context) !== null,
     /** A model.add that only lists an entry (trained models found on the training service). */
     listsOnly: (_, add: ModelAdd) => add.select === false && add.option !== undefined,

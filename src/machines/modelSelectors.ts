@@ -47,3 +47,6 @@ export function selectReferenceCheck(s: ModelSnapshot): CheckStatus {
   if (s.matches({ ready: 'checked' })) return s.context.check;
   return null;
 }
+export const selectIsModelReady = (s: ModelSnapshot) => s.matches('ready');
+export const selectIsModelLoading = (s: ModelSnapshot) => s.matches('loading');
+export const selectModelOptions = (s: ModelSnapshot) => s.context.models;

@@ -8,7 +8,8 @@ import {
   selectModelRef,
   selectStoredModelsRef,
 } from '../machines/appSelectors';
-import { selectIsGenerating } from '../machines/chatSelectors';
+import { selectHasMessages, selectIsGenerating } from '../machines/chatSelectors';
+import { selectIsModelReady } from '../machines/modelSelectors';
 import { useSelector } from '@xstate/react';
 import { ModelPanel } from './chat/ModelPanel';
 import { ChatView } from './chat/ChatView';
@@ -157,7 +158,7 @@ function ToolsReady({
   model: NonNullable<ReturnType<typeof selectModelRef>>;
   generateLocal: GenerateLocal;
 }) {
-  const ready = useSelector(model, (s) => s.matches('ready'));
+  const ready = useSelector(model, selectIsModelReady);
   const trained = useTrainedModelHandlers(model);
   return <Tools localModelReady={ready} generateLocal={generateLocal} {...trained} />;
 }
@@ -212,10 +213,10 @@ function SessionView({
   chat: NonNullable<ReturnType<typeof selectChatRef>>;
   storedModels: ReturnType<typeof selectStoredModelsRef>;
 }) {
-  const ready = useSelector(model, (s) => s.matches('ready'));
+  const ready = useSelector(model, selectIsModelReady);
   const generating = useSelector(chat, selectIsGenerating);
   // A saved conversation can be read before any model is loaded.
-  const hasMessages = useSelector(chat, (s) => s.context.messages.length > 0);
+  const hasMessages = useSelector(chat, selectHasMessages);
   const [settingsOpened, setSettingsOpened] = useState(false);
   useEffect(() => {
     if (ready) preloadMarkdown();

@@ -7,7 +7,10 @@ import {
   selectIsGenerating,
   selectIsReady,
   selectMessages,
+  selectNumTokens,
+  selectSeconds,
   selectStats,
+  selectTps,
 } from '../../machines/chatSelectors';
 import { ChatInput } from './ChatInput';
 import { MessageList } from './MessageList';
@@ -32,9 +35,9 @@ export function ChatView({
   const draft = useSelector(chat, selectDraft);
   const generating = useSelector(chat, selectIsGenerating);
   const ready = useSelector(chat, selectIsReady);
-  const tps = useSelector(chat, (s) => s.context.tps);
-  const numTokens = useSelector(chat, (s) => s.context.numTokens);
-  const seconds = useSelector(chat, (s) => s.context.seconds);
+  const tps = useSelector(chat, selectTps);
+  const numTokens = useSelector(chat, selectNumTokens);
+  const seconds = useSelector(chat, selectSeconds);
   const stats = useSelector(chat, selectStats);
   const error = useSelector(chat, selectChatError);
 

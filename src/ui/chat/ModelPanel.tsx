@@ -6,6 +6,7 @@ import {
   selectCanLoad,
   selectDownloadPlan,
   selectLoadError,
+  selectModelOptions,
   selectMissingVariant,
   selectModelStatus,
   selectProgressItems,
@@ -54,7 +55,7 @@ export function ModelPanel({
   const canLoad = useSelector(model, selectCanLoad);
   const files = useSelector(model, selectProgressItems);
   const statusText = useSelector(model, selectStatusText);
-  const options = useSelector(model, (s) => s.context.models);
+  const options = useSelector(model, selectModelOptions);
   const check = useSelector(model, selectReferenceCheck);
   const loading = state === 'loading';
 
