@@ -644,6 +644,11 @@ def mixed_precision(torch) -> dict[str, bool]:
     return {"bf16": native, "fp16": not native}
 
 
+def fsdp_launch() -> bool:
+    """Started by `accelerate launch` with an FSDP config (training/launchers/fsdp.yaml)."""
+    return os.environ.get("ACCELERATE_USE_FSDP", "").lower() in ("1", "true")
+
+
 def mps_available(torch) -> bool:
     return bool(getattr(torch.backends, "mps", None) and torch.backends.mps.is_available())
 
@@ -718,6 +723,10 @@ def train(args, dist: DistInfo, report: Reporter, tokenizer, model, train_rows: 
         peft_config = LoraConfig(r=args.lora_r, lora_alpha=args.lora_alpha,
                                  lora_dropout=args.lora_dropout, bias="none",
                                  task_type="CAUSAL_LM", target_modules="all-linear")
+    if fsdp_launch() and not torch.cuda.is_available():
+        # accelerate 1.15 turns an FSDP config into sharding only on GPUs (AcceleratorState keeps
+        # MULTI_CPU on the CPU): every process then holds the whole model.
+        report.say("FSDP shards the model across GPUs only: on the CPU the processes run as DDP")
     trainer = make_trainer_class()(
         model=model, args=config, processing_class=tokenizer,
         train_dataset=Dataset.from_list(train_rows),
@@ -738,6 +747,19 @@ def train(args, dist: DistInfo, report: Reporter, tokenizer, model, train_rows: 
         report.say(f"resuming from step {resume_step(resume_from)} ({resume_from})")
     trainer.train(resume_from_checkpoint=resume_from)
     return trainer
+
+
+def reload_trained(args):
+    """The model (full) or base + adapter (LoRA) that an FSDP run saved to output_dir, on the CPU."""
+    import torch
+
+    if args.method == "lora":
+        from peft import AutoPeftModelForCausalLM
+
+        return AutoPeftModelForCausalLM.from_pretrained(args.output_dir)
+    from transformers import AutoModelForCausalLM
+
+    return AutoModelForCausalLM.from_pretrained(args.output_dir, dtype=torch.float32)
 
 
 def resume_step(checkpoint: str) -> int:
@@ -809,11 +831,18 @@ def main(argv: list[str] | None = None) -> int:
     except CheckpointError as error:
         fail(str(error))
     net = trainer.model
+    sharded = trainer.is_fsdp_enabled
+    if sharded:
+        # Each process holds a shard: all take part in gathering the whole weights (the preset's
+        # FULL_STATE_DICT), rank 0 writes them; it reloads them on the CPU below.
+        trainer.save_model(args.output_dir)
     if torch.distributed.is_available() and torch.distributed.is_initialized():
         # The other ranks are done: rank 0 saves and exports alone (no collective timeout).
         torch.distributed.barrier()
         torch.distributed.destroy_process_group()
     if dist.main:
+        if sharded:
+            net = reload_trained(args)
         merged_dir = save_outputs(args, net, tokenizer, report.say)
     # The trained model is released before the export, which loads merged/ on its own: the run's
     # peak memory is the larger of training's and the export's, not their sum.
