@@ -7,14 +7,17 @@
  * temporary data folder; the load scripts are service/test/fixtures/lines.mjs and metrics.mjs.
  * `--smoke`: 100 and 1,000 lines, 5 pollers, 1,000 metric points, a 5 MiB file, few requests
  * (CI: it runs end to end; the figures mean nothing).
+ * `--file-vs REV [--runs N]`: only the model file, this checkout's service against REV's (a git
+ * worktree), alternated N times (default 3), with the ratio.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import {
   cpSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   truncateSync,
   writeFileSync,
 } from 'node:fs';
@@ -111,12 +114,20 @@ async function timed(port: number, path: string): Promise<number> {
   return performance.now() - start;
 }
 
-async function main() {
+interface Running {
+  port: number;
+  pid: number;
+  base: string;
+  stop(): Promise<void>;
+}
+
+/** The service of the checkout at `root`, as `npm run service` runs it, on a free port. */
+async function startService(root: string): Promise<Running> {
   const base = mkdtempSync(join(tmpdir(), 'training-bench-'));
   writeFileSync(join(base, 'data.json'), '[]');
   const port = await freePort();
-  const service = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'service/src/main.ts')], {
-    cwd: ROOT,
+  const service = spawn(process.execPath, ['--import', 'tsx', join(root, 'service/src/main.ts')], {
+    cwd: root,
     env: {
       ...process.env,
       TRAINING_PORT: String(port),
@@ -130,40 +141,122 @@ async function main() {
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const pid = service.pid ?? 0;
-  try {
-    await new Promise<void>((ok, fail) => {
-      service.stdout?.on('data', (c: Buffer) => {
-        if (c.toString().includes('Training service on')) ok();
-      });
-      service.once('exit', () => fail(new Error('service exited')));
+  await new Promise<void>((ok, fail) => {
+    service.stdout?.on('data', (c: Buffer) => {
+      if (c.toString().includes('Training service on')) ok();
     });
+    service.once('exit', () => fail(new Error('service exited')));
+  });
+  return {
+    port,
+    pid: service.pid ?? 0,
+    base,
+    async stop() {
+      service.kill('SIGTERM');
+      await new Promise((r) => setTimeout(r, 300));
+      rmSync(base, { recursive: true, force: true });
+    },
+  };
+}
+
+function trainer(port: number) {
+  const train = async (script: string, output: string, steps: number) =>
+    (
+      JSON.parse(
+        await call(port, 'POST', '/train', {
+          script_path: join(FIXTURES, script),
+          output_dir: output,
+          data_file: 'data.json',
+          base_model: 'bench',
+          max_len: 1,
+          repeat: 1,
+          max_steps: steps,
+          lr: 0.1,
+        }),
+      ) as { run_id: string }
+    ).run_id;
+  const waitEnd = async (id: string) => {
+    for (;;) {
+      const run = JSON.parse(await call(port, 'GET', `/runs/${id}`)) as { state: string };
+      if (run.state !== 'running') return run.state;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  return { train, waitEnd };
+}
+
+/** Serves a FILE_BYTES onnx/model.onnx from a finished run's web/ folder: MiB/s and peak RSS. */
+async function serveFile({ port, pid, base }: Running) {
+  const { train, waitEnd } = trainer(port);
+  const model = join(base, 'bench-model');
+  cpSync(TINY, model, { recursive: true });
+  mkdirSync(join(model, 'onnx'), { recursive: true });
+  writeFileSync(join(model, 'onnx', 'model.onnx'), '');
+  truncateSync(join(model, 'onnx', 'model.onnx'), FILE_BYTES); // sparse: measures the service, not the disk
+  const modelRun = await train('hf-trainer.mjs', 'bench-served', 2);
+  if ((await waitEnd(modelRun)) !== 'succeeded') throw new Error('model run did not succeed');
+  await drain(port, '/trained/bench-served/resolve/main/config.json');
+  resetPeak(pid);
+  const before = rssMiB(pid);
+  const t = performance.now();
+  const served = await drain(port, '/trained/bench-served/resolve/main/onnx/model.onnx');
+  const seconds = (performance.now() - t) / 1000;
+  if (served !== FILE_BYTES) throw new Error(`served ${served} of ${FILE_BYTES} bytes`);
+  const after = rssMiB(pid);
+  return { seconds, mibPerS: FILE_BYTES / 1048576 / seconds, before, after };
+}
+
+/**
+ * `--file-vs REV`: the file case only, this checkout against REV (a git worktree made for the
+ * run, sharing this node_modules), alternated RUNS times; medians and this ÷ REV.
+ */
+async function fileVersus(rev: string, runs: number) {
+  const other = mkdtempSync(join(tmpdir(), 'bench-rev-'));
+  execFileSync('git', ['worktree', 'add', '--detach', other, rev], { cwd: ROOT, stdio: 'ignore' });
+  symlinkSync(join(ROOT, 'node_modules'), join(other, 'node_modules'));
+  const figures: Record<'this' | 'rev', { mibPerS: number; peak: number }[]> = {
+    this: [],
+    rev: [],
+  };
+  try {
+    for (let i = 0; i < runs; i++)
+      for (const [name, root] of [
+        ['this', ROOT],
+        ['rev', other],
+      ] as const) {
+        const running = await startService(root);
+        try {
+          const r = await serveFile(running);
+          figures[name].push({ mibPerS: r.mibPerS, peak: r.after.peak - r.before.rss });
+          console.log(
+            `${name === 'this' ? 'this checkout' : rev}: ${r.mibPerS.toFixed(0)} MiB/s, peak +${(r.after.peak - r.before.rss).toFixed(1)} MiB`,
+          );
+        } finally {
+          await running.stop();
+        }
+      }
+  } finally {
+    execFileSync('git', ['worktree', 'remove', '--force', other], { cwd: ROOT, stdio: 'ignore' });
+  }
+  const med = (xs: number[]) => stats(xs).median;
+  const speed = (k: 'this' | 'rev') => med(figures[k].map((f) => f.mibPerS));
+  const peak = (k: 'this' | 'rev') => med(figures[k].map((f) => f.peak));
+  console.log(
+    `\n${(FILE_BYTES / 1048576).toFixed(0)} MiB file, median of ${runs}: this ${speed('this').toFixed(0)} MiB/s, ` +
+      `${rev} ${speed('rev').toFixed(0)} MiB/s (this ÷ ${rev} ${(speed('this') / speed('rev')).toFixed(2)}×); ` +
+      `peak RSS +${peak('this').toFixed(1)} MiB against +${peak('rev').toFixed(1)} MiB`,
+  );
+}
+
+async function main() {
+  const running = await startService(ROOT);
+  const { port, pid } = running;
+  const { train, waitEnd } = trainer(port);
+  try {
     const idle = rssMiB(pid);
     console.log(`service pid ${pid}, RSS at start ${idle.rss.toFixed(1)} MiB\n`);
     const rows: string[][] = [];
     let bigRun = '';
-    const train = async (script: string, output: string, steps: number) =>
-      (
-        JSON.parse(
-          await call(port, 'POST', '/train', {
-            script_path: join(FIXTURES, script),
-            output_dir: output,
-            data_file: 'data.json',
-            base_model: 'bench',
-            max_len: 1,
-            repeat: 1,
-            max_steps: steps,
-            lr: 0.1,
-          }),
-        ) as { run_id: string }
-      ).run_id;
-    const waitEnd = async (id: string) => {
-      for (;;) {
-        const run = JSON.parse(await call(port, 'GET', `/runs/${id}`)) as { state: string };
-        if (run.state !== 'running') return run.state;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    };
     for (const lines of LOG_SIZES) {
       const started = performance.now();
       const { run_id } = JSON.parse(
@@ -269,34 +362,21 @@ async function main() {
       `  RSS ${metricsMem.rss.toFixed(1)} MiB, peak while serving ${metricsMem.peak.toFixed(1)} MiB\n`,
     );
 
-    // Serving a model file: a FILE_BYTES onnx/model.onnx in a finished run's web/ folder.
-    const model = join(base, 'bench-model');
-    cpSync(TINY, model, { recursive: true });
-    mkdirSync(join(model, 'onnx'), { recursive: true });
-    writeFileSync(join(model, 'onnx', 'model.onnx'), '');
-    truncateSync(join(model, 'onnx', 'model.onnx'), FILE_BYTES); // sparse: measures the service, not the disk
-    const modelRun = await train('hf-trainer.mjs', 'bench-served', 2);
-    if ((await waitEnd(modelRun)) !== 'succeeded') throw new Error('model run did not succeed');
-    await drain(port, '/trained/bench-served/resolve/main/config.json');
-    resetPeak(pid);
-    const before = rssMiB(pid);
-    const t = performance.now();
-    const served = await drain(port, '/trained/bench-served/resolve/main/onnx/model.onnx');
-    const serveSeconds = (performance.now() - t) / 1000;
-    if (served !== FILE_BYTES) throw new Error(`served ${served} of ${FILE_BYTES} bytes`);
-    const after = rssMiB(pid);
+    const file = await serveFile(running);
     console.log(
-      `GET /trained/{name}/resolve/main/onnx/model.onnx, ${(FILE_BYTES / 1048576).toFixed(0)} MiB: ${serveSeconds.toFixed(2)} s, ${(FILE_BYTES / 1048576 / serveSeconds).toFixed(0)} MiB/s; RSS ${before.rss.toFixed(1)} → ${after.rss.toFixed(1)} MiB, peak ${after.peak.toFixed(1)} MiB`,
+      `GET /trained/{name}/resolve/main/onnx/model.onnx, ${(FILE_BYTES / 1048576).toFixed(0)} MiB: ${file.seconds.toFixed(2)} s, ${file.mibPerS.toFixed(0)} MiB/s; RSS ${file.before.rss.toFixed(1)} → ${file.after.rss.toFixed(1)} MiB, peak ${file.after.peak.toFixed(1)} MiB`,
     );
   } finally {
-    service.kill('SIGTERM');
-    agent.destroy();
-    await new Promise((r) => setTimeout(r, 300));
-    rmSync(base, { recursive: true, force: true });
+    await running.stop();
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+const versus = process.argv.indexOf('--file-vs');
+const runsAt = process.argv.indexOf('--runs');
+const RUNS = runsAt > 0 ? Number(process.argv[runsAt + 1]) : 3;
+(versus > 0 ? fileVersus(process.argv[versus + 1] ?? 'HEAD', RUNS) : main())
+  .finally(() => agent.destroy())
+  .catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
