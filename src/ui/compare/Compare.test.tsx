@@ -115,12 +115,15 @@ async function renderCompare({
   await waitForActor(app, (s) => s.matches('supported'));
   const compare = await services.loadCompare();
   const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  render(
+  const view = (route: string | null) => (
     <QueryClientProvider client={queryClient}>
-      <Compare compare={compare} app={app} runId={runId} />
-    </QueryClientProvider>,
+      <Compare compare={compare} app={app} runId={route} />
+    </QueryClientProvider>
   );
-  return { app, posted, compare, user: userEvent.setup() };
+  const { rerender } = render(view(runId));
+  /** The route's `?run=` changing under the open view (a link from the training panel). */
+  const followRoute = (route: string | null) => rerender(view(route));
+  return { app, posted, compare, followRoute, user: userEvent.setup() };
 }
 
 const pasteBox = () => screen.getByRole('textbox', { name: /^Questions \(one per line/ });
@@ -161,6 +164,23 @@ describe('Compare view', () => {
     expect(app.getSnapshot().context.model?.getSnapshot().context.selected).toBe(run.model_id);
     // Saved and listed.
     await screen.findByRole('button', { name: /^Llama 3\.2 1B Instruct.* vs harbour-/ });
+  });
+
+  it('a new ?run= under the open view: that run, its held-out set and its pair; the settings stay', async () => {
+    const run = await finishedRun();
+    const { user, followRoute } = await renderCompare();
+    expect(screen.getByLabelText('Questions I paste or type')).toBeChecked();
+    const prompt = screen.getByLabelText('System prompt (optional)');
+    await user.type(prompt, 'Be brief.');
+    followRoute(run.id);
+    await waitFor(() => expect(screen.getByLabelText('Model B (after)')).toHaveValue(run.model_id));
+    expect(screen.getByLabelText('Model A (before)')).toHaveValue('llama-3.2-1b');
+    expect(screen.getByLabelText("The run's held-out entries (not trained on)")).toBeChecked();
+    expect(screen.getByLabelText('Run')).toHaveValue(run.id);
+    expect(prompt).toHaveValue('Be brief.');
+    // A choice by hand after the defaults stays.
+    await user.selectOptions(screen.getByLabelText('Model A (before)'), run.model_id ?? '');
+    expect(screen.getByLabelText('Model A (before)')).toHaveValue(run.model_id);
   });
 
   it("A = the trainer's base export when no in-browser model is made from the base", async () => {

@@ -8,7 +8,7 @@ import type { CompareServices } from '../../actors/compare-services';
 import type { AppActorRef } from '../../machines/appMachine';
 import { selectChatRef, selectGate, selectModelRef } from '../../machines/appSelectors';
 import { selectIsGenerating } from '../../machines/chatSelectors';
-import { type EvalModel, type EvaluationActorRef } from '../../machines/evaluationMachine';
+import type { EvaluationActorRef } from '../../machines/evaluationMachine';
 import {
   selectError,
   selectHandedBack,
@@ -19,24 +19,18 @@ import {
   selectSaves,
   selectStartError,
 } from '../../machines/evaluationSelectors';
-import {
-  checkSetting,
-  defaultSettings,
-  type GenerationSettings,
-} from '../../shared/generation-settings';
-import type { ModelOption } from '../../shared/models';
+import { defaultSettings } from '../../shared/generation-settings';
 import type { EvaluationRecord } from '../../shared/evaluation';
 import { errorMessage } from '../../shared/errors';
 import { evaluationActor } from './evaluation-actor';
 import { loadSpecOf } from '../../shared/load-spec';
-import { defaultPair, modelChoices } from './defaults';
-import { QuestionSource, useQuestions, type SourceKind } from './QuestionSource';
+import { modelChoices } from './defaults';
+import { buildSetup } from './compare-form';
+import { useCompareForm } from './useCompareForm';
+import { QuestionSource, useQuestions } from './QuestionSource';
 import { Progress } from './Progress';
 import { Results } from './Results';
 import { SavedList } from './SavedList';
-
-/** Compare's answers are short by default: 256 new tokens (within the app's cap). */
-const COMPARE_MAX_NEW_TOKENS = 256;
 
 type ModelRef = NonNullable<ReturnType<typeof selectModelRef>>;
 
@@ -146,35 +140,16 @@ function Session({
     [pickerModels, trained.data, compare.trainingUrl],
   );
 
-  const [runId, setRunId] = useState(routeRun ?? '');
-  const [kind, setKind] = useState<SourceKind>(routeRun ? 'held-out' : 'pasted');
-  // A new ?run= in the URL (a link from the training panel) chooses that run's held-out set.
-  const [seenRoute, setSeenRoute] = useState(routeRun);
-  if (seenRoute !== routeRun) {
-    setSeenRoute(routeRun);
-    setRunId(routeRun ?? '');
-    if (routeRun) setKind('held-out');
-  }
-  const run = runs.data?.runs.find((r) => r.id === runId) ?? null;
-  const [pasted, setPasted] = useState('');
-  const questions = useQuestions(compare, kind, runId, pasted);
-
-  const [a, setA] = useState('');
-  const [b, setB] = useState('');
-  const pair = run ? defaultPair(run, choices) : null;
-  // A run's defaults fill the choices once they are known (a choice made by hand stays).
-  const [defaultsFor, setDefaultsFor] = useState<string | null>(null);
-  if (run && pair && defaultsFor !== run.id && !trained.isPending) {
-    setDefaultsFor(run.id);
-    if (pair.a) setA(pair.a);
-    if (pair.b) setB(pair.b);
-  }
-
-  const [temperature, setTemperature] = useState('0');
-  const [maxTokens, setMaxTokens] = useState(String(Math.min(COMPARE_MAX_NEW_TOKENS, cap)));
-  const [systemPrompt, setSystemPrompt] = useState('');
-  const temperatureCheck = checkSetting('temperature', temperature, cap);
-  const maxTokensCheck = checkSetting('maxNewTokens', maxTokens, cap);
+  const { form, edit, pair, temperatureCheck, maxTokensCheck, formError, setFormError } =
+    useCompareForm({
+      route: routeRun,
+      runs: runs.data?.runs ?? [],
+      choices,
+      trainedPending: trained.isPending,
+      cap,
+    });
+  const { kind, runId, a, b } = form;
+  const questions = useQuestions(compare, kind, runId, form.pasted);
 
   const phase = useSelector(actor, selectPhase);
   const running = useSelector(actor, selectIsRunning);
@@ -190,51 +165,24 @@ function Session({
     selectRecord,
     (x, y) => x?.id === y?.id && x?.rows === y?.rows && x?.status === y?.status,
   );
-  const [formError, setFormError] = useState<string | null>(null);
-
-  const optionOf = (value: string) => choices.find((m) => m.value === value);
-  const evalModel = (option: ModelOption): EvalModel => ({
-    value: option.value,
-    label: option.label,
-    id: option.id,
-    spec: loadSpecOf(option, model.getSnapshot().context),
-  });
 
   function start(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const optionA = optionOf(a);
-    const optionB = optionOf(b);
-    if (!optionA || !optionB) return setFormError('Choose model A and model B.');
-    if (!temperatureCheck.ok) return setFormError(temperatureCheck.error);
-    if (!maxTokensCheck.ok) return setFormError(maxTokensCheck.error);
-    if (questions.ok === null)
-      return setFormError('The questions are still being read; try again in a moment.');
-    if (questions.ok === false && !questions.empty) return setFormError(questions.error);
-    const modelA = evalModel(optionA);
-    const modelB = evalModel(optionB);
+    const result = buildSetup(form, {
+      choices,
+      cap,
+      questions,
+      specOf: (option) => loadSpecOf(option, model.getSnapshot().context),
+      id: crypto.randomUUID(),
+      now: Date.now(),
+    });
+    if (!result.ok) return setFormError(result.error);
     setFormError(null);
     // Trained models the picker does not list yet join it, so the chat can take B afterwards.
-    for (const option of [optionA, optionB])
+    for (const option of result.options)
       if (!pickerModels.some((m) => m.value === option.value))
         model.send({ type: 'model.add', id: option.id, option, select: false });
-    const settings: GenerationSettings = {
-      ...defaultSettings(cap),
-      temperature: temperatureCheck.value,
-      maxNewTokens: maxTokensCheck.value,
-      systemPrompt: systemPrompt.trim(),
-    };
-    actor.send({
-      type: 'evaluation.start',
-      setup: {
-        id: crypto.randomUUID(),
-        createdAt: Date.now(),
-        a: modelA,
-        b: modelB,
-        questions: questions.ok ? questions.questions : [],
-        settings,
-        source: kind === 'pasted' ? { kind } : { kind, runId },
-      },
-    });
+    actor.send({ type: 'evaluation.start', setup: result.setup });
   }
 
   const modelSelect = (label: string, value: string, set: (v: string) => void) => (
@@ -257,8 +205,8 @@ function Session({
         <fieldset className="compare-fieldset" disabled={running}>
           <legend>Models</legend>
           <div className="compare-row">
-            {modelSelect('Model A (before)', a, setA)}
-            {modelSelect('Model B (after)', b, setB)}
+            {modelSelect('Model A (before)', a, (v) => edit({ a: v }))}
+            {modelSelect('Model B (after)', b, (v) => edit({ b: v }))}
           </div>
           {pair && <p className="compare-muted">{pair.note}</p>}
           {a !== '' && a === b && (
@@ -277,12 +225,12 @@ function Session({
         <fieldset className="compare-fieldset" disabled={running}>
           <QuestionSource
             kind={kind}
-            onKind={setKind}
+            onKind={(k) => edit({ kind: k })}
             runId={runId}
-            onRun={setRunId}
+            onRun={(id) => edit({ runId: id })}
             runs={runs.data?.runs ?? []}
-            pasted={pasted}
-            onPasted={setPasted}
+            pasted={form.pasted}
+            onPasted={(text) => edit({ pasted: text })}
             questions={questions}
           />
         </fieldset>
@@ -293,16 +241,16 @@ function Session({
               Temperature
               <input
                 inputMode="decimal"
-                value={temperature}
-                onChange={(e) => setTemperature(e.target.value)}
+                value={form.temperature}
+                onChange={(e) => edit({ temperature: e.target.value })}
               />
             </label>
             <label className="compare-field">
               Max new tokens
               <input
                 inputMode="numeric"
-                value={maxTokens}
-                onChange={(e) => setMaxTokens(e.target.value)}
+                value={form.maxTokens}
+                onChange={(e) => edit({ maxTokens: e.target.value })}
               />
             </label>
           </div>
@@ -312,8 +260,8 @@ function Session({
             System prompt (optional)
             <textarea
               rows={2}
-              value={systemPrompt}
-              onChange={(e) => setSystemPrompt(e.target.value)}
+              value={form.systemPrompt}
+              onChange={(e) => edit({ systemPrompt: e.target.value })}
             />
           </label>
           <p className="compare-muted">
