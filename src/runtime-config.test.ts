@@ -3,7 +3,7 @@ import { isLoopbackUrl, readRuntimeConfig } from './runtime-config';
 import { DEFAULT_MODEL_HOST, MODELS } from './shared/models';
 
 describe('readRuntimeConfig', () => {
-  it('defaults: the Hub, the four models', () => {
+  it("defaults: the Hub, the app's models", () => {
     const c = readRuntimeConfig({ search: '' });
     expect(c).toEqual({
       models: MODELS,
@@ -13,7 +13,7 @@ describe('readRuntimeConfig', () => {
       debug: false,
       replyStallMs: undefined,
     });
-    expect(c.models).toHaveLength(4);
+    expect(c.models).toHaveLength(MODELS.length);
   });
   it('a loopback model host and an extra model are accepted', () => {
     const c = readRuntimeConfig({
@@ -27,18 +27,18 @@ describe('readRuntimeConfig', () => {
     const c = readRuntimeConfig({
       search: '?modelHost=http://127.0.0.1:9999/&extraModel=local/one,local/two,,bad id,local/one',
     });
-    expect(c.models.slice(4).map((m) => m.id)).toEqual(['local/one', 'local/two']);
+    expect(c.models.slice(MODELS.length).map((m) => m.id)).toEqual(['local/one', 'local/two']);
   });
   it('a foreign model host is ignored, and so is the extra model', () => {
     const c = readRuntimeConfig({ search: '?modelHost=https://evil.example/&extraModel=a/b' });
     expect(c.modelHost).toBe(DEFAULT_MODEL_HOST);
-    expect(c.models).toHaveLength(4);
+    expect(c.models).toHaveLength(MODELS.length);
   });
   it('an extra model whose id breaks the Hub rule is ignored', () => {
     // Broke before: the own rule let `../x`, `a--b/c` and `owner/name.` through.
     for (const id of ['../x', 'a--b/c', 'owner/name.', 'tiny', 'a/b/c', `o/${'n'.repeat(97)}`]) {
       const search = `?modelHost=http://127.0.0.1:9999/&extraModel=${encodeURIComponent(id)}`;
-      expect(readRuntimeConfig({ search }).models, id).toHaveLength(4);
+      expect(readRuntimeConfig({ search }).models, id).toHaveLength(MODELS.length);
     }
   });
   it('bad maxTokens is ignored (features keep their defaults)', () => {

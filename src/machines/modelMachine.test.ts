@@ -220,9 +220,9 @@ describe('modelMachine — Load in chat from the hub', () => {
     const { actor } = start();
     actor.send({ type: 'model.add', id: 'onnx-community/Llama-3.2-1B-Instruct-q4f16' });
     expect(actor.getSnapshot().context.selected).toBe('llama-3.2-1b');
-    expect(actor.getSnapshot().context.models).toHaveLength(4);
+    expect(actor.getSnapshot().context.models).toHaveLength(MODELS.length);
     actor.send({ type: 'model.add', id: 'not a repo' });
-    expect(actor.getSnapshot().context.models).toHaveLength(4);
+    expect(actor.getSnapshot().context.models).toHaveLength(MODELS.length);
   });
 
   it.each(['a--b/model', 'owner/..', 'owner/-name', 'owner/name.', 'a/b/c', 'name-only'])(

@@ -1,5 +1,5 @@
 /**
- * The four models as a user meets them, at the level of the machines and the model entries:
+ * The app's models as a user meets them, at the level of the machines and the model entries:
  * sizes from the files (none hand-written), a fallback offered only where its files exist, and
  * per-model recommended settings applied to a new conversation (a user's own choice wins).
  */

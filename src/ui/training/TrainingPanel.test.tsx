@@ -9,7 +9,7 @@ import { createTrainingMock, MOCK_MESSAGES } from '../../../mocks/training-handl
 import { createServices } from '../../composition';
 import { ServicesContext } from '../services';
 import { DEFAULT_TRAINING_URL } from '../../shared/training-api';
-import { baseModelSuggestions } from '../../shared/models';
+import { baseModelSuggestions, MODELS } from '../../shared/models';
 import { TrainingPanel, type TrainingPanelProps } from './TrainingPanel';
 import { queryClient as appQueryClient } from '../query-client';
 
@@ -456,7 +456,7 @@ describe('TrainingPanel', () => {
     const list = document.getElementById(input.getAttribute('list') ?? '');
     const values = [...(list?.querySelectorAll('option') ?? [])].map((o) => o.value);
     expect(values).toContain('meta-llama/Llama-3.2-1B-Instruct');
-    expect(values).toHaveLength(4);
+    expect(values).toHaveLength(MODELS.length);
   });
 
   it('takes the data file path from the dataset feature', () => {
