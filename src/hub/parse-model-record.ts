@@ -5,9 +5,9 @@ import type { ModelRecord, ParsedModelRecord, RecordIssue } from './types';
 import { errorMessage } from '../shared/errors';
 
 /**
- * Largest record accepted, in characters of JSON. Real `/api/models/{id}` answers are a few KB to a
- * few hundred KB (repos with thousands of files); past this a paste is a mistake, and parsing it
- * would freeze the page.
+ * Largest record accepted, in characters of JSON. Real `/api/models/{id}` answers stay well below
+ * it, even for repos with thousands of files; past it a paste is a mistake, and parsing it would
+ * freeze the page.
  */
 export const MAX_RECORD_CHARS = 2_000_000;
 
@@ -60,6 +60,7 @@ function field<T extends z.ZodMiniType>(schema: T, describe: string, show = type
  */
 function dropObject<T extends z.ZodMiniObject>(schema: T) {
   return drop(schema, (input, path) => {
+    // Only a misfit comes here: parsing it again gives zod's issue (which field, what it expected).
     const issue = schema.safeParse(input).error?.issues[0];
     const key = issue?.path[0];
     if (!isPlainObject(input) || issue === undefined || key === undefined) {

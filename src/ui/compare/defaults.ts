@@ -1,7 +1,7 @@
 /**
- * Compare's model choices: every model the picker offers (the four, Hub "Load in chat" models,
- * trained models) plus what GET /models lists (trained models and base exports), and the default
- * pair for a finished run: B = its trained model, A = its base (see {@link defaultPair}).
+ * Compare's model choices: every model the picker offers (the app's models, Hub "Load in chat"
+ * models, trained models) plus what GET /models lists (trained models and base exports), and the
+ * default pair for a finished run: B = its trained model, A = its base (see {@link defaultPair}).
  */
 import { trainedModelOption, type ModelOption } from '../../shared/models';
 import type { RunInfo, TrainedModel } from '../../shared/training-api';
