@@ -20,6 +20,13 @@ const ModelFileParamsSchema = z.object({
   '*': z.string(),
 });
 
+/**
+ * `send`'s options: our own Cache-Control; names were checked above; 1 MiB reads (send's
+ * `highWaterMark`, missing from @fastify/static's types; its default 64 KiB more than halves the
+ * throughput of a large weights file: `npm run bench:service -- --file-vs REV`).
+ */
+const SEND_OPTIONS = { cacheControl: false, dotfiles: 'allow' as const, highWaterMark: 1 << 20 };
+
 export function registerModelRoutes(app: FastifyInstance, runs: RunManager): void {
   // Only reply.sendFile: no route of the plugin's own (every file is checked below first).
   void app.register(fastifyStatic, { serve: false, root: '/' });
@@ -44,10 +51,7 @@ export function registerModelRoutes(app: FastifyInstance, runs: RunManager): voi
       const opened = await resolveModelFile(folder, file);
       // @fastify/static (send): Content-Length, ETag, Last-Modified, one Range (206, 416), HEAD.
       reply.header('Cache-Control', 'no-cache');
-      return reply.sendFile(basename(opened.path), dirname(opened.path), {
-        cacheControl: false,
-        dotfiles: 'allow',
-      });
+      return reply.sendFile(basename(opened.path), dirname(opened.path), SEND_OPTIONS);
     },
   });
 }
