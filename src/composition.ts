@@ -130,6 +130,8 @@ export function createServices(options: ServicesOptions = {}): Services {
       ]);
       return (await client.fetchLogs(runId, MAX_LOG_LINES, signal)).lines;
     },
+    trainingPlan: async (request, signal) =>
+      (await loadTraining()).client.planTraining(request, signal),
     trainer: {
       info: async (signal) => (await loadTraining()).client.fetchTrainer(signal),
       setup: async (signal) => (await loadTraining()).client.fetchTrainerSetup(signal),

@@ -24,6 +24,7 @@ import {
   RunListSchema,
   RunSplitSchema,
   TrainResponseSchema,
+  PlanResponseSchema,
   TrainerInfoSchema,
   TrainerSetupSchema,
   parseOrThrow,
@@ -38,6 +39,7 @@ import {
   type RunSplit,
   type TrainRequest,
   type TrainResponse,
+  type PlanResponse,
   type TrainerInfo,
   type TrainerSetup,
 } from '../shared/training-api';
@@ -67,6 +69,8 @@ function serverText(failure: HttpFailure): string {
 export interface TrainingClient {
   baseUrl: string;
   startTraining(request: TrainRequest, signal?: AbortSignal): Promise<TrainResponse>;
+  /** POST /train/plan: what the run would do (entries, steps, memory), nothing started. */
+  planTraining(request: TrainRequest, signal?: AbortSignal): Promise<PlanResponse>;
   fetchLogs(runId: string, tail?: number, signal?: AbortSignal): Promise<LogsResponse>;
   fetchRun(runId: string, signal?: AbortSignal): Promise<RunInfo>;
   fetchRuns(signal?: AbortSignal): Promise<RunList>;
@@ -145,6 +149,8 @@ export function createTrainingClient(options: TrainingClientOptions = {}): Train
     baseUrl,
     startTraining: (request, signal) =>
       call(TrainResponseSchema, 'POST', '/train', request, signal),
+    planTraining: (request, signal) =>
+      call(PlanResponseSchema, 'POST', '/train/plan', request, signal),
     fetchLogs: (runId, tail = LOG_TAIL, signal) =>
       call(LogsResponseSchema, 'GET', `/logs/${id(runId)}?tail=${tail}`, undefined, signal),
     fetchRun: (runId, signal) =>

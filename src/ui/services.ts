@@ -9,7 +9,13 @@ import type { AppActorRef } from '../machines/appMachine';
 import type { datasetMachine } from '../machines/datasetMachine';
 import type { trainingMachine } from '../machines/trainingMachine';
 import type { CompareServices } from '../actors/compare-services';
-import type { DatasetEntry, TrainerInfo, TrainerSetup } from '../shared/training-api';
+import type {
+  DatasetEntry,
+  PlanResponse,
+  TrainRequest,
+  TrainerInfo,
+  TrainerSetup,
+} from '../shared/training-api';
 
 export type { ChunkSources, GenerateLocal };
 
@@ -28,6 +34,8 @@ export interface Services {
   trainingUrl: string;
   /** A run's log (GET /logs/{id}?tail=1000), for the Runs list. */
   trainingLog: (runId: string, signal?: AbortSignal) => Promise<string[]>;
+  /** POST /train/plan: what a run with this request would do, before the start. */
+  trainingPlan: (request: TrainRequest, signal?: AbortSignal) => Promise<PlanResponse>;
   /** The trainer's environment on the service: what it has, and its set-up. */
   trainer: {
     info: (signal?: AbortSignal) => Promise<TrainerInfo>;

@@ -26,9 +26,12 @@ import {
   selectTrainingStatus,
   selectUnreachable,
 } from '../../machines/trainingSelectors';
+import * as z from 'zod/mini';
 import {
   DEFAULT_BASE_MODEL,
-  TRAINING_PARAMS,
+  TrainRequestSchema,
+  formatIssues,
+  type TrainRequest,
   type TrainedModel,
   type TrainerInfo,
   type TrainingMethod,
@@ -36,7 +39,8 @@ import {
 import { useTrainingActor } from './useTrainingActor';
 import { LoadInChat, RunProgress } from './RunProgress';
 import { CompareLink } from './CompareLink';
-import { loadForm, saveForm, type TrainingForm } from './training-form';
+import { formOptions, loadForm, saveForm, type TrainingForm } from './training-form';
+import { AdvancedOptions } from './AdvancedOptions';
 import { sizeWarning, trainerSummary } from './trainer-fit';
 import { lazyWithQuery } from '../lazy-with-query';
 import { resultWritten } from '../../shared/training-messages';
@@ -48,6 +52,8 @@ const FailedRun = lazy(() => import('./FailedRun'));
 // The trainer's set-up (POST /trainer/setup and its output): only when its packages are missing
 // or a set-up was found going; TanStack Query comes with it.
 const TrainerSetup = lazyWithQuery(() => import('./TrainerSetup'));
+// The run's plan (POST /train/plan) is a TanStack query: its chunk comes with TanStack Query.
+const RunPlan = lazyWithQuery(() => import('./RunPlan'));
 
 const METHODS: { value: TrainingMethod; label: string; cost: string }[] = [
   {
@@ -66,7 +72,8 @@ const NO_DATASET =
   'No dataset stored yet. Make one with Format Input and press Use for training, or type the path of a JSON dataset.';
 const DATA_FILE_MISSING = /data_file .*does not exist/;
 
-const FIELDS: { key: keyof TrainingForm; label: string; placeholder: string }[] = [
+type TextField = Exclude<keyof TrainingForm, 'method' | 'options'>;
+const FIELDS: { key: TextField; label: string; placeholder: string }[] = [
   { key: 'scriptPath', label: 'Script path', placeholder: 'training/finetune.py' },
   { key: 'outputDir', label: 'Output directory', placeholder: 'service-data/outputs/lora' },
   {
@@ -100,7 +107,7 @@ export function TrainingPanel({
   baseModelSuggestions = [],
   onLoadInChat,
 }: TrainingPanelProps) {
-  const { actorRef, trainingUrl, trainingLog } = useTrainingActor();
+  const { actorRef, trainingUrl, trainingLog, trainingPlan } = useTrainingActor();
   const status = useSelector(actorRef, selectTrainingStatus);
   const busy = useSelector(actorRef, selectIsBusy);
   const percent = useSelector(actorRef, selectPercent);
@@ -165,27 +172,41 @@ export function TrainingPanel({
     [actorRef],
   );
 
+  const options = formOptions(form);
+  const optionsInvalid = options.errors.length > 0;
+  /** The start request as the form stands: the paths, the method, the options it sends. */
+  function startRequest(): { request: TrainRequest } | { error: string } {
+    const baseModel = form.baseModel.trim();
+    const parsed = z.safeParse(TrainRequestSchema, {
+      script_path: form.scriptPath.trim(),
+      output_dir: form.outputDir.trim(),
+      data_file: form.dataFile.trim(),
+      base_model: baseModel,
+      ...options.values,
+      method: form.method,
+      // Compare needs the base in the browser: export it unless it is one of the in-browser models.
+      ...(baseModelSuggestions.some((m) => m.id === baseModel) ? {} : { export_base: true }),
+    });
+    return parsed.success
+      ? { request: parsed.data }
+      : { error: formatIssues(parsed.error.issues, 'request') };
+  }
+  const planned = noDataset || optionsInvalid ? null : startRequest();
+
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (noDataset) {
       setStartError(NO_DATASET);
       return;
     }
+    if (optionsInvalid) return;
+    const start = startRequest();
+    if ('error' in start) {
+      setStartError(start.error);
+      return;
+    }
     setStartError(null);
-    const baseModel = form.baseModel.trim();
-    actorRef.send({
-      type: 'training.start',
-      request: {
-        script_path: form.scriptPath.trim(),
-        output_dir: form.outputDir.trim(),
-        data_file: form.dataFile.trim(),
-        base_model: baseModel,
-        ...TRAINING_PARAMS,
-        method: form.method,
-        // Compare needs the base in the browser: export it unless it is one of the in-browser models.
-        ...(baseModelSuggestions.some((m) => m.id === baseModel) ? {} : { export_base: true }),
-      },
-    });
+    actorRef.send({ type: 'training.start', request: start.request });
   }
 
   return (
@@ -230,6 +251,15 @@ export function TrainingPanel({
             </label>
           ))}
         </fieldset>
+        <AdvancedOptions
+          values={form.options}
+          method={form.method}
+          errors={options.errors}
+          disabled={busy}
+          onChange={(name, value) =>
+            setForm((f) => ({ ...f, options: { ...f.options, [name]: value } }))
+          }
+        />
         <div className="trainer-status">
           {trainer === null ? (
             <p>Trainer: not known yet (the training service has not said)</p>
@@ -247,6 +277,12 @@ export function TrainingPanel({
             </p>
           )}
         </div>
+        {/* The plan needs the trainer's packages: asked once the service says they are there. */}
+        {!busy && trainer?.missing.length === 0 && planned && 'request' in planned && (
+          <Suspense fallback={null}>
+            <RunPlan request={planned.request} trainingUrl={trainingUrl} planRun={trainingPlan} />
+          </Suspense>
+        )}
         <datalist id={suggestId}>
           {baseModelSuggestions.map((m) => (
             <option key={m.id} value={m.id}>
@@ -255,7 +291,7 @@ export function TrainingPanel({
           ))}
         </datalist>
         <div className="training-actions">
-          <button type="submit" className="training-start" disabled={busy}>
+          <button type="submit" className="training-start" disabled={busy || optionsInvalid}>
             {busy ? 'Training...' : 'Train Model'}
           </button>
           {(status === 'running' || status === 'saving' || status === 'cancelling') && (

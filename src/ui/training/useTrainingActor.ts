@@ -9,9 +9,9 @@ import { useServices } from '../services';
 import { inspect } from '../../inspection/bus';
 
 export function useTrainingActor() {
-  const { loadTrainingLogic, trainingUrl, trainingLog } = useServices();
+  const { loadTrainingLogic, trainingUrl, trainingLog, trainingPlan } = useServices();
   // Suspends the panel until the training code has loaded (one promise per page).
   const logic = use(loadTrainingLogic());
   const actorRef = useActorRef(logic, { input: {}, inspect });
-  return { actorRef, trainingUrl, trainingLog };
+  return { actorRef, trainingUrl, trainingLog, trainingPlan };
 }

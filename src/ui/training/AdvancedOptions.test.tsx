@@ -1,0 +1,151 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { render, screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { setupServer } from 'msw/node';
+import { useState } from 'react';
+import { createTrainingMock } from '../../../mocks/training-handlers';
+import { createServices } from '../../composition';
+import { ServicesContext } from '../services';
+import { DEFAULT_TRAINING_URL, TRAINING_PARAMS } from '../../shared/training-api';
+import { ADVANCED_FIELDS, TRAINING_FIELDS } from '../../shared/training-fields';
+import { queryClient as appQueryClient } from '../query-client';
+import { AdvancedOptions } from './AdvancedOptions';
+import { FORM_FIELDS, formOptions } from './training-form';
+import { TrainingPanel } from './TrainingPanel';
+
+const mock = createTrainingMock();
+const server = setupServer(...mock.handlers);
+beforeAll(async () => {
+  server.listen({ onUnhandledRequest: 'error' });
+  await createServices().loadTrainingLogic();
+});
+beforeEach(() => {
+  localStorage.clear();
+  appQueryClient.clear();
+  mock.reset();
+});
+afterAll(() => server.close());
+
+function Harness({ method = 'lora' as const }: { method?: 'lora' | 'full' }) {
+  const [values, setValues] = useState<Record<string, string>>({});
+  const { errors } = formOptions({ method, options: values });
+  return (
+    <AdvancedOptions
+      values={values}
+      method={method}
+      errors={errors}
+      onChange={(name, value) => setValues((v) => ({ ...v, [name]: value }))}
+    />
+  );
+}
+
+const label = (name: string) => {
+  const field = TRAINING_FIELDS.find((f) => f.name === name);
+  if (!field) throw new Error(name);
+  return new RegExp(`^${field.label}`);
+};
+
+describe('AdvancedOptions', () => {
+  it('closed by default; a labelled control for every advanced field and the four basic ones', async () => {
+    const user = userEvent.setup();
+    render(<Harness />);
+    const summary = screen.getByText('Advanced');
+    expect(summary.closest('details')).not.toHaveAttribute('open');
+    await user.click(summary);
+    expect(summary.closest('details')).toHaveAttribute('open');
+    for (const field of [...ADVANCED_FIELDS, ...FORM_FIELDS]) {
+      const control = screen.getByLabelText(label(field.name));
+      expect(control).toBeVisible();
+      if (field.type === 'enum') expect(control.tagName).toBe('SELECT');
+      else {
+        expect(control).toHaveAttribute('type', 'number');
+        expect(control).toHaveAttribute('min', String(field.min));
+        expect(control).toHaveAttribute('max', String(field.max));
+      }
+    }
+  });
+
+  it("learning rate shows the method's own default", () => {
+    const { rerender } = render(<Harness />);
+    expect(screen.getByLabelText(label('lr'))).toHaveAttribute('placeholder', '2e-4');
+    rerender(<Harness method="full" />);
+    expect(screen.getByLabelText(label('lr'))).toHaveAttribute('placeholder', '2e-5');
+  });
+
+  it('an out-of-range value shows the allowed range; the effective batch follows', async () => {
+    const user = userEvent.setup();
+    render(<Harness />);
+    await user.type(screen.getByLabelText(label('eval_fraction')), '0.9');
+    expect(screen.getByRole('alert')).toHaveTextContent(
+      'Held-out share must be at most 0.5 (allowed: 0–0.5)',
+    );
+    expect(screen.getByLabelText(label('eval_fraction'))).toHaveAttribute('aria-invalid', 'true');
+    await user.type(screen.getByLabelText(label('batch_size')), '4');
+    await user.type(screen.getByLabelText(label('grad_accum')), '4');
+    expect(screen.getByText(/Effective batch: 4 × 4 = 16/)).toBeInTheDocument();
+  });
+});
+
+describe('the panel with Advanced', () => {
+  function renderPanel() {
+    const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    const services = createServices({
+      queryClient,
+      trainingUrl: DEFAULT_TRAINING_URL,
+      pollInterval: 15,
+    });
+    render(
+      <QueryClientProvider client={queryClient}>
+        <ServicesContext value={services}>
+          <TrainingPanel dataFileFromDataset="service-data/datasets/stored.json" />
+        </ServicesContext>
+      </QueryClientProvider>,
+    );
+  }
+
+  it('sends the four basic values always and only the changed advanced ones; a refused value blocks Start', async () => {
+    const user = userEvent.setup();
+    renderPanel();
+    await screen.findByText(/Plan:/, {}, { timeout: 5000 });
+    await user.click(screen.getByText('Advanced'));
+    await user.click(screen.getByRole('radio', { name: /Full fine-tuning/ }));
+    await user.type(screen.getByLabelText(label('batch_size')), '4');
+    await user.type(screen.getByLabelText(label('seed')), '42'); // the default: not sent
+    await user.type(screen.getByLabelText(label('grad_accum')), '0');
+    const start = screen.getByRole('button', { name: 'Train Model' });
+    expect(start).toBeDisabled();
+    expect(screen.getByRole('alert')).toHaveTextContent(
+      'Gradient accumulation must be greater than 0 (allowed: 1–1,024)',
+    );
+    await user.clear(screen.getByLabelText(label('grad_accum')));
+    await user.type(screen.getByLabelText(label('grad_accum')), '2');
+    await waitFor(() => expect(start).toBeEnabled());
+    // The plan follows the form: 4 × 2.
+    expect(await screen.findByText(/effective batch 8/, {}, { timeout: 3000 })).toBeInTheDocument();
+    await user.click(start);
+    await waitFor(() => expect(mock.starts).toHaveLength(1));
+    const { script_path, output_dir, data_file, base_model, ...sent } = mock.starts[0] ?? {};
+    expect([script_path, output_dir, data_file, base_model].every(Boolean)).toBe(true);
+    expect(sent).toEqual({
+      ...TRAINING_PARAMS,
+      lr: 2e-5,
+      method: 'full',
+      batch_size: 4,
+      grad_accum: 2,
+      export_base: true,
+    });
+  }, 20_000);
+
+  it('the options are kept with the form across a reload (and an old saved form still loads)', async () => {
+    localStorage.setItem('training.form.v1', JSON.stringify({ baseModel: 'x/y', method: 'full' }));
+    const user = userEvent.setup();
+    renderPanel();
+    await user.type(await screen.findByLabelText(label('lora_r')), '8');
+    expect(JSON.parse(localStorage.getItem('training.form.v1') ?? '{}')).toMatchObject({
+      baseModel: 'x/y',
+      method: 'full',
+      options: { lora_r: '8' },
+    });
+  });
+});

@@ -1,0 +1,116 @@
+/**
+ * What the run will do, before the start (POST /train/plan): entries trained on and held out,
+ * token lengths and those over Max length, steps and epochs, the effective batch, and the peak
+ * memory estimate against the device's, with a warning when it will not fit. Asked again a moment
+ * after the form stops changing; Start never waits for it. Its own chunk, with TanStack Query.
+ */
+import { useEffect, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import {
+  TrainRequestSchema,
+  parseOrThrow,
+  type PlanResponse,
+  type TrainRequest,
+} from '../../shared/training-api';
+import { formatFieldNumber } from '../../shared/training-fields';
+
+/** How long the form must rest before the plan is asked for. */
+export const PLAN_DEBOUNCE_MS = 600;
+
+export interface RunPlanProps {
+  /** The start request as the form stands, or null while it cannot be sent (no dataset, errors). */
+  request: TrainRequest | null;
+  trainingUrl: string;
+  /** POST /train/plan (the services' `trainingPlan`). */
+  planRun: (request: TrainRequest, signal?: AbortSignal) => Promise<PlanResponse>;
+  debounceMs?: number;
+}
+
+/** Bytes as "9.8 GB" (decimal units, one decimal: an estimate). */
+export function gigabytes(bytes: number): string {
+  const gb = bytes / 1e9;
+  return `${gb >= 10 ? Math.round(gb) : Math.round(gb * 10) / 10} GB`;
+}
+
+const plural = (n: number, one: string, many: string) =>
+  `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+
+/** The plan in one line, as the panel shows it. */
+export function planSummary({ plan, device_memory_bytes, device_name }: PlanResponse): string {
+  const parts = [
+    `${plural(plan.train, 'entry', 'entries')} to train on, ${plan.held_out} held out`,
+    `longest ${plan.tokens.max} tokens (95th percentile ${plan.tokens.p95})` +
+      (plan.too_long.count > 0 ? `, ${plan.too_long.count} longer than Max length (left out)` : ''),
+    `${plural(plan.steps, 'step', 'steps')} ≈ ${formatFieldNumber(Math.round(plan.epochs * 10) / 10)} epochs`,
+    `effective batch ${plan.effective_batch}`,
+    `peak memory about ${gigabytes(plan.memory.total_bytes)}` +
+      (device_memory_bytes !== null ? ` of ${gigabytes(device_memory_bytes)}` : '') +
+      ` on ${device_name ?? plan.device}`,
+  ];
+  return parts.join(' · ');
+}
+
+function useDebounced<T>(value: T, ms: number): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return settled;
+}
+
+export default function RunPlan({
+  request,
+  trainingUrl,
+  planRun,
+  debounceMs = PLAN_DEBOUNCE_MS,
+}: RunPlanProps) {
+  // The key is the request's text: a re-render with equal values asks nothing new.
+  const text = useDebounced(request ? JSON.stringify(request) : null, debounceMs);
+  const plan = useQuery({
+    queryKey: ['training', 'plan', trainingUrl, text],
+    queryFn: ({ signal }) => {
+      if (text === null) throw new Error('The form has no request to plan yet.');
+      const asked = parseOrThrow(TrainRequestSchema, JSON.parse(text), 'plan request');
+      return planRun(asked, signal);
+    },
+    enabled: text !== null,
+    retry: false,
+    staleTime: 30_000,
+  });
+  if (request === null) return null;
+  return (
+    <section className="training-plan" aria-label="What the run will do" aria-live="polite">
+      {plan.isPending || text === null ? (
+        <p className="training-plan-loading">Working out what the run will do…</p>
+      ) : plan.error ? (
+        <p className="training-plan-error" role="alert">
+          Could not work out the run&apos;s plan: {plan.error.message}
+        </p>
+      ) : (
+        <PlanView data={plan.data} refreshing={plan.isFetching} />
+      )}
+    </section>
+  );
+}
+
+function PlanView({ data, refreshing }: { data: PlanResponse; refreshing: boolean }) {
+  const { plan, device_memory_bytes } = data;
+  const overflows = device_memory_bytes !== null && plan.memory.total_bytes > device_memory_bytes;
+  return (
+    <>
+      <p className="training-plan-summary" aria-busy={refreshing}>
+        <strong>Plan:</strong> {planSummary(data)}
+      </p>
+      {plan.too_long.message && <p className="training-hint">{plan.too_long.message}</p>}
+      {overflows && (
+        <p className="training-warning" role="note">
+          This run needs about {gigabytes(plan.memory.total_bytes)} at its peak, more than the{' '}
+          {gigabytes(device_memory_bytes)} of the {data.device_name ?? plan.device}: it will
+          probably fail with out-of-memory. Lower Max length or Batch size, use LoRA, or turn
+          Gradient checkpointing on.
+        </p>
+      )}
+    </>
+  );
+}
