@@ -617,6 +617,10 @@ def make_progress_callback(report: "Reporter", dist: DistInfo, examples_per_step
             report.say(f"step {state.global_step}/{state.max_steps}")
 
         def on_step_end(self, args, state, control, **kwargs):
+            if state.global_step >= state.max_steps and state.global_step % state.save_steps:
+                # No checkpoint of the finished run (the Trainer's default): its result is saved
+                # next, and a checkpoint of a large model is many gigabytes written for nothing.
+                control.should_save = False
             if self.trainer is not None:
                 if print_rank_loss:
                     print(f"rank {dist.rank} step {state.global_step} loss "

@@ -166,6 +166,13 @@ class AtomicCheckpointTest(unittest.TestCase):
         # The half-written one exists only in the staging folder.
         self.assertTrue(os.path.isfile(os.path.join(folder, ".partial", "checkpoint-4",
                                                     "optimizer.pt")))
+        # Resumed on other data (an entry added), it would train a split it did not start with.
+        changed = os.path.join(TMP, "changed.json")
+        with open(changed, "w", encoding="utf-8") as handle:
+            json.dump([{"prompt": "A new question?", "completion": "A new answer."}] + QA, handle)
+        code, _out, err = run(*argv(out_dir, "--resume"), "--data_file", changed)
+        self.assertEqual(code, 2, err)
+        self.assertIn("the data or the split changed since the run started", err)
         code, out, err = run(*argv(out_dir, "--resume"))
         self.assertEqual(code, 0, err)
         self.assertIn(f"resuming from step 2 ({os.path.join(folder, 'checkpoint-2')})", out)
