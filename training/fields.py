@@ -40,7 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser, fields: list[dict] | None = N
     method is only known once --method is parsed."""
     for field in fields if fields is not None else load_fields():
         kind = field["type"]
-        help_text = field.get("help", "")
+        help_text = field.get("help", "").replace("%", "%%")  # argparse formats help with %
         if kind == "bool":
             parser.add_argument(field["flag"], dest=dest(field), action="store_true",
                                 default=bool(field.get("default")), help=help_text)

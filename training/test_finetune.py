@@ -85,6 +85,13 @@ class ArgumentsTest(unittest.TestCase):
             ["--data_file", "d", "--output_dir", "o", "--keep_checkpoints", "0"]))
         self.assertIn("--keep_checkpoints must be at least 1", err)
 
+    def test_help(self):  # a field's help with "10 %" once broke --help (argparse's % format)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), self.assertRaises(SystemExit) as caught:
+            finetune.parse_args(["--help"])
+        self.assertEqual(caught.exception.code, 0)
+        self.assertIn("about every 10 % of the steps", " ".join(out.getvalue().split()))
+
     def test_required_arguments(self):
         err = exits_with(self, lambda: finetune.parse_args(["--output_dir", "o"]))
         self.assertIn("--data_file", err)
