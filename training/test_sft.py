@@ -142,5 +142,19 @@ class AccumulationTest(unittest.TestCase):
         self.assertLess(difference, 1e-5)
 
 
+
+class EpochsTest(unittest.TestCase):
+    def test_epochs_instead_of_max_steps(self):
+        code, out, err = run("--data_file", data_file("epochs.json"),
+                             "--output_dir", os.path.join(TMP, "epochs"), "--epochs", "2",
+                             "--batch_size", "2", "--eval_fraction", "0")
+        self.assertEqual(code, 0, err)
+        lines = out.splitlines()
+        self.assertIn("step 4/4", lines)  # 2 passes over 4 entries, 2 per step
+        self.assertNotIn("step 5/4", lines)
+        epochs = [json.loads(l)["epoch"] for l in lines if l.startswith('{"loss"')]
+        self.assertEqual(epochs, [0.5, 1.0, 1.5, 2.0])
+
+
 if __name__ == "__main__":
     unittest.main()
