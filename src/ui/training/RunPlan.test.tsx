@@ -1,0 +1,111 @@
+import { describe, expect, it, vi } from 'vitest';
+import { render, screen, waitFor } from '@testing-library/react';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
+import { TRAINING_PARAMS, type PlanResponse, type TrainRequest } from '../../shared/training-api';
+import RunPlan, { planSummary } from './RunPlan';
+
+const REQUEST: TrainRequest = {
+  script_path: 'training/finetune.py',
+  output_dir: 'service-data/outputs/lora',
+  data_file: 'service-data/datasets/x.json',
+  base_model: 'meta-llama/Llama-3.2-1B-Instruct',
+  ...TRAINING_PARAMS,
+};
+
+function answer(totalBytes: number, deviceBytes: number | null = 24e9): PlanResponse {
+  return {
+    plan: {
+      entries: 42,
+      train: 36,
+      held_out: 4,
+      too_long: {
+        count: 2,
+        indices: [3, 9],
+        message: '2 of 42 entries are longer than 256 tokens',
+      },
+      tokens: { max: 180, p95: 140, over_max_len: 2 },
+      steps: 120,
+      epochs: 3.3333,
+      effective_batch: 1,
+      parameters: 1.24e9,
+      trainable_parameters: 1.1e7,
+      device: 'cpu',
+      precision: 'fp32',
+      gradient_checkpointing: true,
+      memory: { total_bytes: totalBytes },
+    },
+    device_memory_bytes: deviceBytes,
+    device_name: 'cpu',
+  };
+}
+
+function renderPlan(node: ReactNode) {
+  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  const wrap = (n: ReactNode) => <QueryClientProvider client={client}>{n}</QueryClientProvider>;
+  const view = render(wrap(node));
+  return { rerender: (n: ReactNode) => view.rerender(wrap(n)) };
+}
+
+describe('RunPlan', () => {
+  it('the plan in one line, as the issue words it', () => {
+    expect(planSummary(answer(9.8e9))).toBe(
+      '36 entries to train on, 4 held out · longest 180 tokens (95th percentile 140), 2 longer than Max length (left out) · 120 steps ≈ 3.3 epochs · effective batch 1 · peak memory about 9.8 GB of 24 GB on cpu',
+    );
+  });
+
+  it('loading, then the plan; no warning when it fits', async () => {
+    let resolve: (value: PlanResponse) => void = () => {};
+    const planRun = vi.fn(() => new Promise<PlanResponse>((ok) => (resolve = ok)));
+    renderPlan(
+      <RunPlan request={REQUEST} trainingUrl="http://x" planRun={planRun} debounceMs={5} />,
+    );
+    expect(screen.getByText(/Working out what the run will do/)).toBeInTheDocument();
+    await waitFor(() => expect(planRun).toHaveBeenCalledTimes(1));
+    resolve(answer(9.8e9));
+    expect(await screen.findByText(/36 entries to train on/)).toBeInTheDocument();
+    expect(screen.getByText('2 of 42 entries are longer than 256 tokens')).toBeInTheDocument();
+    expect(screen.queryByRole('note')).not.toBeInTheDocument();
+  });
+
+  it('a warning naming both figures when it will not fit (not a refusal)', async () => {
+    const planRun = vi.fn(() => Promise.resolve(answer(31e9, 24e9)));
+    renderPlan(
+      <RunPlan request={REQUEST} trainingUrl="http://x" planRun={planRun} debounceMs={5} />,
+    );
+    expect(await screen.findByRole('note')).toHaveTextContent(
+      'This run needs about 31 GB at its peak, more than the 24 GB of the cpu',
+    );
+  });
+
+  it("the service's refusal is shown", async () => {
+    const planRun = vi.fn(() =>
+      Promise.reject(new Error('data_file line 3: "completion" is missing')),
+    );
+    renderPlan(
+      <RunPlan request={REQUEST} trainingUrl="http://x" planRun={planRun} debounceMs={5} />,
+    );
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'Could not work out the run\'s plan: data_file line 3: "completion" is missing',
+    );
+  });
+
+  it('asked at once, then again only when the form rests: quick changes skip their middle values', async () => {
+    const planRun = vi.fn((request: TrainRequest) =>
+      Promise.resolve({ ...answer(1e9), plan: { ...answer(1e9).plan, steps: request.max_steps } }),
+    );
+    const at = (steps: number) => (
+      <RunPlan
+        request={{ ...REQUEST, max_steps: steps }}
+        trainingUrl="http://x"
+        planRun={planRun}
+        debounceMs={100}
+      />
+    );
+    const { rerender } = renderPlan(at(10));
+    rerender(at(20));
+    rerender(at(30));
+    expect(await screen.findByText(/30 steps/)).toBeInTheDocument();
+    expect(planRun.mock.calls.map(([request]) => request.max_steps)).toEqual([10, 30]);
+  });
+});
