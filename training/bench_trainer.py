@@ -8,6 +8,18 @@
    against PyTorch, its tolerance, tokens agreed on clear-margin steps).
 
 --smoke: a few seconds' version (one family, few steps). --json PATH also writes the figures.
+
+--real: training on real model shapes instead (Llama 3.2 1B Instruct and DeepSeek R1 Distill Qwen
+1.5B; `--real 3b` adds Llama 3.2 3B): random weights from the published configs
+(bench_export.SHAPES), the repo's tokenizer with the real vocabulary size, on the CPU, LoRA, a few
+steps of finetune.py run with the service's flags (--no-web-export: the browser export is
+bench:export's). Prints seconds per step, tokens per second, the peak RSS of the training process
+(while it trains, and over the whole run with loading, merge and save) and the plan's memory
+estimate (finetune.py --plan, training/plan.py) beside the training peak.
+
+--gpu: the same on CUDA for the 1B shape: LoRA and full fine-tuning, bf16 (fp16 where the GPU
+lacks it), gradient checkpointing on and off, longer entries and batch 4; peak GPU memory
+(torch.cuda.max_memory_allocated in the training process) against the estimate.
 """
 from __future__ import annotations
 
@@ -19,6 +31,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -87,7 +100,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--smoke", action="store_true", help="a few seconds' version")
     parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--real", nargs="?", const="default", choices=("default", "3b"),
+                        help="real model shapes on the CPU (1B and 1.5B; `--real 3b` adds 3B)")
+    parser.add_argument("--gpu", action="store_true",
+                        help="the 1B shape on CUDA: LoRA and full, checkpointing on and off")
+    parser.add_argument("--steps", type=int, default=None,
+                        help="optimizer steps per real-shape run (default: 3 on the CPU, 8 on "
+                             "a GPU)")
     args = parser.parse_args(argv)
+    if args.real or args.gpu:
+        return real_main(args)
 
     from tiny_models import KINDS, make_tiny_model
 
@@ -132,5 +154,211 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+# ----------------------------------------------------------------------- real shapes (--real, --gpu)
+
+# Question/answer pairs of a few dozen tokens with the repo's tokenizer (CPU runs) and, with
+# LONG_REPEAT, a few hundred (GPU runs, where activations matter).
+REAL_QA = [{"prompt": f"Describe harbour number {i} of the coast in one sentence, please.",
+            "completion": f"Harbour {i} has a blue gate, a ferry at seven and a keeper called "
+                          f"Marta who lights the lamp {i} minutes after sunset."}
+           for i in range(24)]
+LONG_REPEAT = 6
+SERVICE_DEFAULTS = ["--max_len", "256", "--repeat", "30", "--lr", "2e-4"]
+
+
+def write_real_data(work: str, long: bool) -> str:
+    entries = [{"prompt": e["prompt"], "completion": " ".join([e["completion"]] * LONG_REPEAT)}
+               if long else e for e in REAL_QA]
+    path = os.path.join(work, "real-qa.jsonl" if not long else "real-qa-long.jsonl")
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write("\n".join(json.dumps(e) for e in entries) + "\n")
+    return path
+
+
+def mean_tokens(base: str, data: str, max_len: int) -> float:
+    """Mean token count of the entries the run trains on (as train_data encodes them)."""
+    from transformers import AutoTokenizer
+
+    import train_data
+
+    tokenizer = AutoTokenizer.from_pretrained(base)
+    encoded, _ = train_data.encode_all(tokenizer, train_data.load_entries(data), max_len)
+    return sum(len(r["input_ids"]) for r in encoded.values()) / len(encoded)
+
+
+def plan_of(flags: list[str]) -> dict:
+    """finetune.py --plan with the run's flags (as the service's POST /train/plan runs it)."""
+    out = subprocess.run([sys.executable, os.path.join(HERE, "finetune.py"), "--plan", *flags],
+                         capture_output=True, text=True, cwd=os.path.dirname(HERE))
+    if out.returncode != 0:
+        raise RuntimeError(f"finetune.py --plan exited {out.returncode}: {out.stderr.strip()[-400:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])["plan"]
+
+
+class RssSampler(threading.Thread):
+    """Polls a process's RSS every 20 ms; `phase` names where the run is (set by the reader)."""
+
+    def __init__(self, pid: int) -> None:
+        super().__init__(daemon=True)
+        import psutil
+
+        self.process = psutil.Process(pid)
+        self.phase = "loading"
+        self.peaks: dict[str, int] = {}
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        while not self.done.is_set():
+            try:
+                rss = self.process.memory_info().rss
+            except Exception:  # noqa: BLE001 - the process has exited
+                return
+            self.peaks[self.phase] = max(self.peaks.get(self.phase, 0), rss)
+            time.sleep(0.02)
+
+
+def run_trainer(cmd: list[str]) -> dict:
+    """Runs finetune.py (or the _gpu_child wrapper) and returns step times, RSS peaks by
+    phase (training: from its first step line to its last), its exit and whole-run peak RSS."""
+    started = time.monotonic()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            cwd=os.path.dirname(HERE))
+    sampler = RssSampler(proc.pid)
+    sampler.start()
+    times: dict[int, float] = {}
+    tail: list[str] = []
+    total = None
+    gpu_peak = None
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        line = line.strip()
+        tail = (tail + [line])[-20:]
+        match = STEP_LINE.match(line)
+        if match:
+            step, total = int(match.group(1)), int(match.group(2))
+            times[step] = time.monotonic()
+            sampler.phase = "after training" if step == total else "training"
+        elif line.startswith('{"gpu_peak"'):
+            gpu_peak = json.loads(line)
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = code = os.waitstatus_to_exitcode(status)
+    sampler.done.set()
+    sampler.join()
+    if code != 0:
+        raise RuntimeError(f"{' '.join(cmd[:3])} exited {code}: " + " | ".join(tail[-6:]))
+    steps = sorted(s for s in times if s >= 1)
+    if len(steps) < 2:
+        raise RuntimeError("the trainer printed fewer than two step lines")
+    first, last = steps[0], steps[-1]
+    return {"seconds_per_step": (times[last] - times[first]) / (last - first),
+            "to_first_step_seconds": times[first] - started,
+            "run_seconds": time.monotonic() - started,
+            "peak_rss_training": sampler.peaks.get("training"),
+            "peak_rss_run": usage.ru_maxrss * 1024, "rss_peaks": sampler.peaks,
+            "gpu": gpu_peak, "steps": total}
+
+
+def real_case(base: str, data: str, work: str, label: str, method: str, steps: int,
+              gpu: bool, extra: list[str]) -> dict:
+    out = os.path.join(work, f"run-{label}")
+    shutil.rmtree(out, ignore_errors=True)
+    flags = ["--base_model", base, "--data_file", data, "--output_dir", out, "--method", method,
+             *SERVICE_DEFAULTS, "--max_steps", str(steps), "--eval_fraction", "0", *extra]
+    if method == "full":
+        flags[flags.index("--lr") + 1] = "2e-5"
+    plan = plan_of(flags)
+    runner = ([sys.executable, "-u", os.path.abspath(__file__), "_gpu_child"] if gpu else
+              [sys.executable, "-u", os.path.join(HERE, "finetune.py")])
+    run = run_trainer(runner + [*flags, "--no-web-export"])
+    shutil.rmtree(out, ignore_errors=True)
+    batch = plan["effective_batch"]
+    tokens = mean_tokens(base, data, 256 if "--max_len" not in extra else
+                         int(extra[extra.index("--max_len") + 1])) * batch
+    measured = run["gpu"]["max_allocated"] if gpu else run["peak_rss_training"]
+    estimate = plan["memory"]["total_bytes"]
+    return {"case": label, "method": method, "precision": plan["precision"],
+            "gradient_checkpointing": plan["gradient_checkpointing"],
+            "parameters": plan["parameters"], "trainable": plan["trainable_parameters"],
+            "batch": batch, "tokens_per_step": round(tokens, 1),
+            "seconds_per_step": round(run["seconds_per_step"], 3),
+            "tokens_per_second": round(tokens / run["seconds_per_step"], 1),
+            "measured_peak_bytes": measured, "estimate_bytes": estimate,
+            "estimate_over_measured": round(estimate / measured, 3) if measured else None,
+            "estimate": plan["memory"], "run": run}
+
+
+def real_main(args) -> int:
+    import bench_export
+
+    if args.gpu:
+        import torch
+
+        if not torch.cuda.is_available():
+            print("bench:trainer --gpu: no CUDA device here (torch.cuda.is_available() is False)",
+                  file=sys.stderr)
+            return 2
+        shapes = ["llama-3.2-1b"]
+    else:
+        shapes = list(bench_export.REAL_3B if args.real == "3b" else bench_export.REAL)
+    steps = args.steps or (8 if args.gpu else 3)
+    work = tempfile.mkdtemp(prefix="bench-trainer-real.")
+    results: dict = {"gpu": args.gpu, "steps": steps, "cases": []}
+    try:
+        for name in shapes:
+            base = os.path.join(work, name)
+            made = bench_export.run_child("make", {"shape": name, "dest": base}, f"make {name}",
+                                          work)
+            if not made.get("ok"):
+                raise RuntimeError(f"could not make {name}: {made.get('error')}")
+            if args.gpu:
+                data = write_real_data(work, long=True)
+                for method in ("lora", "full"):
+                    for ckpt in ("on", "off"):
+                        extra = ["--batch_size", "4", "--max_len", "1024",
+                                 "--gradient_checkpointing", ckpt]
+                        results["cases"].append(real_case(
+                            base, data, work, f"{name} {method} ckpt {ckpt}", method, steps,
+                            True, extra))
+            else:
+                data = write_real_data(work, long=False)
+                results["cases"].append(real_case(base, data, work, name, "lora", steps, False,
+                                                  []))
+            shutil.rmtree(base, ignore_errors=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+    where = "peak GPU memory allocated" if args.gpu else "peak RSS while training"
+    print(f"training on real shapes ({'CUDA' if args.gpu else 'CPU'}, finetune.py with the "
+          f"service's flags, --no-web-export, {steps} steps); memory: {where} against "
+          "plan.estimate_memory")
+    gib = lambda n: f"{n / 2 ** 30:.2f}" if n else "-"  # noqa: E731
+    print(table([[c["case"], c["method"], c["precision"], "on" if c["gradient_checkpointing"]
+                  else "off", f"{c['parameters'] / 1e9:.2f}B", f"{c['seconds_per_step']:.2f}",
+                  f"{c['tokens_per_second']:.0f}", gib(c["measured_peak_bytes"]),
+                  gib(c["run"]["peak_rss_run"]), gib(c["estimate_bytes"]),
+                  f"{c['estimate_over_measured']:.2f}"] for c in results["cases"]],
+                ["case", "method", "precision", "ckpt", "params", "s/step", "tokens/s",
+                 "measured GiB", "whole-run RSS GiB", "estimate GiB", "estimate/measured"]))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump(results, handle, indent=2)
+    return 0
+
+
+def gpu_child(argv: list[str]) -> int:
+    """finetune.main(argv) in this process, then its peak GPU memory as one JSON line."""
+    import torch
+
+    import finetune
+
+    torch.cuda.reset_peak_memory_stats()
+    code = finetune.main(argv)
+    print(json.dumps({"gpu_peak": True, "max_allocated": torch.cuda.max_memory_allocated(),
+                      "max_reserved": torch.cuda.max_memory_reserved()}), flush=True)
+    return code
+
+
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["_gpu_child"]:
+        sys.exit(gpu_child(sys.argv[2:]))
     sys.exit(main())

@@ -21,7 +21,7 @@ GIB = 1024 ** 3
 CHECKPOINTING_FROM = 1_000_000_000
 # The training process's own memory on the CPU besides the model and its tensors (the Python
 # interpreter, torch, transformers, TRL and their libraries, the tokenizer, allocator slack).
-CPU_RUNTIME_BYTES = int(0.9 * GIB)
+CPU_RUNTIME_BYTES = int(0.5 * GIB)
 DTYPE_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2}
 
 
