@@ -4,6 +4,7 @@
  */
 import { realpathSync, mkdirSync } from 'node:fs';
 import { delimiter, isAbsolute, resolve } from 'node:path';
+import { DATASET_LIMIT_BYTES } from '../../src/shared/training-api';
 
 /** The repository root: service/src/../.. */
 export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
@@ -149,7 +150,7 @@ export function loadConfig(
     datasetLimit: int(
       'TRAINING_DATASET_LIMIT',
       env.TRAINING_DATASET_LIMIT,
-      20 * 1024 * 1024,
+      DATASET_LIMIT_BYTES,
       1024,
       1 << 30,
     ),

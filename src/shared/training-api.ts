@@ -329,6 +329,7 @@ export const SERVICE_ENDPOINTS = [
   'GET /runs/{run_id}/split',
   'GET /runs/{run_id}/dataset',
   'POST /runs/{run_id}/cancel',
+  'POST /runs/{run_id}/resume',
   'GET /logs/{run_id}',
   'PUT /datasets/{name}',
   'GET /models',
@@ -367,6 +368,9 @@ export const DatasetSchema = z
   .array(DatasetEntrySchema, { error: 'must be a JSON array of {prompt, completion} entries' })
   .check(z.minLength(1, 'must hold at least one entry'));
 export type DatasetEntry = z.infer<typeof DatasetEntrySchema>;
+
+/** The largest dataset PUT /datasets/{name} takes by default (TRAINING_DATASET_LIMIT), bytes. */
+export const DATASET_LIMIT_BYTES = 20 * 1024 * 1024;
 
 export const DatasetResponseSchema = z.object({ path: z.string(), entries: z.number() });
 export type DatasetResponse = z.infer<typeof DatasetResponseSchema>;

@@ -1,8 +1,9 @@
 /**
  * The trainer's set-up, offered when its Python packages are missing: **Set up the trainer**
  * (POST /trainer/setup, the same install as `npm run trainer:setup`) and that set-up's output as
- * it runs (GET /trainer/setup every second), then what the trainer has now. Server state through
- * TanStack Query, in a chunk loaded only when the set-up is needed.
+ * it runs (GET /trainer/setup every second, wrapped inside its box; folded away once it
+ * succeeded), then what the trainer has now. Server state through TanStack Query, in a chunk
+ * loaded only when the set-up is needed.
  */
 import { useEffect, useId, useState } from 'react';
 import { useMutation, useQuery } from '@tanstack/react-query';
@@ -25,6 +26,15 @@ function statusText(state: SetupState['state']): string {
   if (state === 'running') return 'Setting up the trainer…';
   if (state === 'succeeded') return 'The trainer is set up.';
   return '';
+}
+
+/** pip's output, wrapped inside its box: a long line never widens the page. */
+function SetupLog({ lines }: { lines: readonly string[] }) {
+  return (
+    <pre className="trainer-setup-log" tabIndex={0} aria-label="Set-up output">
+      {lines.slice(-200).join('\n')}
+    </pre>
+  );
 }
 
 export default function TrainerSetup({ trainer, busy, onChanged }: TrainerSetupProps) {
@@ -95,11 +105,16 @@ export default function TrainerSetup({ trainer, busy, onChanged }: TrainerSetupP
               <strong>The set-up failed.</strong> {state.error}
             </p>
           )}
-          {state.lines.length > 0 && (
-            <pre className="trainer-setup-log" tabIndex={0} aria-label="Set-up output">
-              {state.lines.slice(-200).join('\n')}
-            </pre>
-          )}
+          {state.lines.length > 0 &&
+            (state.state === 'succeeded' ? (
+              // Done: the output folds away, still there for whoever wants to read it.
+              <details className="trainer-setup-output">
+                <summary>Set-up output ({state.lines.length} lines)</summary>
+                <SetupLog lines={state.lines} />
+              </details>
+            ) : (
+              <SetupLog lines={state.lines} />
+            ))}
         </>
       )}
     </div>

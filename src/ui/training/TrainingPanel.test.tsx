@@ -8,7 +8,7 @@ import type { ReactNode } from 'react';
 import { createTrainingMock, MOCK_MESSAGES } from '../../../mocks/training-handlers';
 import { createServices } from '../../composition';
 import { ServicesContext } from '../services';
-import { DEFAULT_TRAINING_URL } from '../../shared/training-api';
+import { DEFAULT_BASE_MODEL, DEFAULT_TRAINING_URL } from '../../shared/training-api';
 import { baseModelSuggestions, MODELS } from '../../shared/models';
 import { TrainingPanel, type TrainingPanelProps } from './TrainingPanel';
 import { queryClient as appQueryClient } from '../query-client';
@@ -456,7 +456,15 @@ describe('TrainingPanel', () => {
     const list = document.getElementById(input.getAttribute('list') ?? '');
     const values = [...(list?.querySelectorAll('option') ?? [])].map((o) => o.value);
     expect(values).toContain('meta-llama/Llama-3.2-1B-Instruct');
-    expect(values).toHaveLength(MODELS.length);
+    // The app's default first, then the in-browser models (each once).
+    expect(values).toEqual([
+      DEFAULT_BASE_MODEL,
+      ...baseModelSuggestions()
+        .map((m) => m.id)
+        .filter((v) => v !== DEFAULT_BASE_MODEL),
+    ]);
+    expect(values.length).toBeGreaterThanOrEqual(MODELS.length);
+    expect(input).toHaveAccessibleDescription(/a model folder on the training service's machine/);
   });
 
   it('takes the data file path from the dataset feature', () => {
@@ -549,6 +557,64 @@ describe('TrainingPanel: resume and what a run wrote', () => {
     await waitFor(() =>
       expect(within(runs).getAllByRole('listitem')[0]).toHaveTextContent(
         'The adapter was written to service-data/outputs/adapter.',
+      ),
+    );
+  });
+});
+
+describe('TrainingPanel: a dataset file and the models the service has', () => {
+  const entries = [
+    { prompt: 'Where is the harbour?', completion: 'By the old mill.' },
+    { prompt: 'When does the ferry leave?', completion: 'At nine.' },
+  ];
+
+  it('a JSONL file is stored on the service (PUT /datasets) and the Data file field holds its path', async () => {
+    const user = userEvent.setup();
+    renderPanel({ dataFileFromDataset: undefined });
+    const file = new File([entries.map((e) => JSON.stringify(e)).join('\n')], 'harbour.jsonl', {
+      type: 'application/jsonl',
+    });
+    await user.upload(screen.getByLabelText('Or upload a dataset file'), file);
+    await waitFor(() =>
+      expect(screen.getByLabelText('Data file path')).toHaveValue(
+        'service-data/datasets/harbour.json',
+      ),
+    );
+    expect(mock.requests).toContain('PUT /datasets/harbour');
+    expect(screen.getByText(/Stored harbour\.jsonl \(2 entries\) as/)).toBeInTheDocument();
+    await user.click(trainButton());
+    await waitFor(() => expect(mock.starts).toHaveLength(1));
+    expect(mock.starts[0]?.data_file).toBe('service-data/datasets/harbour.json');
+  });
+
+  it('a bad file: an alert naming the file (and the line), nothing stored', async () => {
+    const user = userEvent.setup();
+    renderPanel({ dataFileFromDataset: undefined });
+    const input = screen.getByLabelText('Or upload a dataset file');
+    const broken = new File([`${JSON.stringify(entries[0])}\n{"prompt": `], 'broken.jsonl');
+    await user.upload(input, broken);
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      /^broken\.jsonl, line 2 is not valid JSON/,
+    );
+    await user.upload(input, new File([''], 'empty.json'));
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'empty.json is empty: a dataset needs at least one {prompt, completion} entry.',
+    );
+    expect(mock.requests.filter((r) => r.startsWith('PUT /datasets'))).toEqual([]);
+    expect(screen.getByLabelText('Data file path')).toHaveValue('');
+  });
+
+  it("the Base model field suggests a trained model's merged folder once the service has one", async () => {
+    mock.setScenario('web-model');
+    const user = userEvent.setup();
+    renderPanel();
+    await user.click(trainButton());
+    await screen.findByText('✅ Training finished!');
+    const input = screen.getByLabelText('Base model');
+    const list = document.getElementById(input.getAttribute('list') ?? '');
+    await waitFor(() =>
+      expect([...(list?.querySelectorAll('option') ?? [])].map((o) => o.value)).toContain(
+        'service-data/outputs/lora/merged',
       ),
     );
   });

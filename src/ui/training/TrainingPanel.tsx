@@ -44,6 +44,8 @@ import { AdvancedOptions } from './AdvancedOptions';
 import { sizeWarning, trainerSummary } from './trainer-fit';
 import { lazyWithQuery } from '../lazy-with-query';
 import { resultWritten } from '../../shared/training-messages';
+import { DatasetFileInput } from './DatasetFileInput';
+import { baseModelOptions } from './base-model-options';
 import './training.css';
 
 // Its logs are TanStack queries: TanStack Query and the app's client come with the list.
@@ -154,6 +156,7 @@ export function TrainingPanel({
   const logId = `${id}-log`;
   const dataHintId = `${id}-data-hint`;
   const suggestId = `${id}-base-models`;
+  const baseHintId = `${id}-base-hint`;
   const noDataset = form.dataFile.trim() === '';
   const warning = sizeWarning(trainer ?? undefined, form.baseModel.trim(), form.method);
 
@@ -222,7 +225,13 @@ export function TrainingPanel({
               value={form[key]}
               placeholder={placeholder}
               required={key !== 'dataFile'}
-              aria-describedby={key === 'dataFile' && noDataset ? dataHintId : undefined}
+              aria-describedby={
+                key === 'dataFile' && noDataset
+                  ? dataHintId
+                  : key === 'baseModel'
+                    ? baseHintId
+                    : undefined
+              }
               list={key === 'baseModel' ? suggestId : undefined}
               disabled={busy}
               spellCheck={false}
@@ -232,6 +241,19 @@ export function TrainingPanel({
             {key === 'dataFile' && noDataset && (
               <p className="training-hint" id={dataHintId}>
                 {NO_DATASET}
+              </p>
+            )}
+            {key === 'dataFile' && (
+              <DatasetFileInput
+                disabled={busy}
+                onStored={(path) => setForm((f) => ({ ...f, dataFile: path }))}
+              />
+            )}
+            {key === 'baseModel' && (
+              <p className="training-hint" id={baseHintId}>
+                A Hub id, or a model folder on the training service&apos;s machine (Hugging Face
+                layout: config.json, tokenizer, weights). The suggestions include the models the
+                service already has.
               </p>
             )}
           </div>
@@ -284,8 +306,8 @@ export function TrainingPanel({
           </Suspense>
         )}
         <datalist id={suggestId}>
-          {baseModelSuggestions.map((m) => (
-            <option key={m.id} value={m.id}>
+          {baseModelOptions(baseModelSuggestions, trainedModels).map((m) => (
+            <option key={m.value} value={m.value}>
               {m.label}
             </option>
           ))}
