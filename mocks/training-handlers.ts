@@ -20,6 +20,7 @@ import * as z from 'zod/mini';
 import { resolveTrainingUrl } from '../src/actors/training-client';
 import { trainingMessages } from '../src/shared/training-messages';
 import { mockPlan } from './training-plan';
+import { sentOptions } from '../src/shared/training-fields';
 import {
   DEFAULT_EVAL_FRACTION,
   RESUMABLE_STATES,
@@ -411,6 +412,7 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
             model_id: null,
             model_error: null,
             method: parsed.data.method ?? 'lora',
+            options: sentOptions(parsed.data),
             base_model_id: null,
           },
         });

@@ -51,6 +51,21 @@ describe('POST /train/plan', () => {
     expect((await svc.request({ path: '/runs' })).json).toMatchObject({ runs: [], active: null });
   });
 
+  it('a started run keeps the options it was sent (GET /runs/{id} options)', async () => {
+    const reply = await svc.train(validBody({ batch_size: 4, lr_scheduler: 'linear' }));
+    expect(reply.status, reply.text).toBe(200);
+    const { run_id } = reply.json as { run_id: string };
+    const run = await svc.waitForEnd(run_id);
+    expect(run.options).toEqual({
+      max_len: 256,
+      repeat: 30,
+      max_steps: 5,
+      lr: 2e-4,
+      batch_size: 4,
+      lr_scheduler: 'linear',
+    });
+  });
+
   it("the trainer's error line is a 400 with its words", async () => {
     const reply = await plan({ base_model: 'plan-error' });
     expect(reply.status).toBe(400);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
@@ -14,7 +14,16 @@ import { AdvancedOptions } from './AdvancedOptions';
 import { FORM_FIELDS, formOptions } from './training-form';
 import { TrainingPanel } from './TrainingPanel';
 
-const mock = createTrainingMock();
+// jsdom has no canvas: the loss curve's uPlot is replaced (as in TrainingPanel.test.tsx).
+vi.mock('uplot', () => ({
+  default: class {
+    setData() {}
+    setSize() {}
+    destroy() {}
+  },
+}));
+
+const mock = createTrainingMock({ stepsPerPoll: 60 });
 const server = setupServer(...mock.handlers);
 beforeAll(async () => {
   server.listen({ onUnhandledRequest: 'error' });
@@ -135,6 +144,10 @@ describe('the panel with Advanced', () => {
       grad_accum: 2,
       export_base: true,
     });
+    // The Runs list names the options that differ from the method's defaults.
+    expect(
+      await screen.findByText('Batch size 4 · Gradient accumulation 2', {}, { timeout: 5000 }),
+    ).toBeInTheDocument();
   }, 20_000);
 
   it('the options are kept with the form across a reload (and an old saved form still loads)', async () => {

@@ -12,6 +12,7 @@ import {
   type TrainingField,
 } from '../../shared/training-fields';
 import { FORM_FIELDS, type OptionError } from './training-form';
+import './advanced.css';
 
 export interface AdvancedOptionsProps {
   /** What was typed, by option name ('' or absent: the default). */

@@ -10,6 +10,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { RunInfo, TrainedModel } from '../../shared/training-api';
 import { trainingKeys } from '../../shared/training-keys';
 import { formatDuration, formatLoss } from './run-stats';
+import { optionSummary } from '../../shared/training-fields';
 import { CompareLink } from './CompareLink';
 import { runModel } from '../../machines/trainingSelectors';
 import { NO_BROWSER_COPY, resultWritten } from '../../shared/training-messages';
@@ -80,6 +81,8 @@ function RunItem({
   const [open, setOpen] = useState(false);
   const logId = useId();
   const steps = run.total !== null ? `${run.current ?? 0}/${run.total} steps` : 'no steps yet';
+  // The options it was started with that differ from the method's defaults (the table's labels).
+  const options = run.options ? optionSummary(run.options, run.method) : '';
   return (
     <li className={`training-run training-run-${run.state}`}>
       <p className="training-run-summary">
@@ -87,6 +90,7 @@ function RunItem({
         {run.base_model} · {steps} · {formatDuration(run.duration_ms / 1000)}
         {run.last_loss !== null ? ` · loss ${formatLoss(run.last_loss)}` : ''}
       </p>
+      {options && <p className="training-run-options">{options}</p>}
       <div className="training-run-actions">
         <button
           type="button"
