@@ -129,6 +129,28 @@ export default tseslint.config(
     },
   },
   {
+    // Components read machine state through the named selectors of src/machines/*Selectors.ts
+    // (docs/ARCHITECTURE.md, "UI"), so each question about a state is answered in one place.
+    files: ['src/ui/**/*.tsx'],
+    ignores: ['**/*.test.tsx'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...STYLE_RULES,
+        {
+          selector:
+            "CallExpression[callee.name='useSelector'] > .arguments:nth-child(2):matches(ArrowFunctionExpression, FunctionExpression)",
+          message: 'Read state through a named selector from src/machines/*Selectors.ts.',
+        },
+        {
+          selector:
+            "CallExpression[callee.property.name='useSelector'] > .arguments:nth-child(1):matches(ArrowFunctionExpression, FunctionExpression)",
+          message: 'Read state through a named selector from src/machines/*Selectors.ts.',
+        },
+      ],
+    },
+  },
+  {
     // Machines tell other actors through XState (sendTo / enqueue.sendTo), never by calling
     // `.send()` in a custom action: the send then goes through the actor system (the inspector
     // logs it) and the target is an ActorRef. `self.send` from a callback handed to an invoked

@@ -6,3 +6,5 @@ export const selectModelRef = (s: AppSnapshot) => s.context.model;
 export const selectChatRef = (s: AppSnapshot) => s.context.chat;
 export const selectConversationsRef = (s: AppSnapshot) => s.context.conversations;
 export const selectStoredModelsRef = (s: AppSnapshot) => s.context.storedModels;
+export const selectWorkerRef = (s: AppSnapshot) => s.context.worker;
+export const selectMaxNewTokensCap = (s: AppSnapshot) => s.context.input.maxNewTokens;

@@ -20,3 +20,6 @@ export const selectHasMessages = (s: ChatSnapshot) => s.context.messages.length 
 export const selectTps = (s: ChatSnapshot) => s.context.tps;
 export const selectNumTokens = (s: ChatSnapshot) => s.context.numTokens;
 export const selectSeconds = (s: ChatSnapshot) => s.context.seconds;
+/** Whether a chat (if there is one) is replying. */
+export const selectIsChatBusy = (s: ChatSnapshot | undefined) =>
+  s !== undefined && selectIsGenerating(s);

@@ -45,3 +45,8 @@ export function selectRecord(s: EvaluationSnapshot): EvaluationRecord | null {
     phase === 'done' || phase === 'stopped' || phase === 'failed' ? phase : 'running';
   return toRecord(s.context, status, s.context.setup?.createdAt);
 }
+export const selectRows = (s: EvaluationSnapshot) => s.context.rows;
+export const selectSetup = (s: EvaluationSnapshot) => s.context.setup;
+export const selectStatusText = (s: EvaluationSnapshot) => s.context.statusText;
+export const selectLiveTps = (s: EvaluationSnapshot) => s.context.liveTps;
+export const selectSide = (s: EvaluationSnapshot) => s.context.side;

@@ -6,8 +6,15 @@ import type { CompareServices } from '../../actors/compare-services';
 // bundler split xstate out of the entry chunk, adding to the first load.
 // Selector modules import the machines' types only, so they are safe here.
 import type { AppActorRef } from '../../machines/appMachine';
-import { selectChatRef, selectGate, selectModelRef } from '../../machines/appSelectors';
-import { selectIsGenerating } from '../../machines/chatSelectors';
+import {
+  selectChatRef,
+  selectGate,
+  selectMaxNewTokensCap,
+  selectModelRef,
+  selectWorkerRef,
+} from '../../machines/appSelectors';
+import { selectIsChatBusy } from '../../machines/chatSelectors';
+import { selectIsModelLoading, selectModelOptions } from '../../machines/modelSelectors';
 import type { EvaluationActorRef } from '../../machines/evaluationMachine';
 import {
   selectError,
@@ -15,6 +22,7 @@ import {
   selectIsRunning,
   selectPhase,
   selectRecord,
+  selectRows,
   selectSaveError,
   selectSaves,
   selectStartError,
@@ -45,7 +53,7 @@ export function Compare({
 }) {
   const gate = useSelector(app, selectGate);
   const model = useSelector(app, selectModelRef);
-  const worker = useSelector(app, (s) => s.context.worker);
+  const worker = useSelector(app, selectWorkerRef);
   const actor = useMemo(
     () => (worker ? evaluationActor(compare.logic, { worker, session: app }) : null),
     [compare.logic, worker, app],
@@ -127,12 +135,11 @@ function Session({
   routeRun: string | null;
 }) {
   const chat = useSelector(app, selectChatRef);
-  const chatBusy = useSelector(chat ?? undefined, (s) => s !== undefined && selectIsGenerating(s));
-  const cap =
-    useSelector(app, (s) => s.context.input.maxNewTokens) ?? defaultSettings().maxNewTokens;
-  const pickerModels = useSelector(model, (s) => s.context.models);
+  const chatBusy = useSelector(chat ?? undefined, selectIsChatBusy);
+  const cap = useSelector(app, selectMaxNewTokensCap) ?? defaultSettings().maxNewTokens;
+  const pickerModels = useSelector(model, selectModelOptions);
   // One model at a time: a load the chat started must end before the comparison takes the worker.
-  const chatLoading = useSelector(model, (s) => s.matches('loading'));
+  const chatLoading = useSelector(model, selectIsModelLoading);
   const runs = useQuery(compare.queries.runs());
   const trained = useQuery(compare.queries.models());
   const choices = useMemo(
@@ -158,7 +165,7 @@ function Session({
   const saveError = useSelector(actor, selectSaveError);
   const handedBack = useSelector(actor, selectHandedBack);
   const saves = useSelector(actor, selectSaves);
-  const rows = useSelector(actor, (s) => s.context.rows);
+  const rows = useSelector(actor, selectRows);
   // A new record only when its rows or status change (not with every token written).
   const record = useSelector(
     actor,

@@ -3,9 +3,14 @@ import { summarize, scoreRows } from '../../shared/evaluation';
 import { type EvaluationActorRef } from '../../machines/evaluationMachine';
 import {
   selectChecks,
+  selectLiveTps,
   selectLoadFiles,
   selectPartial,
   selectPhase,
+  selectRows,
+  selectSetup,
+  selectSide,
+  selectStatusText,
 } from '../../machines/evaluationSelectors';
 import { ProgressBar } from '../chat/ProgressBar';
 import { ReferenceCheckStatus } from '../chat/ReferenceCheckStatus';
@@ -16,12 +21,12 @@ import { ReferenceCheckStatus } from '../chat/ReferenceCheckStatus';
  */
 export function Progress({ actor }: { actor: EvaluationActorRef }) {
   const phase = useSelector(actor, selectPhase);
-  const rows = useSelector(actor, (s) => s.context.rows);
-  const setup = useSelector(actor, (s) => s.context.setup);
+  const rows = useSelector(actor, selectRows);
+  const setup = useSelector(actor, selectSetup);
   const files = useSelector(actor, selectLoadFiles);
-  const status = useSelector(actor, (s) => s.context.statusText);
-  const liveTps = useSelector(actor, (s) => s.context.liveTps);
-  const side = useSelector(actor, (s) => s.context.side);
+  const status = useSelector(actor, selectStatusText);
+  const liveTps = useSelector(actor, selectLiveTps);
+  const side = useSelector(actor, selectSide);
   const partial = useSelector(actor, selectPartial);
   const checks = useSelector(actor, selectChecks);
   if (!setup) return null;
