@@ -501,7 +501,7 @@ def checkpoints_dir(output_dir: str) -> str:
 
 def last_checkpoint(folder: str) -> str | None:
     """The newest complete checkpoint in folder: checkpoint-N folders appear only once written
-    whole (AtomicCheckpoints), so the one with the highest N."""
+    whole (make_trainer_class), so the one with the highest N."""
     if not os.path.isdir(folder):
         return None
     steps = [int(name[len(CHECKPOINT_PREFIX):]) for name in os.listdir(folder)
