@@ -49,7 +49,7 @@ export function AdvancedOptions({
   const accum = numberOf(values.grad_accum, Number(defaultFor('grad_accum', method)));
   const changed = FORM_FIELDS.filter((f) => (values[f.name] ?? '').trim() !== '').length;
   return (
-    <details className="training-advanced" open={errors.length > 0 ? true : undefined}>
+    <details className="training-advanced">
       <summary>
         Advanced{changed > 0 ? ` (${changed} changed)` : ''}
         {errors.length > 0 ? ` · ${errors.length} to fix` : ''}
