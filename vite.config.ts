@@ -94,7 +94,7 @@ export default defineConfig({
             // with the training panel (src/composition.ts), instead of five small ones.
             {
               name: 'training',
-              test: /src[\\/](actors[\\/]training-client|shared[\\/]training-(api|progress)|machines[\\/]trainingMachine)\.ts$|node_modules[\\/]zod[\\/]/,
+              test: /src[\\/](actors[\\/]training-client|shared[\\/]training-(api|progress|fields)|machines[\\/]trainingMachine)\.ts$|node_modules[\\/]zod[\\/]/,
             },
           ],
         },
