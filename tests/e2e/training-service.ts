@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { buildService, type TrainingService } from '../../service/src/app';
-import { loadConfig } from '../../service/src/config';
+import { loadConfig, type ServiceConfig } from '../../service/src/config';
 import {
   ModelListSchema,
   RunInfoSchema,
@@ -50,7 +50,7 @@ export const VENV_PYTHON = join(ROOT, '.venv', 'bin', 'python');
 
 export async function startTrainingService(
   allowedOrigin: string,
-  options: { realTrainer?: boolean } = {},
+  options: { realTrainer?: boolean; config?: Partial<ServiceConfig> } = {},
 ): Promise<TestTrainingService> {
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'train-chat-e2e-')));
   mkdirSync(join(base, 'data'));
@@ -59,18 +59,21 @@ export async function startTrainingService(
     join(base, 'data', 'input_data.json'),
     JSON.stringify([{ prompt: 'What is it?', completion: 'A test. It is short.' }]),
   );
-  const config = loadConfig({
-    TRAINING_PORT: '0',
-    TRAINING_BASE_DIR: base,
-    TRAINING_DATA_DIR: join(base, 'service-data'),
-    // With the real trainer, training/ is a script root too (and .venv its interpreter).
-    TRAINING_SCRIPT_ROOTS: options.realTrainer
-      ? [FIXTURES, join(ROOT, 'training')].join(delimiter)
-      : FIXTURES,
-    TRAINING_DATA_ROOTS: join(base, 'data'),
-    TRAINING_OUTPUT_ROOTS: join(base, 'out'),
-    TRAINING_ALLOWED_ORIGINS: allowedOrigin,
-  });
+  const config = loadConfig(
+    {
+      TRAINING_PORT: '0',
+      TRAINING_BASE_DIR: base,
+      TRAINING_DATA_DIR: join(base, 'service-data'),
+      // With the real trainer, training/ is a script root too (and .venv its interpreter).
+      TRAINING_SCRIPT_ROOTS: options.realTrainer
+        ? [FIXTURES, join(ROOT, 'training')].join(delimiter)
+        : FIXTURES,
+      TRAINING_DATA_ROOTS: join(base, 'data'),
+      TRAINING_OUTPUT_ROOTS: join(base, 'out'),
+      TRAINING_ALLOWED_ORIGINS: allowedOrigin,
+    },
+    options.config,
+  );
   const service = buildService(config);
   const entry: TestTrainingService = {
     service,
