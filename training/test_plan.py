@@ -182,20 +182,50 @@ MEASURE_CONFIG = dict(hidden_size=256, intermediate_size=1024, num_hidden_layers
                       tie_word_embeddings=False)
 
 
+class AnonPeak:
+    """The process's peak anonymous resident memory (RssAnon, sampled every millisecond). Not the
+    whole RSS: a host that pages out cold file-backed pages (the libraries' code; e.g. a DAMON
+    pageout scheme) lowers VmHWM's growth by what it paged out, and the comparison with it."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.peak = self.now()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    @staticmethod
+    def now() -> int:
+        with open("/proc/self/status", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("RssAnon:"):
+                    return int(line.split()[1]) * 1024
+        raise RuntimeError("no RssAnon in /proc/self/status")
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.001):
+            self.peak = max(self.peak, self.now())
+
+    def stop(self) -> int:
+        self._stop.set()
+        self._thread.join()
+        return max(self.peak, self.now())
+
+
 def measure(method: str, checkpointing: bool, batch: int, seq: int) -> dict:
     """In a fresh process: trains a few AdamW steps on the CPU as the trainer does (peft LoRA on
-    every linear layer, or every weight) and returns the peak RSS growth over the process after
-    its imports, beside plan.estimate_memory (its runtime part left out: the imports are the
-    baseline)."""
-    import resource
-
+    every linear layer, or every weight) and returns the peak growth of its anonymous memory over
+    the process after its imports, beside plan.estimate_memory (its runtime part left out: the
+    imports are the baseline)."""
     import torch
     from transformers import AutoModelForCausalLM, LlamaConfig
 
     torch.manual_seed(0)
     torch.set_num_threads(1)
     config = LlamaConfig(**MEASURE_CONFIG)
-    baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    baseline = AnonPeak.now()
+    sampler = AnonPeak()
     model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
     parameters = model.num_parameters()
     if method == "lora":
@@ -213,7 +243,7 @@ def measure(method: str, checkpointing: bool, batch: int, seq: int) -> dict:
         model(input_ids=ids, labels=ids).loss.backward()
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    peak = sampler.stop()
     _, lora = plan.count_parameters(config, 16)
     estimate = plan.estimate_memory(config, parameters, method, "fp32", batch, seq,
                                     checkpointing, lora, device="cuda")
