@@ -99,7 +99,7 @@ export function createServices(options: ServicesOptions = {}): Services {
   };
   const trainingLogicOf = (modules: TrainingModules) =>
     modules.machine.trainingMachine.provide({
-      actors: modules.client.createTrainingActors(loadQueryClient, clientOf(modules)),
+      actors: modules.client.createTrainingActors(clientOf(modules)),
       ...(options.pollInterval !== undefined
         ? { delays: { pollInterval: options.pollInterval } }
         : {}),
@@ -137,13 +137,8 @@ export function createServices(options: ServicesOptions = {}): Services {
       setup: async (signal) => (await loadTraining()).client.fetchTrainerSetup(signal),
       startSetup: async () => (await loadTraining()).client.startTrainerSetup(),
     },
-    storeDataset: async (entries, name) => {
-      const [{ storeDatasetOnService }, { client }] = await Promise.all([
-        import('./actors/training-client'),
-        loadTraining(),
-      ]);
-      return storeDatasetOnService(loadQueryClient, client, entries, name);
-    },
+    storeDataset: async (entries, name) =>
+      (await (await loadTraining()).client.putDataset(name, entries)).path,
     // Loaded with the first 'Format Input' on the local model.
     localGenerator: (app) => async (prompt, signal, onText) => {
       const { createLocalGenerator } = await import('./actors/local-generator');

@@ -12,7 +12,7 @@ import {
   createEvaluationStoreActor,
   type EvaluationStore,
 } from './evaluation-store';
-import { trainingKeys } from './training-queries';
+import { trainingKeys } from '../shared/training-keys';
 import type { TrainingClient } from './training-client';
 
 export function runsQueryOptions(client: TrainingClient) {

@@ -1,10 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
-import { QueryClient } from '@tanstack/react-query';
 import { createActor, toPromise } from 'xstate';
 import { createTrainingActors, createTrainingClient, resolveTrainingUrl } from './training-client';
-import { logsQueryOptions, trainingKeys } from './training-queries';
 import { createTrainingMock } from '../../mocks/training-handlers';
 import { TRAINING_PARAMS } from '../shared/training-api';
 import { ApiError } from '../shared/api-error';
@@ -79,10 +77,9 @@ describe('createTrainingClient', () => {
 });
 
 describe('createTrainingActors', () => {
-  it('pollRun goes through the QueryClient cache that hooks read', async () => {
-    const queryClient = new QueryClient();
+  it('pollRun asks the service afresh each time: logs, run and metrics, one request each', async () => {
     const client = createTrainingClient({ baseUrl: BASE });
-    const actors = createTrainingActors(async () => queryClient, client);
+    const actors = createTrainingActors(client);
     const started = await toPromise(
       createActor(actors.startTraining, { input: { request } }).start(),
     );
@@ -105,19 +102,16 @@ describe('createTrainingActors', () => {
     );
     expect(polledAgain.metrics.points.length).toBeGreaterThan(0);
     expect(polledAgain.metrics.points.every((p) => p.seq > polled.metrics.next)).toBe(true);
-    expect(queryClient.getQueryData(logsQueryOptions(client, started.runId).queryKey)).toEqual(
-      expect.objectContaining({ lines: polledAgain.lines }),
-    );
-    expect(queryClient.getQueryData(trainingKeys.run(BASE, started.runId))).toEqual(
-      polledAgain.run,
-    );
-    expect(queryClient.getMutationCache().getAll()).toHaveLength(1);
+    expect(polledAgain.lines).not.toEqual(polled.lines);
+    const runId = encodeURIComponent(started.runId);
+    expect(mock.requests.filter((r) => r === 'POST /train')).toHaveLength(1);
+    expect(mock.requests.filter((r) => r.startsWith(`GET /runs/${runId}/metrics`))).toHaveLength(2);
+    expect(mock.requests.filter((r) => r.startsWith(`GET /logs/${runId}`))).toHaveLength(2);
   });
 
   it('fetchCatalog answers GET /runs (with the active run to attach to) and GET /models', async () => {
-    const queryClient = new QueryClient();
     const client = createTrainingClient({ baseUrl: BASE });
-    const actors = createTrainingActors(async () => queryClient, client);
+    const actors = createTrainingActors(client);
     const started = await toPromise(
       createActor(actors.startTraining, { input: { request } }).start(),
     );

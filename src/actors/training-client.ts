@@ -1,13 +1,12 @@
 /**
- * The local training service from the browser: fetchers validated by the shared schemas, the
- * TanStack Query key factory and `queryOptions`/mutation helpers (for hooks), and the XState
- * actors of the training machine built on the same helpers (`queryClient.fetchQuery`,
- * `MutationObserver`), so hooks and actors share one code path and one cache. A failed call is an
+ * The local training service from the browser: fetchers validated by the shared schemas (the
+ * views' hooks wrap them in TanStack Query where a view reads them, keyed by
+ * src/shared/training-keys.ts) and the XState actors of the training machine, which call them
+ * directly. A failed call is an
  * `ApiError` (src/shared/api-error.ts): `network` when the service was not reached,
  * `invalid-response` when its answer did not match the schema, else its status's kind, with the
  * server's own text as the message.
  */
-import type { QueryClient } from '@tanstack/react-query';
 import { fromPromise } from 'xstate';
 import type * as z from 'zod/mini';
 import { resolveTrainingUrl } from '../runtime-config';
@@ -184,34 +183,23 @@ export function createTrainingClient(options: TrainingClientOptions = {}): Train
 }
 
 /**
- * The actors `trainingMachine` names, for `trainingMachine.provide({ actors })`. Polling and the
- * mutations go through TanStack Query (`fetchQuery` / `MutationObserver` on the app's one
- * QueryClient, so the cache hooks read is the one actors fill); TanStack Query and those options
- * (./training-queries) load with the first run, not with the page. The catalog read on load
- * (GET /runs and GET /models, once, never retried) goes straight through the client.
+ * The actors `trainingMachine` names, for `trainingMachine.provide({ actors })`: each one call (or
+ * one poll's three) of the client, cancelled with the actor. Nothing is cached: every poll must
+ * be fresh, a start or a resume must never be retried (a second POST could start a second run),
+ * and no view reads these answers but the machine.
  */
-export function createTrainingActors(
-  loadQueryClient: () => Promise<QueryClient>,
-  client: TrainingClient = createTrainingClient(),
-) {
+export function createTrainingActors(client: TrainingClient = createTrainingClient()) {
   return {
-    startTraining: fromPromise<StartTrainingOutput, StartTrainingInput>(async ({ input }) => {
-      const { MutationObserver, startTrainingMutationOptions } = await import('./training-queries');
-      const queryClient = await loadQueryClient();
-      const observer = new MutationObserver(queryClient, startTrainingMutationOptions(client));
-      const { run_id } = await observer.mutate(input.request);
-      return { runId: run_id };
-    }),
-    pollRun: fromPromise<PollRunOutput, PollRunInput>(async ({ input }) => {
-      const { logsQueryOptions, runQueryOptions, metricsQueryOptions } =
-        await import('./training-queries');
-      const queryClient = await loadQueryClient();
+    startTraining: fromPromise<StartTrainingOutput, StartTrainingInput>(
+      async ({ input, signal }) => ({
+        runId: (await client.startTraining(input.request, signal)).run_id,
+      }),
+    ),
+    pollRun: fromPromise<PollRunOutput, PollRunInput>(async ({ input, signal }) => {
       const [logs, run, metrics] = await Promise.all([
-        queryClient.fetchQuery(logsQueryOptions(client, input.runId, input.tail)),
-        queryClient.fetchQuery(runQueryOptions(client, input.runId)),
-        queryClient.fetchQuery(
-          metricsQueryOptions(client, input.runId, input.after, input.evalAfter),
-        ),
+        client.fetchLogs(input.runId, input.tail, signal),
+        client.fetchRun(input.runId, signal),
+        client.fetchMetrics(input.runId, input.after, input.evalAfter, signal),
       ]);
       return { lines: logs.lines, run, metrics };
     }),
@@ -226,33 +214,11 @@ export function createTrainingActors(
       ]);
       return { runs, models: models.models };
     }),
-    cancelRun: fromPromise<RunInfo, CancelRunInput>(async ({ input }) => {
-      const { MutationObserver, cancelRunMutationOptions } = await import('./training-queries');
-      const queryClient = await loadQueryClient();
-      return new MutationObserver(queryClient, cancelRunMutationOptions(client)).mutate(
-        input.runId,
-      );
-    }),
-    resumeRun: fromPromise<RunInfo, CancelRunInput>(async ({ input }) => {
-      const { MutationObserver, resumeRunMutationOptions } = await import('./training-queries');
-      const queryClient = await loadQueryClient();
-      return new MutationObserver(queryClient, resumeRunMutationOptions(client)).mutate(
-        input.runId,
-      );
-    }),
+    cancelRun: fromPromise<RunInfo, CancelRunInput>(({ input, signal }) =>
+      client.cancelRun(input.runId, signal),
+    ),
+    resumeRun: fromPromise<RunInfo, CancelRunInput>(({ input, signal }) =>
+      client.resumeRun(input.runId, signal),
+    ),
   };
-}
-
-/** PUT /datasets/{name} through a TanStack mutation (loaded on use); resolves with the path. */
-export async function storeDatasetOnService(
-  loadQueryClient: () => Promise<QueryClient>,
-  client: TrainingClient,
-  entries: DatasetEntry[],
-  name: string,
-): Promise<string> {
-  const { MutationObserver, putDatasetMutationOptions } = await import('./training-queries');
-  const queryClient = await loadQueryClient();
-  const observer = new MutationObserver(queryClient, putDatasetMutationOptions(client));
-  const { path } = await observer.mutate({ name, entries });
-  return path;
 }

@@ -154,9 +154,6 @@ export function trainingOptionShape() {
   };
 }
 
-/** Every option's value as POST /train carries it. */
-export type TrainingOptions = z.infer<z.ZodMiniObject<ReturnType<typeof trainingOptionShape>>>;
-
 /**
  * The trainer's flags for the options a request carries, in the table's order: a value flag for
  * each option sent (the required ones always are), a bool flag only when true. Options not sent

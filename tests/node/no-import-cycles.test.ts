@@ -15,12 +15,6 @@ import { describe, expect, it } from 'vitest';
 const ROOT = resolve(import.meta.dirname, '../..');
 const FOLDERS = ['src', 'service', 'mocks', 'tests', 'scripts'];
 
-/**
- * Circles being removed elsewhere, each as its sorted files joined by ' ↔ '. Temporary: the
- * training client's circle is being split in parallel (issue 23); delete the entry when it lands.
- */
-const KNOWN: string[] = ['src/actors/training-client.ts ↔ src/actors/training-queries.ts'];
-
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
@@ -138,14 +132,10 @@ describe('imports', () => {
     const known = new Set(files);
     const graph = new Map(files.map((file) => [file, importsOf(file, known)]));
     const name = (file: string) => relative(ROOT, file);
-    const found = circles(graph)
-      .filter((component) => !KNOWN.includes(component.map(name).join(' ↔ ')))
-      .map((component) => {
-        const path = pathAround(graph, component).map(name).join(' → ');
-        return component.length > 2
-          ? `${path} (circle of ${component.map(name).join(', ')})`
-          : path;
-      });
+    const found = circles(graph).map((component) => {
+      const path = pathAround(graph, component).map(name).join(' → ');
+      return component.length > 2 ? `${path} (circle of ${component.map(name).join(', ')})` : path;
+    });
     expect(found).toEqual([]);
   });
 });
