@@ -162,9 +162,12 @@ describe('checked on this GPU', () => {
     await inBrowser(pageUrl(), opts, async (browser) => {
       const { page } = browser;
       // The trained models join the picker from GET /models.
-      await page.getByRole('region', { name: 'Runs' }).getByText('garbled').waitFor({
-        timeout: 60_000,
-      });
+      await page
+        .getByRole('region', { name: 'Runs' })
+        .getByText('garbled', { exact: true })
+        .waitFor({
+          timeout: 60_000,
+        });
 
       // A model the trainer did not export: no check, and no export.json asked for anywhere.
       await loadModel(page, new RegExp(`^${TINY_MODEL_ID}`));

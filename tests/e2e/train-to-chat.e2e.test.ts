@@ -362,7 +362,7 @@ describe('train → chat in Chromium', () => {
       const { page } = browser;
       const panel = page.getByRole('region', { name: 'Fine-tuning' });
       const runs = panel.getByRole('region', { name: 'Runs' });
-      await runs.getByText('stop-me').waitFor({ timeout: 60_000 });
+      await runs.getByText('stop-me', { exact: true }).waitFor({ timeout: 60_000 });
       // Things the failure must not take: a half-written dataset and the training form.
       await page.getByLabel('Name or title').fill('Harbour notes');
       await page.getByLabel('Sample text').fill('The harbour opens at six.');
@@ -392,7 +392,7 @@ describe('train → chat in Chromium', () => {
       expect(await page.getByLabel('Name or title').inputValue()).toBe('Harbour notes');
       expect(await page.getByLabel('Sample text').inputValue()).toBe('The harbour opens at six.');
       expect(await panel.getByLabel('Output directory').inputValue()).toBe('out/next-run');
-      expect(await runs.getByText('stop-me').isVisible()).toBe(true);
+      expect(await runs.getByText('stop-me', { exact: true }).isVisible()).toBe(true);
     });
   });
 });
