@@ -85,7 +85,7 @@ describe('RunPlan', () => {
     renderPlan(
       <RunPlan request={REQUEST} trainingUrl="http://x" planRun={planRun} debounceMs={5} />,
     );
-    expect(await screen.findByRole('alert')).toHaveTextContent(
+    expect(await screen.findByRole('status')).toHaveTextContent(
       'Could not work out the run\'s plan: data_file line 3: "completion" is missing',
     );
   });

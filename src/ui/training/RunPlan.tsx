@@ -84,7 +84,7 @@ export default function RunPlan({
       {plan.isPending || text === null ? (
         <p className="training-plan-loading">Working out what the run will do…</p>
       ) : plan.error ? (
-        <p className="training-plan-error" role="alert">
+        <p className="training-plan-error" role="status">
           Could not work out the run&apos;s plan: {plan.error.message}
         </p>
       ) : (
