@@ -306,6 +306,22 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
       ? null
       : error(415, trainingMessages.contentType(request.method, type));
   };
+  /** A POST /train or /train/plan body as the service reads it (recorded; 415, 400 in its words). */
+  const trainRequestOf = async (request: Request): Promise<TrainRequest | Response> => {
+    record(request);
+    const refused = notJson(request);
+    if (refused) return refused;
+    let body: unknown;
+    try {
+      body = await request.json();
+    } catch {
+      return error(400, 'Malformed JSON body');
+    }
+    const parsed = z.safeParse(TrainRequestSchema, body);
+    return parsed.success
+      ? parsed.data
+      : error(400, `Invalid body: ${formatIssues(parsed.error.issues, 'body')}`);
+  };
   /** The run a path names: 400 for an id the service would refuse, 404 for an unknown one. */
   const runOf = (params: PathParams): MockRun | Response => {
     const parsed = z.safeParse(RunParamsSchema, { id: params.id });
@@ -330,20 +346,10 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
     http.post<PathParams, DefaultBodyType, PlanResponse | ErrorResponse>(
       `${base}/train/plan`,
       async ({ request }) => {
-        record(request);
-        const refused = notJson(request);
-        if (refused) return refused;
-        let body: unknown;
-        try {
-          body = await request.json();
-        } catch {
-          return error(400, 'Malformed JSON body');
-        }
-        const parsed = z.safeParse(TrainRequestSchema, body);
-        if (!parsed.success)
-          return error(400, `Invalid body: ${formatIssues(parsed.error.issues, 'body')}`);
-        const entries = datasets.get(parsed.data.data_file) ?? MOCK_DATASET;
-        const answer = mockPlan(parsed.data, entries);
+        const sent = await trainRequestOf(request);
+        if (sent instanceof Response) return sent;
+        const entries = datasets.get(sent.data_file) ?? MOCK_DATASET;
+        const answer = mockPlan(sent, entries);
         if (answer.plan.too_long.count === entries.length)
           return error(400, answer.plan.too_long.message ?? 'every entry is too long');
         return HttpResponse.json<PlanResponse>(answer);
@@ -353,42 +359,31 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
     http.post<PathParams, DefaultBodyType, TrainResponse | ErrorResponse>(
       `${base}/train`,
       async ({ request }) => {
-        record(request);
-        const refused = notJson(request);
-        if (refused) return refused;
-        let body: unknown;
-        try {
-          body = await request.json();
-        } catch {
-          return error(400, 'Malformed JSON body');
-        }
-        const parsed = z.safeParse(TrainRequestSchema, body);
-        if (!parsed.success)
-          return error(400, `Invalid body: ${formatIssues(parsed.error.issues, 'body')}`);
-        starts.push(parsed.data);
+        const sent = await trainRequestOf(request);
+        if (sent instanceof Response) return sent;
+        starts.push(sent);
         if (scenario === 'fail-start') return error(500, MOCK_MESSAGES.startFailed);
         // In the service's order: the output folder, then the set-up, then the active run.
         const busy = active();
-        if (busy?.info.output_dir === parsed.data.output_dir)
-          return error(409, trainingMessages.folderInUse(parsed.data.output_dir, busy.info.id));
+        if (busy?.info.output_dir === sent.output_dir)
+          return error(409, trainingMessages.folderInUse(sent.output_dir, busy.info.id));
         const taken = [...runs.values()].find(
-          (r) => r.info.state === 'succeeded' && r.info.output_dir === parsed.data.output_dir,
+          (r) => r.info.state === 'succeeded' && r.info.output_dir === sent.output_dir,
         );
-        if (taken)
-          return error(409, MOCK_MESSAGES.outputTaken(parsed.data.output_dir, taken.info.id));
+        if (taken) return error(409, MOCK_MESSAGES.outputTaken(sent.output_dir, taken.info.id));
         if (setup.state === 'running') return error(409, trainingMessages.settingUp());
         if (busy) return error(409, MOCK_MESSAGES.busy(busy.info.id, busy.info.started_at));
         counter += 1;
         const id = `mock-run-${counter}`;
-        const exportBase = parsed.data.export_base === true;
+        const exportBase = sent.export_base === true;
         runs.set(id, {
-          entries: datasets.get(parsed.data.data_file) ?? MOCK_DATASET,
-          evalFraction: parsed.data.eval_fraction ?? DEFAULT_EVAL_FRACTION,
-          split: (parsed.data.eval_fraction ?? DEFAULT_EVAL_FRACTION) > 0 ? 'held-out' : 'missing',
+          entries: datasets.get(sent.data_file) ?? MOCK_DATASET,
+          evalFraction: sent.eval_fraction ?? DEFAULT_EVAL_FRACTION,
+          split: (sent.eval_fraction ?? DEFAULT_EVAL_FRACTION) > 0 ? 'held-out' : 'missing',
           exportBase,
           scenario,
           polls: 0,
-          log: [`loading ${parsed.data.base_model}`, `step 0/${parsed.data.max_steps}`],
+          log: [`loading ${sent.base_model}`, `step 0/${sent.max_steps}`],
           metrics: [],
           evals: [],
           info: {
@@ -398,21 +393,21 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
             exit_code: null,
             signal: null,
             current: 0,
-            total: parsed.data.max_steps,
+            total: sent.max_steps,
             progress: 0,
             started_at: now(),
             ended_at: null,
             duration_ms: 0,
-            script_path: parsed.data.script_path,
-            base_model: parsed.data.base_model,
-            output_dir: parsed.data.output_dir,
-            data_file: parsed.data.data_file,
+            script_path: sent.script_path,
+            base_model: sent.base_model,
+            output_dir: sent.output_dir,
+            data_file: sent.data_file,
             last_loss: null,
             metrics_count: 0,
             model_id: null,
             model_error: null,
-            method: parsed.data.method ?? 'lora',
-            options: sentOptions(parsed.data),
+            method: sent.method ?? 'lora',
+            options: sentOptions(sent),
             base_model_id: null,
           },
         });
