@@ -56,10 +56,10 @@ import math
 import os
 import random
 import shutil
-import signal
 import sys
 from typing import NoReturn
 
+import cancel
 import fields
 
 REQUIRED = ("torch", "transformers", "peft", "trl", "datasets", "accelerate")
@@ -387,12 +387,14 @@ def browser_export(merged_dir: str, web_dir: str, say, variants=None) -> tuple[s
     try:
         import web_export
     except ImportError as error:
+        cancel.check()
         return f"the browser export module is not available ({one_line(error)})", None
     try:
         web_export.export_web(merged_dir, web_dir, say, variants=variants)
     except web_export.ExportSkipped as skipped:
         return str(getattr(skipped, "reason", None) or skipped), getattr(skipped, "report", None)
     except Exception as error:  # noqa: BLE001 - the trained model is saved; the run says why
+        cancel.check()
         return f"the browser export failed: {type(error).__name__}: {one_line(error)[:300]}", None
     return None, None
 
@@ -468,6 +470,7 @@ def export_base(args, say) -> None:
                     f"made for an earlier run, {target})")
                 return
     except Exception as error:  # noqa: BLE001 - the cache is an optimisation; export as before
+        cancel.check()
         say(f"base model export cache unavailable ({type(error).__name__}: {one_line(error)})")
         target, entry = base_web, None
     staging = tempfile.mkdtemp(prefix="base-model.", dir=args.output_dir)
@@ -486,6 +489,7 @@ def export_base(args, say) -> None:
             link_tree(target, base_web)
         say(f"browser-ready base model in {base_web}")
     except Exception as error:  # noqa: BLE001 - the trained model is saved; this is a bonus
+        cancel.check()
         say(f"base model browser export failed: {type(error).__name__}: {one_line(error)}")
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -864,16 +868,14 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _terminate(signum, _frame) -> NoReturn:
-    """SIGTERM (the service's cancel) unwinds like Ctrl+C, so that half-written folders are
-    removed (the export builds in web.partial/ and removes it on any exception)."""
-    raise KeyboardInterrupt(f"signal {signum}")
-
-
 if __name__ == "__main__":
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    signal.signal(signal.SIGTERM, _terminate)
+    # SIGTERM (the service's cancel) unwinds like Ctrl+C, so that half-written folders are
+    # removed (the export builds in web.partial/ and removes it on any exception).
+    cancel.install()
     try:
-        sys.exit(main())
+        code = main()
+        cancel.check()  # a cancel that an import turned into another error still exits 130
+        sys.exit(code)
     except KeyboardInterrupt:
         sys.exit(130)

@@ -51,6 +51,7 @@ import time
 import warnings
 from typing import Callable
 
+import cancel
 import onnx_files
 
 SUPPORTED = ("llama", "qwen2", "qwen3", "gemma2", "gemma3_text", "phi3")
@@ -752,6 +753,7 @@ def _build(merged_dir: str, out: str, config: dict, variants: tuple, graph: str,
         try:
             fp32_work = _export_torch(model, work_dir)
         except Exception as error:  # noqa: BLE001 - reported as a skip with the exporter's words
+            cancel.check()
             raise ExportSkipped(
                 f"torch.onnx.export failed for this {config.get('model_type')} model "
                 f"({type(error).__name__}: {str(error).splitlines()[0][:200]})") from error
@@ -773,6 +775,7 @@ def _build(merged_dir: str, out: str, config: dict, variants: tuple, graph: str,
             else:
                 _convert_eager(fp32_work, path, variant, chunk_bytes)
         except Exception as error:  # noqa: BLE001 - one variant's failure is reported, not fatal
+            cancel.check()
             onnx_files.remove_model(path)
             failure = (f"conversion failed: {type(error).__name__}: "
                        f"{str(error).splitlines()[0][:200] if str(error) else ''}")
@@ -822,6 +825,7 @@ def _check_and_record(variant: str, path: str, build_seconds: float, reference: 
     try:
         result = check_variant(path, reference, layers, variant)
     except Exception as error:  # noqa: BLE001 - a file ONNX Runtime cannot run fails its check
+        cancel.check()
         result = {"passed": False, "steps": [],
                   "failure": f"ONNX Runtime could not run it: {type(error).__name__}: "
                              f"{str(error).splitlines()[0][:200]}"}
