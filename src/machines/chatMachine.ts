@@ -11,6 +11,7 @@ import {
 } from '../shared/generation-settings';
 import type { ChatWorkerEvent, WorkerPort } from './worker-events';
 import { capOf } from './chat-cap';
+import { branchAt, showVersion } from './message-versions';
 
 /**
  * A message as shown (and saved): assistant messages may carry reasoning shown apart from the
@@ -80,6 +81,14 @@ export type ChatEvent =
       fresh?: boolean;
     }
   | { type: 'chat.settings'; patch: Partial<GenerationSettings> }
+  /** A new answer to the last message; the last reply is kept as another version. */
+  | { type: 'chat.regenerate' }
+  /** Replace user message `index` with `text` and reply from there (the old branch is kept). */
+  | { type: 'chat.edit'; index: number; text: string }
+  /** The last reply stopped at Max new tokens: the model goes on into it. */
+  | { type: 'chat.continue' }
+  /** Show version `version` of message `index` (the pager). */
+  | { type: 'chat.version'; index: number; version: number }
   | ChatWorkerEvent;
 
 /**
@@ -120,6 +129,16 @@ function textOf(context: ChatContext, event: { text?: string }): string {
   return (event.text ?? context.draft).trim();
 }
 
+/** What `postGenerate` sends besides the conversation. */
+interface GenerateParams {
+  /** Leave out the last message (the empty reply a Regenerate writes into). */
+  dropLast?: boolean;
+  /** Continue the last reply (GenerateOptions.continue). */
+  continue?: boolean;
+}
+
+const noStats = { tps: null, numTokens: null, seconds: null, stats: null, error: null };
+
 export const chatMachine = setup({
   types: {
     context: {} as ChatContext,
@@ -128,6 +147,11 @@ export const chatMachine = setup({
   },
   guards: {
     hasText: ({ context }, send: ChatEventOf<'chat.send'>) => textOf(context, send).length > 0,
+    hasReply: ({ context }) => context.messages.at(-1)?.role === 'assistant',
+    isEditable: ({ context }, edit: ChatEventOf<'chat.edit'>) =>
+      context.messages[edit.index]?.role === 'user' && edit.text.trim().length > 0,
+    /** Only a reply cut off by Max new tokens is continued (one that ended normally is done). */
+    endedAtLimit: ({ context }) => context.messages.at(-1)?.ended?.by === 'limit',
   },
   actions: {
     setDraft: assign({ draft: (_, text: string) => text }),
@@ -137,20 +161,34 @@ export const chatMachine = setup({
         { role: 'user' as const, content: textOf(context, send) },
       ],
     }),
-    clearDraftAndStats: assign({
-      draft: '',
-      tps: null,
-      numTokens: null,
-      seconds: null,
-      stats: null,
-      error: null,
+    clearDraftAndStats: assign({ draft: '', ...noStats }),
+    clearStats: assign(noStats),
+    regenerateReply: assign({
+      messages: ({ context }) =>
+        branchAt(context.messages, context.messages.length - 1, { role: 'assistant', content: '' }),
+    }),
+    editMessage: assign({
+      messages: ({ context }, edit: ChatEventOf<'chat.edit'>) =>
+        branchAt(context.messages, edit.index, { role: 'user', content: edit.text.trim() }),
+    }),
+    /** The reply is written on: its limit mark goes (its figures stay and add up). */
+    reopenReply: assign({
+      messages: ({ context }) =>
+        withLastReply(context.messages, ({ ended: _ended, ...last }) => last),
+    }),
+    showVersion: assign({
+      messages: ({ context }, pick: ChatEventOf<'chat.version'>) =>
+        showVersion(context.messages, pick.index, pick.version),
     }),
     postGenerate: sendTo(
       ({ context }) => context.worker,
-      ({ context }) => ({
+      ({ context }, params: GenerateParams | undefined) => ({
         type: 'generate' as const,
-        data: toWorkerMessages(context.messages),
-        options: toGenerateOptions(context.settings, capOf(context)),
+        data: toWorkerMessages(params?.dropLast ? context.messages.slice(0, -1) : context.messages),
+        options: {
+          ...toGenerateOptions(context.settings, capOf(context)),
+          ...(params?.continue ? { continue: true } : {}),
+        },
       }),
     ),
     postInterrupt: sendTo(({ context }) => context.worker, { type: 'interrupt' }),
@@ -176,8 +214,12 @@ export const chatMachine = setup({
         data: `no reply for ${context.replyStallMs / 1000} seconds`,
       }),
     ),
-    appendAssistantMessage: assign({
-      messages: ({ context }) => [...context.messages, { role: 'assistant' as const, content: '' }],
+    /** The reply's message: new after a send; a Regenerate or Continue writes into the last one. */
+    openReply: assign({
+      messages: ({ context }) =>
+        context.messages.at(-1)?.role === 'assistant'
+          ? context.messages
+          : [...context.messages, { role: 'assistant' as const, content: '' }],
     }),
     appendOutput: assign(({ context }, message: ChatEventOf<'worker.update'>['message']) => {
       const { output, tps, numTokens, channel } = message;
@@ -194,7 +236,12 @@ export const chatMachine = setup({
       // The reply keeps its figures (and how it ended) when saved and reloaded.
       const messages = withLastReply(context.messages, (last) => ({
         ...last,
-        figures: { numTokens, seconds, tps: tps ?? undefined },
+        // A continued reply counts its earlier run too.
+        figures: {
+          numTokens: numTokens + (last.figures?.numTokens ?? 0),
+          seconds: seconds + (last.figures?.seconds ?? 0),
+          tps: tps ?? undefined,
+        },
         ...(finish === 'length'
           ? {
               ended: {
@@ -299,6 +346,36 @@ export const chatMachine = setup({
           ],
         },
         'chat.reset': { actions: ['postReset', 'clearConversation'] },
+        // Regenerate, Edit and Continue are handled here only: while a reply streams they are
+        // refused (ignored) until it ends or is stopped.
+        'chat.regenerate': {
+          guard: 'hasReply',
+          target: 'replying',
+          actions: [
+            'regenerateReply',
+            'clearStats',
+            { type: 'postGenerate', params: { dropLast: true } },
+          ],
+        },
+        'chat.edit': {
+          guard: { type: 'isEditable', params: ({ event }) => event },
+          target: 'replying',
+          actions: [
+            { type: 'editMessage', params: ({ event }) => event },
+            'clearStats',
+            'postGenerate',
+          ],
+        },
+        'chat.continue': {
+          guard: 'endedAtLimit',
+          target: 'replying',
+          actions: [
+            'reopenReply',
+            'clearStats',
+            { type: 'postGenerate', params: { continue: true } },
+          ],
+        },
+        'chat.version': { actions: { type: 'showVersion', params: ({ event }) => event } },
       },
     },
     /**
@@ -328,7 +405,7 @@ export const chatMachine = setup({
             'worker.start': {
               target: 'generating',
               reenter: true,
-              actions: 'appendAssistantMessage',
+              actions: 'openReply',
             },
             'worker.update': {
               target: 'generating',

@@ -56,6 +56,11 @@ export interface GenerateOptions {
   repetitionPenalty?: number | undefined;
   /** Sent as a system message before the conversation. */
   systemPrompt?: string | undefined;
+  /**
+   * Continue the last (assistant) message instead of starting a reply: the conversation is
+   * rendered with that message left open and no generation prompt.
+   */
+  continue?: boolean | undefined;
 }
 
 /**

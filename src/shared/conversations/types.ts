@@ -22,6 +22,13 @@ export interface ConversationMessage {
   interrupted?: boolean | undefined;
   /** Saved while still streaming (only ever true in storage). */
   streaming?: boolean | undefined;
+  /**
+   * The other versions of this message (earlier replies before a Regenerate, the text before an
+   * Edit), each with the messages that followed it: a branch the pager brings back.
+   */
+  alternatives?: ConversationMessage[][] | undefined;
+  /** This version's place among all versions (0-based); absent = the last. */
+  version?: number | undefined;
 }
 
 /** One saved conversation (what the persistence actor stores). */
