@@ -295,6 +295,31 @@ describe('modelMachine — Load in chat from the hub', () => {
   });
 });
 
+describe('modelMachine — a model served by the training service', () => {
+  // Choosing a trained model planned it on the Hub: the page asked
+  // https://huggingface.co/trained/<name>/resolve/main/config.json.
+  it('choosing it plans on its own host (the service), never the picker host', () => {
+    const { actor, worker } = start(true);
+    const host = 'http://127.0.0.1:8000/';
+    actor.send({
+      type: 'model.add',
+      id: 'trained/run-1',
+      option: {
+        value: 'trained/run-1',
+        label: 'run-1 (fine-tuned)',
+        id: 'trained/run-1',
+        dtype: 'q4',
+        host,
+        trainerReference: true,
+      },
+    });
+    expect(worker.posted.at(-1)).toEqual({
+      type: 'plan',
+      data: { id: 'trained/run-1', dtype: 'q4', host },
+    });
+  });
+});
+
 describe('modelMachine — lost GPU or worker', () => {
   it('ready → worker.fault → lost with the message; model.reload loads the same model again', () => {
     const { actor, worker } = start();

@@ -133,8 +133,11 @@ export const modelMachine = setup({
     select: assign({ selected: (_, value: string) => normaliseSelection(value) }),
     postPlan: enqueueActions(({ context, enqueue }) => {
       const variant = variantOf(context);
+      // The entry's own host (a trained model's is the training service), as its load uses: the
+      // picker's host would send a local model's name to the Hub.
+      const host = toLoadSpec(context)?.host;
       if (variant && !isSelectedLoaded(context))
-        enqueue.sendTo(context.worker, { type: 'plan', data: { ...variant, host: context.host } });
+        enqueue.sendTo(context.worker, { type: 'plan', data: { ...variant, host } });
     }),
     clearPlan: assign({ plan: null }),
     storePlan: assign(({ context }, plan: ModelEventOf<'worker.plan'>['message']['plan']) => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   MODEL_CACHE,
+  PLAN_CACHE,
   deleteStoredModel,
   dtypeOfFile,
   listStoredModels,
@@ -127,6 +128,64 @@ describe('model storage', () => {
         freeBytes: 100,
       }),
     ).toEqual([]);
+  });
+});
+
+/** Several named caches of string bodies, keyed by URL (enough of CacheStorage for plans and files). */
+function namedCaches() {
+  const caches = new Map<string, Map<string, string>>();
+  const open = (name: string) => {
+    const entries = caches.get(name) ?? new Map<string, string>();
+    caches.set(name, entries);
+    const urlOf = (r: Request | string) => (typeof r === 'string' ? r : r.url);
+    return {
+      keys: async () => [...entries.keys()].map((u) => new Request(u)),
+      put: async (r: Request | string, response: Response) =>
+        void entries.set(urlOf(r), await response.text()),
+      match: async (r: Request | string) => {
+        const body = entries.get(urlOf(r));
+        return body === undefined ? undefined : new Response(body);
+      },
+      delete: async (r: Request | string) => entries.delete(urlOf(r)),
+    };
+  };
+  const storage = {
+    has: async (name: string) => caches.has(name),
+    open: async (name: string) => open(name),
+  } as unknown as CacheStorage;
+  return { storage, caches };
+}
+
+describe('delete removes everything stored for the model', () => {
+  // Delete left the model's entry in the plan cache (its id, size and files stayed in the browser).
+  it('its plans go too, under every host and dtype; another model keeps its own', async () => {
+    const { storage, caches } = namedCaches();
+    const files = await storage.open(MODEL_CACHE);
+    await files.put(url('trained/run-1', 'config.json'), new Response('{}'));
+    const plan = (id: string, dtype: string) => ({
+      id,
+      dtype,
+      totalBytes: 10,
+      largestFile: null,
+      warnings: [],
+    });
+    await storePlan(storage, { host: HOST }, plan('trained/run-1', 'q4'));
+    await storePlan(storage, { host: 'http://127.0.0.1:8/' }, plan('trained/run-1', 'fp32'));
+    await storePlan(storage, { host: HOST }, plan('trained/run-10', 'q4'));
+    const registry = { clear_cache: async () => ({ filesDeleted: 0 }) } as unknown as Registry;
+    const removed = await deleteStoredModel('trained/run-1', {
+      storage,
+      registry,
+      setHost: () => {},
+    });
+    expect(removed).toBe(1);
+    expect([...(caches.get(MODEL_CACHE)?.keys() ?? [])]).toEqual([]);
+    const left = [...(caches.get(PLAN_CACHE)?.keys() ?? [])];
+    expect(left).toHaveLength(1);
+    expect(await storedPlan(storage, { id: 'trained/run-10', dtype: 'q4', host: HOST })).not.toBe(
+      null,
+    );
+    expect(await storedPlan(storage, { id: 'trained/run-1', dtype: 'q4', host: HOST })).toBeNull();
   });
 });
 

@@ -72,9 +72,10 @@ export async function listStoredModels(storage: CacheStorage): Promise<StoredMod
 }
 
 /**
- * Deletes a model's cached files: transformers.js's `clear_cache` for the files it knows (under
- * each host they were cached from), then any file it did not name (another dtype, an old file).
- * Returns how many entries were removed.
+ * Deletes everything the app stored for a model: transformers.js's `clear_cache` for the files it
+ * knows (under each host they were cached from), then any file it did not name (another dtype, an
+ * old file), then its download plans (PLAN_CACHE, every host and dtype). Returns how many model
+ * files were removed.
  */
 export async function deleteStoredModel(
   id: string,
@@ -100,6 +101,7 @@ export async function deleteStoredModel(
     }
   }
   for (const { request } of keys) if (await cache.delete(request)) removed += 1;
+  await deletePlans(deps.storage, id);
   return removed;
 }
 
@@ -182,6 +184,20 @@ export const PLAN_CACHE = 'llm-studio-plans';
 function planKey(spec: { id: string; dtype: string; host?: string | undefined }): string {
   const host = encodeURIComponent(spec.host ?? '');
   return `https://plans.invalid/${host}/${encodeURIComponent(spec.id)}/${encodeURIComponent(spec.dtype)}`;
+}
+
+/** The model id a plan key names (planKey's third segment); null for another key. */
+function planKeyId(url: string): string | null {
+  const m = /^https:\/\/plans\.invalid\/[^/]*\/([^/]+)\/[^/]+$/.exec(url);
+  return m?.[1] ? decodeURIComponent(m[1]) : null;
+}
+
+/** Removes every stored plan of a model (all hosts and dtypes). */
+async function deletePlans(storage: CacheStorage, id: string): Promise<void> {
+  if (!(await storage.has(PLAN_CACHE))) return;
+  const cache = await storage.open(PLAN_CACHE);
+  for (const request of await cache.keys())
+    if (planKeyId(request.url) === id) await cache.delete(request);
 }
 
 /** Stores a plan's figures (fit warnings are not kept: they depend on the moment). */
