@@ -15,7 +15,7 @@ function ready() {
 type Actor = ReturnType<typeof ready>['actor'];
 
 /** One full reply from the worker: start, the text, complete (`finish` as the worker says). */
-function reply(actor: Actor, text: string, finish: 'eos' | 'length' = 'eos') {
+function reply(actor: Actor, text: string, finish: 'end' | 'length' = 'end') {
   actor.send({ type: 'worker.start', message: { status: 'start' } });
   actor.send({
     type: 'worker.update',
@@ -28,7 +28,7 @@ function reply(actor: Actor, text: string, finish: 'eos' | 'length' = 'eos') {
 }
 
 /** A finished exchange: "q" answered with `answer`. */
-function answered(answer = 'A1', finish: 'eos' | 'length' = 'eos') {
+function answered(answer = 'A1', finish: 'end' | 'length' = 'end') {
   const r = ready();
   r.actor.send({ type: 'chat.send', text: 'q' });
   reply(r.actor, answer, finish);

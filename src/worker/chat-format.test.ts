@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { probeChatFormat, stopIds, withSystemPrompt, type TemplateTokenizer } from './chat-format';
+import {
+  continuationPrompt,
+  probeChatFormat,
+  stopIds,
+  withSystemPrompt,
+  type TemplateTokenizer,
+} from './chat-format';
 
 /** A tokenizer whose "template" is a function; ids: one per character, specials from a list. */
 function fake(
@@ -78,5 +84,34 @@ describe('stopIds', () => {
     expect(stopIds(1, { endOfTurnIds: [107] })).toEqual([1, 107]);
     expect(stopIds([128001, 128009], { endOfTurnIds: [128009] })).toEqual([128001, 128009]);
     expect(stopIds(null, { endOfTurnIds: [] })).toEqual([]);
+  });
+});
+
+describe('continuationPrompt', () => {
+  const chatml = fake((ms) =>
+    ms.map((m) => `<|im_start|>${m.role}\n${m.content}<|im_end|>\n`).join(''),
+  );
+  const messages = [
+    { role: 'user', content: 'Tell a story.' },
+    { role: 'assistant', content: 'Once upon a' },
+  ];
+
+  it('leaves the last reply open: no end of turn after it, no generation prompt', () => {
+    expect(continuationPrompt(chatml, messages)).toBe(
+      '<|im_start|>user\nTell a story.<|im_end|>\n<|im_start|>assistant\nOnce upon a',
+    );
+  });
+
+  it('a template that trims the reply: the prompt ends where the trimmed text does', () => {
+    const trimming = fake((ms) => ms.map((m) => `[${m.role}] ${m.content.trim()}[end]`).join(''));
+    expect(
+      continuationPrompt(trimming, [messages[0]!, { role: 'assistant', content: 'Once ' }]),
+    ).toBe('[user] Tell a story.[end][assistant] Once');
+  });
+
+  it('refuses a conversation that does not end with a reply, or a template that rewrites it', () => {
+    expect(() => continuationPrompt(chatml, messages.slice(0, 1))).toThrow(/reply with text/);
+    const upper = fake((ms) => ms.map((m) => m.content.toUpperCase()).join('|'));
+    expect(() => continuationPrompt(upper, messages)).toThrow(/cannot be continued/);
   });
 });

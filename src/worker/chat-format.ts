@@ -138,3 +138,26 @@ export function stopIds(
   const ids = base.filter((x): x is number => typeof x === 'number' && Number.isInteger(x));
   return [...new Set([...ids, ...format.endOfTurnIds])];
 }
+
+/**
+ * The prompt for Continue (GenerateOptions.continue): the conversation rendered with its last,
+ * assistant message left open — nothing after its text, no generation prompt — so the model
+ * writes on into that message. Throws ChatTemplateError when the template does not write the
+ * message's text (a template may trim it: then the text ends where the trimmed one does).
+ */
+export function continuationPrompt(
+  tokenizer: TemplateTokenizer,
+  conversation: { role: string; content: string }[],
+): string {
+  const last = conversation.at(-1);
+  if (last?.role !== 'assistant' || !last.content.trim())
+    throw new ChatTemplateError('Continue needs a reply with text to continue.');
+  const text = render(tokenizer, conversation);
+  for (const body of [last.content, last.content.trimEnd()]) {
+    const at = text.lastIndexOf(body);
+    if (at >= 0) return text.slice(0, at + body.length);
+  }
+  throw new ChatTemplateError(
+    "This model's chat template does not write the reply's text as it is, so it cannot be continued.",
+  );
+}
