@@ -7,7 +7,13 @@ import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs'
 import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod/mini';
-import { RESUMABLE_STATES, RunInfoSchema, type RunInfo } from '../../src/shared/training-api';
+import {
+  RESUMABLE_STATES,
+  RunInfoSchema,
+  type RunInfo,
+  type TrainRequest,
+} from '../../src/shared/training-api';
+import { sentOptions } from '../../src/shared/training-fields';
 
 export const RunRecordSchema = z.extend(RunInfoSchema, {
   pid: z.nullable(z.number()),
@@ -33,6 +39,43 @@ const DEFAULTS = {
   data_sha256: null,
   checkpoint_step: null,
 };
+
+/** The record of a run starting now, from its request and its checked command line. */
+export function newRecord(
+  id: string,
+  request: TrainRequest,
+  run: { script: string; dataFile: string; outputDir: string; command: string; args: string[] },
+): RunRecord {
+  return {
+    id,
+    state: 'running',
+    phase: 'training',
+    exit_code: null,
+    signal: null,
+    current: null,
+    total: null,
+    progress: 0,
+    started_at: new Date().toISOString(),
+    ended_at: null,
+    duration_ms: 0,
+    script_path: run.script,
+    base_model: request.base_model,
+    output_dir: run.outputDir,
+    data_file: run.dataFile,
+    last_loss: null,
+    metrics_count: 0,
+    model_id: null,
+    model_error: null,
+    method: request.method ?? 'lora',
+    base_model_id: null,
+    last_eval_loss: null,
+    options: sentOptions(request),
+    pid: null,
+    command: run.command,
+    args: run.args,
+    processes: [],
+  };
+}
 
 export function readRecord(file: string): RunRecord | null {
   try {

@@ -17,7 +17,7 @@ import {
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { buildService, type TrainingService } from '../src/app';
 import { loadConfig, type ServiceConfig } from '../src/config';
 import { RUN_MARKER } from '../src/proc-tree';
@@ -167,6 +167,18 @@ export async function startTestService(
   return test;
 }
 
+/**
+ * One service for the test file: started before its tests (handed to `use`), closed after them.
+ */
+export function serviceForFile(use: (svc: TestService) => void): void {
+  let svc: TestService | undefined;
+  beforeAll(async () => {
+    svc = await startTestService();
+    use(svc);
+  });
+  afterAll(() => svc?.close());
+}
+
 let outputCounter = 0;
 
 /**
@@ -240,6 +252,40 @@ export const postJson = (svc: TestService, path: string, body: unknown = {}) =>
   });
 
 /**
+ * Runs `action` with `env` added to the process environment (a run's trainer gets the service's
+ * environment, so this is how a test sets a fixture's knobs), and puts the environment back after.
+ */
+export async function withEnv<T>(env: Record<string, string>, action: () => Promise<T>) {
+  const saved = { ...process.env };
+  Object.assign(process.env, env);
+  try {
+    return await action();
+  } finally {
+    for (const key of Object.keys(env)) {
+      if (saved[key] === undefined) delete process.env[key];
+      else process.env[key] = saved[key];
+    }
+  }
+}
+
+/**
+ * Starts a run of the fixture `script` (with `env` added to the environment while it starts),
+ * expects it accepted (200) and returns its id.
+ */
+export function startRun(
+  svc: TestService,
+  script: string,
+  patch: Record<string, unknown> = {},
+  env: Record<string, string> = {},
+): Promise<string> {
+  return withEnv(env, async () => {
+    const reply = await svc.train({ script_path: join(FIXTURES, script), ...patch });
+    expect(reply.status, reply.text).toBe(200);
+    return (reply.json as TrainResponse).run_id;
+  });
+}
+
+/**
  * Starts a run of the fixture hf-trainer.mjs (2 ms a step, with `env` added to the environment
  * while it starts), expects it accepted (200) and returns the run once it has ended.
  */
@@ -248,14 +294,6 @@ export async function trainToEnd(
   patch: Record<string, unknown>,
   env: Record<string, string> = {},
 ) {
-  const saved = { ...process.env };
-  Object.assign(process.env, { FIXTURE_STEP_MS: '2', ...env });
-  try {
-    const reply = await svc.train({ script_path: join(FIXTURES, 'hf-trainer.mjs'), ...patch });
-    expect(reply.status, reply.text).toBe(200);
-    const id = (reply.json as TrainResponse).run_id;
-    return RunInfoSchema.parse(await svc.waitForEnd(id));
-  } finally {
-    for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
-  }
+  const id = await startRun(svc, 'hf-trainer.mjs', patch, { FIXTURE_STEP_MS: '2', ...env });
+  return RunInfoSchema.parse(await svc.waitForEnd(id));
 }

@@ -5,7 +5,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunInfo, RunList, TrainResponse } from '../../src/shared/training-api';
 import { parseLauncher } from '../src/config';
 import {
@@ -14,31 +14,18 @@ import {
   postJson,
   processesOfRun,
   sleep,
+  startRun,
   startTestService,
   treePids,
+  serviceForFile,
   type TestService,
 } from './helpers';
 
 let svc: TestService;
-beforeAll(async () => {
-  svc = await startTestService();
-});
-afterAll(() => svc.close());
+serviceForFile((started) => (svc = started));
 
-async function run(script: string, patch: Record<string, unknown> = {}, env = {}) {
-  const saved = { ...process.env };
-  Object.assign(process.env, env);
-  try {
-    const reply = await svc.train({ script_path: join(FIXTURES, script), ...patch });
-    expect(reply.status, reply.text).toBe(200);
-    return (reply.json as TrainResponse).run_id;
-  } finally {
-    for (const key of Object.keys(env)) {
-      if (saved[key] === undefined) delete process.env[key];
-      else process.env[key] = saved[key];
-    }
-  }
-}
+const run = (script: string, patch: Record<string, unknown> = {}, env = {}) =>
+  startRun(svc, script, patch, env);
 
 const runInfo = async (id: string) => (await svc.request({ path: `/runs/${id}` })).json as RunInfo;
 const logText = async (id: string) =>

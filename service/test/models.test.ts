@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   MetricsResponseSchema,
   ModelListSchema,
@@ -18,18 +18,15 @@ import {
   TINY_MODEL,
   hasTinyModel,
   postJson,
-  startTestService,
   trainToEnd,
+  serviceForFile,
   type TestService,
 } from './helpers';
 
 const ORIGIN = 'http://127.0.0.1:5173';
 
 let svc: TestService;
-beforeAll(async () => {
-  svc = await startTestService();
-});
-afterAll(() => svc.close());
+serviceForFile((started) => (svc = started));
 
 const get = (path: string, headers: Record<string, string> = {}) => svc.request({ path, headers });
 

@@ -5,15 +5,12 @@
  * the path confinement refuses a 400 before anything runs.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PlanResponseSchema } from '../../src/shared/training-api';
-import { FIXTURES, startTestService, validBody, type TestService } from './helpers';
+import { FIXTURES, serviceForFile, validBody, type TestService } from './helpers';
 
 let svc: TestService;
-beforeAll(async () => {
-  svc = await startTestService();
-});
-afterAll(() => svc.close());
+serviceForFile((started) => (svc = started));
 
 const plan = (patch: Record<string, unknown> = {}) =>
   svc.request({

@@ -7,28 +7,21 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { buildService } from '../src/app';
-import type {
-  LogsResponse,
-  MetricsResponse,
-  RunInfo,
-  TrainResponse,
-} from '../../src/shared/training-api';
+import type { LogsResponse, MetricsResponse, RunInfo } from '../../src/shared/training-api';
 import {
-  FIXTURES,
   postJson,
   rawRequest,
   sleep,
+  startRun,
   startTestService,
+  serviceForFile,
   type TestService,
 } from './helpers';
 
 let svc: TestService;
-beforeAll(async () => {
-  svc = await startTestService();
-});
-afterAll(() => svc.close());
+serviceForFile((started) => (svc = started));
 
 const FIXTURE_KEYS = ['FIXTURE_FAIL_AT', 'FIXTURE_HOLD_AT', 'FIXTURE_CHECKPOINT_EVERY'];
 afterEach(() => {
@@ -38,16 +31,8 @@ afterEach(() => {
 const error = (json: unknown) => (json as { error: string }).error;
 
 /** Starts checkpoints.mjs for `max_steps` steps with the fixture's knobs in the environment. */
-async function start(maxSteps: number, env: Record<string, string> = {}, service = svc) {
-  Object.assign(process.env, env);
-  const reply = await service.train({
-    script_path: join(FIXTURES, 'checkpoints.mjs'),
-    max_steps: maxSteps,
-  });
-  for (const key of Object.keys(env)) delete process.env[key];
-  expect(reply.status, reply.text).toBe(200);
-  return (reply.json as TrainResponse).run_id;
-}
+const start = (maxSteps: number, env: Record<string, string> = {}, service = svc) =>
+  startRun(service, 'checkpoints.mjs', { max_steps: maxSteps }, env);
 
 const resume = (id: string, service: { port: number } = svc) =>
   rawRequest(service.port, {

@@ -1,15 +1,12 @@
 /** Real runs of the fixture trainer scripts: output, progress, failure, cancel, hostile output. */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { LogsResponse, RunInfo, TrainResponse } from '../../src/shared/training-api';
-import { FIXTURES, sleep, startTestService, type TestService } from './helpers';
+import { FIXTURES, sleep, startTestService, serviceForFile, type TestService } from './helpers';
 
 let svc: TestService;
-beforeAll(async () => {
-  svc = await startTestService();
-});
-afterAll(() => svc.close());
+serviceForFile((started) => (svc = started));
 
 const error = (json: unknown) => (json as { error: string }).error;
 

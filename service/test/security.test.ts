@@ -1,12 +1,9 @@
 /** Other web sites must not be able to start or see runs (issue: Security). */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from './helpers';
+import { describe, expect, it } from 'vitest';
+import { serviceForFile, type TestService } from './helpers';
 
 let svc: TestService;
-beforeAll(async () => {
-  svc = await startTestService();
-});
-afterAll(() => svc.close());
+serviceForFile((started) => (svc = started));
 
 const error = (json: unknown) => (json as { error: string }).error;
 

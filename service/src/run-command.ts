@@ -1,0 +1,85 @@
+/**
+ * A request's command line: its paths confined to their roots, the interpreter and launcher, and
+ * the trainer's flags from the training option table; and the trainer's `--plan` run over the
+ * same checks (POST /train/plan).
+ */
+import { totalmem } from 'node:os';
+import type { PlanResponse, TrainRequest } from '../../src/shared/training-api';
+import { trainerArgs } from '../../src/shared/training-fields';
+import type { ServiceConfig } from './config';
+import { confineDirectory, confineExistingFile, launchFor } from './paths';
+import { runPlan } from './plan';
+import type { SpawnFn } from './run-process';
+import { choosePython } from './trainer-env';
+
+/** A checked request: where it reads and writes, and what to run. */
+export interface RunCommand {
+  script: string;
+  dataFile: string;
+  outputDir: string;
+  command: string;
+  args: string[];
+  /** The trainer's own flags (without the launcher's arguments). */
+  flags: string[];
+  python: string;
+}
+
+/** Step 1 of a start: request paths confined to their roots, and the command line. */
+export async function checkRequest(
+  config: ServiceConfig,
+  request: TrainRequest,
+): Promise<RunCommand> {
+  const script = await confineExistingFile(
+    'script_path',
+    request.script_path,
+    config.scriptRoots,
+    config.baseDir,
+  );
+  const dataFile = await confineExistingFile(
+    'data_file',
+    request.data_file,
+    config.dataRoots,
+    config.baseDir,
+  );
+  const outputDir = await confineDirectory(
+    'output_dir',
+    request.output_dir,
+    config.outputRoots,
+    config.baseDir,
+  );
+  const python = (await choosePython(config)).command;
+  const launch = await launchFor(script, python, config.launcher);
+  // The options' flags come from the training table (training-fields.json): optional ones
+  // only when sent, so trainers without them keep working.
+  const flags = [
+    ...['--base_model', request.base_model, '--data_file', dataFile],
+    ...['--output_dir', outputDir],
+    ...trainerArgs(request),
+  ];
+  const args = [...launch.args, ...flags];
+  return { script, dataFile, outputDir, command: launch.command, args, flags, python };
+}
+
+/**
+ * What the run would do (POST /train/plan): the same checks and flags as a start, run with
+ * `--plan` by the interpreter alone (never the launcher), and the device's memory beside it.
+ */
+export async function planRun(
+  config: ServiceConfig,
+  request: TrainRequest,
+  spawnFn: SpawnFn,
+  timeoutMs: number,
+): Promise<PlanResponse> {
+  const checked = await checkRequest(config, request);
+  const launch = await launchFor(checked.script, checked.python, null);
+  const plan = await runPlan({
+    command: launch.command,
+    args: [...launch.args, '--plan', ...checked.flags],
+    script: checked.script,
+    spawnFn,
+    timeoutMs,
+    env: { TRAINING_BASE_EXPORTS: config.baseExportsDir },
+  });
+  const memory = plan.device_memory_bytes ?? (plan.device === 'cpu' ? totalmem() : null);
+  return { plan, device_memory_bytes: memory, device_name: plan.device };
+}
