@@ -11,7 +11,7 @@ import { sanitizeSettings, MAX_TOKENS_LIMIT } from '../shared/generation-setting
 
 export const DB_NAME = 'local-llm-studio';
 /** IndexedDB schema version; each step of `MIGRATIONS` upgrades from the previous one. */
-export const DB_VERSION = 2;
+export const DB_VERSION = 3;
 
 interface StudioDB extends DBSchema {
   conversations: {
@@ -42,6 +42,16 @@ const MIGRATIONS: Array<(db: Db, tx: UpgradeTx) => Promise<void> | void> = [
         settings: sanitizeSettings(value.settings, MAX_TOKENS_LIMIT),
         schema: 2,
       });
+      cursor = await cursor.continue();
+    }
+  },
+  // 2 → 3: messages may carry other versions (Regenerate, Edit). Records keep their messages as
+  // they are; the new version keeps an older app (which would save without the versions) out.
+  async (_db, tx) => {
+    const store = tx.objectStore('conversations');
+    let cursor = await store.openCursor();
+    while (cursor) {
+      await cursor.update({ ...cursor.value, schema: 3 });
       cursor = await cursor.continue();
     }
   },

@@ -105,6 +105,96 @@ describe('conversation store (IndexedDB via idb)', () => {
     db.close();
   });
 
+  it('migrates a version-2 database (the shape before message versions): nothing is lost', async () => {
+    const name = freshName();
+    // Created as the version-2 code did: the store, the newest-first index, records with schema 2.
+    const v2 = await openDB(name, 2, {
+      upgrade: (db) => {
+        const store = db.createObjectStore('conversations', { keyPath: 'id' });
+        store.createIndex('by-updated', 'updatedAt');
+      },
+    });
+    const old: Conversation = {
+      ...conv('old', 'What is rain?', 5),
+      customTitle: 'Rain',
+      settings: { ...defaultSettings(), temperature: 0.7, systemPrompt: 'Be brief.' },
+    };
+    old.messages.push(
+      {
+        role: 'assistant',
+        content: 'Water falling.',
+        thinking: 'Simple.',
+        figures: { numTokens: 3, seconds: 0.5, tps: 6 },
+        ended: { by: 'limit', limit: 3 },
+      },
+      { role: 'user', content: 'More?' },
+      { role: 'assistant', content: 'Clouds', streaming: true },
+    );
+    await v2.put('conversations', { ...old, schema: 2 });
+    await v2.put('conversations', { ...conv('newer', 'x', 9), schema: 2 });
+    v2.close();
+
+    const { results, send } = harness(() => openStore({ name }));
+    send({ type: 'store.list' });
+    send({ type: 'store.get', id: 'old' });
+    await vi.waitFor(() => expect(results).toHaveLength(2));
+    expect(results[0]).toMatchObject({
+      conversations: [
+        { id: 'newer', title: 'x' },
+        { id: 'old', title: 'Rain' },
+      ],
+    });
+    const { messages, ...rest } = old;
+    expect(results[1]).toEqual({
+      type: 'store.loaded',
+      conversation: {
+        ...rest,
+        // The reply saved mid-stream reads back as interrupted, as before.
+        messages: [
+          ...messages.slice(0, 3),
+          { role: 'assistant', content: 'Clouds', interrupted: true },
+        ],
+      },
+    });
+    const db = await openStore({ name });
+    expect((await db.get('conversations', 'old'))?.schema).toBe(3);
+    db.close();
+  });
+
+  it('a conversation with other versions (regenerated replies, an edited branch) reads back whole', async () => {
+    const name = freshName();
+    const { results, send } = harness(() => openStore({ name }));
+    const c = conv('v', 'edited', 1);
+    c.messages[0] = {
+      role: 'user',
+      content: 'edited',
+      version: 1,
+      alternatives: [
+        [
+          { role: 'user', content: 'first' },
+          {
+            role: 'assistant',
+            content: 'B',
+            version: 0,
+            alternatives: [[{ role: 'assistant', content: 'A' }]],
+          },
+        ],
+      ],
+    };
+    send({ type: 'store.put', conversation: c });
+    send({ type: 'store.get', id: 'v' });
+    await vi.waitFor(() => expect(results).toHaveLength(2));
+    expect(results[1]).toEqual({ type: 'store.loaded', conversation: c });
+  });
+
+  it('an older app (version 2) cannot open the migrated database and overwrite the versions', async () => {
+    const name = freshName();
+    (await openStore({ name })).close();
+    const error: unknown = await openStore({ name, version: 2 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'VersionError' });
+    expect(toStoreError(error).message).toMatch(/newer version of this app/);
+  });
+
   it('a failed open (private mode) fails each command with a typed error, never throws', async () => {
     const unavailable = Object.assign(new Error('denied'), { name: 'InvalidStateError' });
     const { results, send } = harness(() => Promise.reject(unavailable));

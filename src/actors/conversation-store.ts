@@ -25,6 +25,12 @@ export function toStoreError(error: unknown): StoreError {
       message:
         'Saved conversations are locked by another tab running an older version of this app. Close the other tabs and reload; this conversation stays on screen.',
     };
+  if (name === 'VersionError')
+    return {
+      kind: 'blocked',
+      message:
+        'Saved conversations were written by a newer version of this app. Reload the page to get it; this conversation stays on screen.',
+    };
   if (name === 'InvalidStateError' || name === 'SecurityError' || name === 'UnavailableError')
     return {
       kind: 'unavailable',
