@@ -27,6 +27,7 @@ import {
   DEFAULT_TRAINING_URL,
   DatasetParamsSchema,
   DatasetSchema,
+  asPromptCompletion,
   RunParamsSchema,
   SERVICE_ENDPOINTS,
   LogsQuerySchema,
@@ -654,7 +655,7 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
         if (!parsed.success)
           return error(400, `Invalid body: ${formatIssues(parsed.error.issues, 'body')}`);
         const name = String(params.name).replace(/\.json$/, '');
-        datasets.set(`service-data/datasets/${name}.json`, parsed.data);
+        datasets.set(`service-data/datasets/${name}.json`, parsed.data.map(asPromptCompletion));
         return HttpResponse.json<DatasetResponse>({
           path: `service-data/datasets/${name}.json`,
           entries: parsed.data.length,

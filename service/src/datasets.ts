@@ -4,12 +4,12 @@
  */
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import * as z from 'zod/mini';
+import { parseDatasetText } from '../../src/shared/dataset-file';
 import {
-  DatasetSchema,
-  formatIssues,
+  asPromptCompletion,
   type DatasetEntry,
   type DatasetResponse,
+  type TrainingEntry,
 } from '../../src/shared/training-api';
 import { notFound, unreadable } from './errors';
 
@@ -17,7 +17,7 @@ export class DatasetStore {
   constructor(private readonly dir: string) {}
 
   /** Saves the entries as `<name>.json` ('.json' added when missing); the path is a data_file. */
-  async save(name: string, entries: DatasetEntry[]): Promise<DatasetResponse> {
+  async save(name: string, entries: TrainingEntry[]): Promise<DatasetResponse> {
     await mkdir(this.dir, { recursive: true });
     const file = join(this.dir, name.endsWith('.json') ? name : `${name}.json`);
     await writeFile(`${file}.tmp`, JSON.stringify(entries, null, 2));
@@ -26,7 +26,11 @@ export class DatasetStore {
   }
 }
 
-/** A data file's entries; a missing or malformed file says which and why. */
+/**
+ * A run's data file as the {prompt, completion} pairs Compare asks (chat-format entries as their
+ * last exchange, asPromptCompletion); JSON or JSONL, read by the same rules as a picked file. A
+ * missing or malformed file says which and why.
+ */
 export async function readDatasetFile(file: string): Promise<DatasetEntry[]> {
   let text: string;
   try {
@@ -34,18 +38,7 @@ export async function readDatasetFile(file: string): Promise<DatasetEntry[]> {
   } catch {
     throw notFound(`The run's data file ${file} no longer exists.`);
   }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
-    throw unreadable(
-      `The run's data file ${file} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
-  const parsed = z.safeParse(DatasetSchema, raw);
-  if (!parsed.success)
-    throw unreadable(
-      `The run's data file ${file} is not a dataset: ${formatIssues(parsed.error.issues, 'dataset')}`,
-    );
-  return parsed.data.map(({ prompt, completion }) => ({ prompt, completion }));
+  const parsed = parseDatasetText(file, text);
+  if (!parsed.ok) throw unreadable(`The run's data file: ${parsed.error}`);
+  return parsed.entries.map(asPromptCompletion);
 }

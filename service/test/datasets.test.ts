@@ -40,6 +40,35 @@ describe('PUT /datasets/{name}', () => {
     await svc.waitForEnd((train.json as TrainResponse).run_id);
   });
 
+  it('a chat-format dataset ({messages}, multi-turn) is stored as it came, and the run reads it back as its last exchanges', async () => {
+    const chat = [
+      {
+        messages: [
+          { role: 'system', content: 'Short answers.' },
+          { role: 'user', content: 'What is in the text?' },
+          { role: 'assistant', content: 'A story.' },
+          { role: 'user', content: 'Is it long?' },
+          { role: 'assistant', content: 'No, it is short.' },
+        ],
+      },
+      entries[1],
+    ];
+    const reply = await put('chat', JSON.stringify(chat));
+    expect(reply.status, reply.text).toBe(200);
+    const { path, entries: count } = reply.json as DatasetResponse;
+    expect(count).toBe(2);
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual(chat);
+    const train = await svc.train({ script_path: join(FIXTURES, 'args.mjs'), data_file: path });
+    expect(train.status, train.text).toBe(200);
+    const runId = (train.json as TrainResponse).run_id;
+    await svc.waitForEnd(runId);
+    const back = await svc.request({ method: 'GET', path: `/runs/${runId}/dataset` });
+    expect(back.status, back.text).toBe(200);
+    expect(back.json).toEqual({
+      entries: [{ prompt: 'Is it long?', completion: 'No, it is short.' }, entries[1]],
+    });
+  });
+
   it.each([
     ['..%2Fescape', 'Invalid path: name must be 1–100 letters'],
     ['.hidden', 'Invalid path: name must be 1–100 letters'],
@@ -54,6 +83,16 @@ describe('PUT /datasets/{name}', () => {
     ['an object', '{"prompt":"x"}', 'Invalid body: body must be a JSON array'],
     ['an empty array', '[]', 'Invalid body: body must hold at least one entry'],
     ['an entry without completion', '[{"prompt":"x"}]', 'Invalid body: 0.completion is required'],
+    [
+      'a conversation without an assistant turn',
+      '[{"messages":[{"role":"user","content":"Hi?"}]}]',
+      'Invalid body: 0.messages has no assistant turn (nothing to learn)',
+    ],
+    [
+      'a turn with an unknown role',
+      '[{"messages":[{"role":"bot","content":"Hi"},{"role":"assistant","content":"Hello"}]}]',
+      'Invalid body: 0.messages.0.role must be "system", "user" or "assistant"',
+    ],
     ['malformed JSON', '[{"prompt":', 'Malformed JSON body'],
   ])('refuses %s', async (_name, body, message) => {
     const reply = await put('bad', body);

@@ -132,7 +132,7 @@ describe.skipIf(!hasTinyModel)('held-out questions', () => {
     writeFileSync(svc.dataFile, '[{"prompt": "q"}]');
     const reply = await get(`/runs/${run.id}/dataset`);
     expect(reply.status).toBe(422);
-    expect(error(reply.json)).toMatch(/is not a dataset: 0\.completion is required/);
+    expect(error(reply.json)).toMatch(/is not a dataset: entry 1: completion is required/);
     rmSync(svc.dataFile);
     const gone = await get(`/runs/${run.id}/dataset`);
     expect(gone.status).toBe(404);

@@ -27,7 +27,7 @@ import {
   TrainerInfoSchema,
   TrainerSetupSchema,
   parseOrThrow,
-  type DatasetEntry,
+  type TrainingEntry,
   type DatasetResponse,
   type LogsResponse,
   type MetricsResponse,
@@ -90,7 +90,11 @@ export interface TrainingClient {
   fetchSplit(runId: string, signal?: AbortSignal): Promise<RunSplit>;
   /** GET /runs/{id}/dataset: every entry of the run's data file. */
   fetchRunDataset(runId: string, signal?: AbortSignal): Promise<RunDataset>;
-  putDataset(name: string, entries: DatasetEntry[], signal?: AbortSignal): Promise<DatasetResponse>;
+  putDataset(
+    name: string,
+    entries: TrainingEntry[],
+    signal?: AbortSignal,
+  ): Promise<DatasetResponse>;
   /** GET /trainer: interpreter, packages (or missing), device, set-up state. */
   fetchTrainer(signal?: AbortSignal): Promise<TrainerInfo>;
   /** GET /trainer/setup: the set-up's state and its output so far. */

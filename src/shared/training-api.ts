@@ -364,10 +364,64 @@ export const DatasetEntrySchema = z.object({
   prompt: z.string({ error: (iss) => (isMissing(iss) ? 'is required' : 'must be a string') }),
   completion: z.string({ error: (iss) => (isMissing(iss) ? 'is required' : 'must be a string') }),
 });
-export const DatasetSchema = z
-  .array(DatasetEntrySchema, { error: 'must be a JSON array of {prompt, completion} entries' })
-  .check(z.minLength(1, 'must hold at least one entry'));
 export type DatasetEntry = z.infer<typeof DatasetEntrySchema>;
+
+/** One turn of a chat-format entry. */
+export const ChatTurnSchema = z.object({
+  role: z.enum(['system', 'user', 'assistant'], {
+    error: (iss) => (isMissing(iss) ? 'is required' : 'must be "system", "user" or "assistant"'),
+  }),
+  content: z.string({ error: (iss) => (isMissing(iss) ? 'is required' : 'must be a string') }),
+});
+
+/**
+ * A chat-format entry, as the ecosystem's datasets write them: `{"messages": [{role, content}, …]}`,
+ * multi-turn; the trainer learns every assistant turn, so one is required.
+ */
+export const MessagesEntrySchema = z.object({
+  messages: z
+    .array(ChatTurnSchema, {
+      error: (iss) => (isMissing(iss) ? 'is required' : 'must be a list of {role, content} turns'),
+    })
+    .check(
+      z.minLength(1, 'must hold at least one turn'),
+      z.refine(
+        (turns) => turns.some((turn) => turn.role === 'assistant'),
+        'has no assistant turn (nothing to learn)',
+      ),
+    ),
+});
+export type MessagesEntry = z.infer<typeof MessagesEntrySchema>;
+
+/**
+ * What a training data file holds, entry by entry (training/train_data.py reads the same two
+ * shapes): a chat-format entry when it has `messages`, else a `{prompt, completion}` pair
+ * (formatIssues reports the shape the entry chose).
+ */
+export const TrainingEntrySchema = z.union([MessagesEntrySchema, DatasetEntrySchema]);
+export type TrainingEntry = z.infer<typeof TrainingEntrySchema>;
+
+/** PUT /datasets/{name}'s body: a JSON array of training entries. */
+export const DatasetSchema = z
+  .array(TrainingEntrySchema, {
+    error: 'must be a JSON array of {prompt, completion} or {messages} entries',
+  })
+  .check(z.minLength(1, 'must hold at least one entry'));
+
+/**
+ * A training entry as the Compare view asks it (the trainer's split.json does the same): the
+ * last assistant turn and the user turn before it.
+ */
+export function asPromptCompletion(entry: TrainingEntry): DatasetEntry {
+  if (!('messages' in entry)) return { prompt: entry.prompt, completion: entry.completion };
+  const turns = entry.messages;
+  const last = turns.map((turn) => turn.role).lastIndexOf('assistant');
+  const user = turns
+    .slice(0, last)
+    .reverse()
+    .find((turn) => turn.role === 'user');
+  return { prompt: user?.content ?? '', completion: turns[last]?.content ?? '' };
+}
 
 /** The largest dataset PUT /datasets/{name} takes by default (TRAINING_DATASET_LIMIT), bytes. */
 export const DATASET_LIMIT_BYTES = 20 * 1024 * 1024;
@@ -469,9 +523,25 @@ function describeIssue(issue: Issue): string {
   }
 }
 
+/**
+ * A union's failure as the issues of the branch the value meant: the first branch whose issues
+ * name no missing top-level field (a `{prompt, completion}` entry is not blamed for lacking
+ * `messages`), else the last; paths made whole.
+ */
+function unionBranch(issue: Issue): Issue[] {
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return [issue];
+  const missingField = (branch: readonly Issue[]) =>
+    branch.some((inner) => inner.path.length === 1 && inner.message === 'is required');
+  const branch = issue.errors.find((b) => !missingField(b)) ?? issue.errors.at(-1) ?? [];
+  return branch
+    .map((inner): Issue => ({ ...inner, path: [...issue.path, ...inner.path] }))
+    .flatMap(unionBranch);
+}
+
 /** One readable sentence for a failed validation: `max_steps must be greater than 0; …`. */
 export function formatIssues(issues: readonly Issue[], subject = 'body'): string {
   return issues
+    .flatMap(unionBranch)
     .map((issue) => {
       const where = issue.path.length ? issue.path.map(String).join('.') : subject;
       return `${where} ${describeIssue(issue)}`;

@@ -10,7 +10,7 @@ import type { datasetMachine } from '../machines/datasetMachine';
 import type { trainingMachine } from '../machines/trainingMachine';
 import type { CompareServices } from '../actors/compare-services';
 import type {
-  DatasetEntry,
+  TrainingEntry,
   PlanResponse,
   TrainRequest,
   TrainerInfo,
@@ -43,7 +43,7 @@ export interface Services {
     startSetup: () => Promise<TrainerSetup>;
   };
   /** PUT /datasets/{name}: stores a 'Format Input' dataset, resolves with its path on the service. */
-  storeDataset: (entries: DatasetEntry[], name: string) => Promise<string>;
+  storeDataset: (entries: TrainingEntry[], name: string) => Promise<string>;
   /**
    * Compare (#/compare): the evaluation machine with its IndexedDB store and the training
    * service's queries, loaded on the first visit; the same promise every call.

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import {
   DatasetParamsSchema,
   DatasetSchema,
-  type DatasetEntry,
+  type TrainingEntry,
   type DatasetResponse,
 } from '../../../src/shared/training-api';
 import type { DatasetStore } from '../datasets';
@@ -13,7 +13,7 @@ export function registerDatasetRoutes(
   datasets: DatasetStore,
   bodyLimit: number,
 ): void {
-  app.put<{ Params: { name: string }; Body: DatasetEntry[] }>(
+  app.put<{ Params: { name: string }; Body: TrainingEntry[] }>(
     '/datasets/:name',
     { bodyLimit, schema: { params: DatasetParamsSchema, body: DatasetSchema } },
     (request): Promise<DatasetResponse> => datasets.save(request.params.name, request.body),

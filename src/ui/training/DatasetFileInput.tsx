@@ -1,6 +1,6 @@
 /**
  * A dataset given to the panel as a file: read in the page (JSON array or JSONL of
- * `{prompt, completion}`, dataset-file.ts), then stored on the training service as **Use for
+ * `{prompt, completion}` or chat-format `{messages}` entries, shared/dataset-file.ts), then stored on the training service as **Use for
  * training** stores one (PUT /datasets/{name}, the service's validation); the Data file field
  * then holds the stored path. Every refusal names the file.
  */
@@ -8,7 +8,7 @@ import { useId, useState, type ChangeEvent } from 'react';
 import { useServices } from '../services';
 import { errorMessage } from '../../shared/errors';
 import { DATASET_LIMIT_BYTES } from '../../shared/training-api';
-import { parseDatasetFile } from './dataset-file';
+import { parseDatasetFile } from '../../shared/dataset-file';
 
 /** The file's text (FileReader: also where `Blob.text` is missing, as in jsdom). */
 function readText(file: File): Promise<string> {

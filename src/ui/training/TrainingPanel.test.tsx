@@ -10,7 +10,7 @@ import { createServices } from '../../composition';
 import { ServicesContext } from '../services';
 import { DEFAULT_BASE_MODEL, DEFAULT_TRAINING_URL } from '../../shared/training-api';
 import { baseModelSuggestions, MODELS } from '../../shared/models';
-import { TrainingPanel, type TrainingPanelProps } from './TrainingPanel';
+import { renderPanel, serveTrainingMock } from '../../../tests/component/training-panel';
 import { queryClient as appQueryClient } from '../query-client';
 
 // jsdom has no canvas: uPlot is replaced by a recorder (the real chart is drawn in the Chromium
@@ -29,19 +29,9 @@ vi.mock('uplot', () => ({
   },
 }));
 
-const mock = createTrainingMock({ stepsPerPoll: 40 });
-const server = setupServer(...mock.handlers);
+const { mock, server } = serveTrainingMock({ stepsPerPoll: 40 });
 
-beforeAll(async () => {
-  server.listen({ onUnhandledRequest: 'error' });
-  // The training code is a chunk of its own: loaded once here, so each panel renders at once.
-  await createServices().loadTrainingLogic();
-});
 beforeEach(() => {
-  localStorage.clear();
-  // Lazy views use the app's one QueryClient: nothing cached crosses from one test to the next.
-  appQueryClient.clear();
-  mock.reset();
   charts.created = 0;
   charts.data.length = 0;
 });
@@ -49,34 +39,6 @@ afterEach(() => {
   server.resetHandlers();
   vi.restoreAllMocks();
 });
-afterAll(() => server.close());
-
-/** The panel wired as the composition root wires it, with the mock service and a short poll. */
-function renderPanel(props: TrainingPanelProps = {}, { pollInterval = 15 } = {}) {
-  const queryClient = new QueryClient({
-    defaultOptions: { queries: { retry: false }, mutations: { retry: false } },
-  });
-  const services = createServices({
-    queryClient,
-    trainingUrl: DEFAULT_TRAINING_URL,
-    pollInterval,
-  });
-  const wrap = (node: ReactNode) => (
-    <QueryClientProvider client={queryClient}>
-      <ServicesContext value={services}>{node}</ServicesContext>
-    </QueryClientProvider>
-  );
-  const panelProps = {
-    dataFileFromDataset: 'service-data/datasets/stored.json',
-    ...props,
-  };
-  const view = render(wrap(<TrainingPanel {...panelProps} />));
-  return {
-    ...view,
-    rerenderWith: (next: TrainingPanelProps) =>
-      view.rerender(wrap(<TrainingPanel {...props} {...next} />)),
-  };
-}
 
 const trainButton = () => screen.getByRole('button', { name: /Train Model|Training\.\.\./ });
 
@@ -598,7 +560,7 @@ describe('TrainingPanel: a dataset file and the models the service has', () => {
     );
     await user.upload(input, new File([''], 'empty.json'));
     expect(await screen.findByRole('alert')).toHaveTextContent(
-      'empty.json is empty: a dataset needs at least one {prompt, completion} entry.',
+      'empty.json is empty: a dataset needs at least one {prompt, completion} or {messages} entry.',
     );
     expect(mock.requests.filter((r) => r.startsWith('PUT /datasets'))).toEqual([]);
     expect(screen.getByLabelText('Data file path')).toHaveValue('');

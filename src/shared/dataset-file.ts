@@ -1,20 +1,30 @@
 /**
- * A dataset file the user picks in the panel, read in the page before it is sent: a JSON array
- * of `{prompt, completion}` entries or JSONL (one such object a line). Every refusal names the
- * file (and the line or entry), and the size limit is the service's for PUT /datasets/{name}.
+ * A training data file's text: a JSON array of entries or JSONL (one entry a line), each a
+ * `{prompt, completion}` pair or a chat-format `{messages}` entry (training-api.ts) — the shapes
+ * training/train_data.py reads. The panel reads a picked file with it before it is sent, and the
+ * service reads a run's data file with it (GET /runs/{id}/dataset). Every refusal names the file
+ * (and the line or entry); a picked file's size limit is the service's for PUT /datasets/{name}.
  */
 import * as z from 'zod/mini';
 import {
   DATASET_LIMIT_BYTES,
-  DatasetEntrySchema,
   DatasetSchema,
+  TrainingEntrySchema,
   formatIssues,
-  type DatasetEntry,
-} from '../../shared/training-api';
-import { formatBytes } from '../../shared/format-bytes';
+  type TrainingEntry,
+} from './training-api';
+import { formatBytes } from './format-bytes';
 
 export type DatasetFileResult =
-  { ok: true; entries: DatasetEntry[]; name: string } | { ok: false; error: string };
+  { ok: true; entries: TrainingEntry[]; name: string } | { ok: false; error: string };
+
+const ENTRY = '{prompt, completion} or {messages} entry';
+
+/** The entry without unknown keys (the trainer reads only these). */
+const clean = (entry: TrainingEntry): TrainingEntry =>
+  'messages' in entry
+    ? { messages: entry.messages.map(({ role, content }) => ({ role, content })) }
+    : { prompt: entry.prompt, completion: entry.completion };
 
 /** The name PUT /datasets/{name} stores it under: the file's stem, in the allowed characters. */
 export function storedName(fileName: string): string {
@@ -33,7 +43,7 @@ function errorText(error: unknown): string {
 
 /** Entries of a JSONL text, or the first bad line's number and what is wrong with it. */
 function fromJsonl(fileName: string, text: string): DatasetFileResult {
-  const entries: DatasetEntry[] = [];
+  const entries: TrainingEntry[] = [];
   const lines = text.split(/\r?\n/);
   for (const [index, line] of lines.entries()) {
     if (line.trim() === '') continue;
@@ -44,13 +54,13 @@ function fromJsonl(fileName: string, text: string): DatasetFileResult {
     } catch (error) {
       return { ok: false, error: `${where} is not valid JSON (${errorText(error)}).` };
     }
-    const entry = z.safeParse(DatasetEntrySchema, value);
+    const entry = z.safeParse(TrainingEntrySchema, value);
     if (!entry.success)
       return {
         ok: false,
-        error: `${where} is not a {prompt, completion} entry: ${formatIssues(entry.error.issues, 'entry')}.`,
+        error: `${where} is not a ${ENTRY}: ${formatIssues(entry.error.issues, 'entry')}.`,
       };
-    entries.push({ prompt: entry.data.prompt, completion: entry.data.completion });
+    entries.push(clean(entry.data));
   }
   return { ok: true, entries, name: storedName(fileName) };
 }
@@ -62,10 +72,15 @@ export function parseDatasetFile(fileName: string, size: number, text: string): 
       ok: false,
       error: `${fileName} is too big (${formatBytes(size)}): the training service takes datasets up to ${formatBytes(DATASET_LIMIT_BYTES)}.`,
     };
+  return parseDatasetText(fileName, text);
+}
+
+/** A data file's text as its entries, or why not (naming the file, and the line or entry). */
+export function parseDatasetText(fileName: string, text: string): DatasetFileResult {
   if (text.trim() === '')
     return {
       ok: false,
-      error: `${fileName} is empty: a dataset needs at least one {prompt, completion} entry.`,
+      error: `${fileName} is empty: a dataset needs at least one ${ENTRY}.`,
     };
   let whole: unknown;
   try {
@@ -93,6 +108,5 @@ export function parseDatasetFile(fileName: string, size: number, text: string): 
         : formatIssues(parsed.error.issues, 'the file');
     return { ok: false, error: `${fileName} is not a dataset: ${where}.` };
   }
-  const entries = parsed.data.map(({ prompt, completion }) => ({ prompt, completion }));
-  return { ok: true, entries, name: storedName(fileName) };
+  return { ok: true, entries: parsed.data.map(clean), name: storedName(fileName) };
 }
