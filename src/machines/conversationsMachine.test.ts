@@ -249,6 +249,25 @@ describe('conversationsMachine', () => {
     await waitFor(actor, (s) => s.context.list.length === 1);
   });
 
+  it('conversation.import: other versions and branches reach the chat and the store', async () => {
+    const { actor, store, loads } = start();
+    await waitFor(actor, (s) => s.matches({ list: 'loaded' }));
+    const conversation = saved('y', 'edited question', 6);
+    conversation.messages = [
+      {
+        role: 'user',
+        content: 'edited question',
+        version: 1,
+        alternatives: [[{ role: 'user', content: 'first question' }]],
+      },
+    ];
+    const text = toJson(conversation);
+    actor.send({ type: 'conversation.import', text, size: text.length });
+    const put = store.commands.at(-1);
+    expect(put?.type === 'store.put' && put.conversation.messages).toEqual(conversation.messages);
+    expect(loads.at(-1)?.messages).toEqual(conversation.messages);
+  });
+
   it.each([
     ['malformed', '{nope', /not valid JSON/],
     ['wrong version', '{"format":"local-llm-studio.conversation","version":9}', /version 9/],

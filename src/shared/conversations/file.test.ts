@@ -107,14 +107,107 @@ describe('conversation files', () => {
     expect(!result.ok && result.error.message).toMatch(message);
   });
 
-  it('refuses another version by name', () => {
-    const result = parse('{"format":"local-llm-studio.conversation","version":2,"messages":[]}');
+  it('refuses a file from a newer version of the app, naming its version', () => {
+    const result = parse(
+      '{"format":"local-llm-studio.conversation","version":3,"messages":[{"role":"user","content":"q","alternatives":[[{"role":"user","content":"p"}]]}]}',
+    );
     expect(result).toEqual({
       ok: false,
       error: {
         kind: 'wrong-version',
-        message: 'This conversation file has version 2; this app reads version 1.',
+        message:
+          'This conversation file has version 3, from a newer version of this app; this app reads versions 1 to 2. Update the app to import it.',
       },
     });
+    expect(
+      parse('{"format":"local-llm-studio.conversation","version":"1","messages":[]}'),
+    ).toMatchObject({
+      ok: false,
+      error: { message: 'This conversation file has version "1"; this app reads versions 1 to 2.' },
+    });
+  });
+
+  it('an export from before message versions (version 1) still imports', () => {
+    const v1 = JSON.stringify({
+      format: 'local-llm-studio.conversation',
+      version: 1,
+      title: 'Old',
+      modelId: 'm',
+      settings: defaultSettings(),
+      exportedAt: '2026-01-01T00:00:00.000Z',
+      messages: [
+        { role: 'user', content: 'Old' },
+        { role: 'assistant', content: 'Reply', figures: { numTokens: 2, seconds: 1 } },
+      ],
+    });
+    const result = parse(v1);
+    expect(result.ok && result.conversation.messages).toEqual([
+      { role: 'user', content: 'Old' },
+      {
+        role: 'assistant',
+        content: 'Reply',
+        figures: { numTokens: 2, seconds: 1, tps: undefined },
+      },
+    ]);
+  });
+
+  const branched: Conversation = {
+    ...conversation,
+    messages: [
+      {
+        role: 'user',
+        content: 'Edited',
+        version: 1,
+        alternatives: [
+          [
+            { role: 'user', content: 'First' },
+            {
+              role: 'assistant',
+              content: 'Second answer',
+              version: 1,
+              alternatives: [[{ role: 'assistant', content: 'First answer' }]],
+            },
+          ],
+        ],
+      },
+      { role: 'assistant', content: 'Cut', ended: { by: 'limit', limit: 4 } },
+    ],
+  };
+
+  it('JSON export carries other versions, branches and the limit mark through import', () => {
+    const result = parse(toJson(branched));
+    expect(result.ok && result.conversation.messages).toEqual(branched.messages);
+  });
+
+  it.each([
+    [
+      'alternatives that are not a list',
+      { alternatives: 'x' },
+      /message 1 has "alternatives" that is not a list/,
+    ],
+    [
+      'an empty alternative',
+      { alternatives: [[]] },
+      /message 1, alternative 1 is not a non-empty list/,
+    ],
+    [
+      'a bad message inside an alternative',
+      { alternatives: [[{ role: 'tool', content: 'x' }]] },
+      /message 1, alternative 1, message 1 has role "tool"/,
+    ],
+    [
+      'a version out of range',
+      { alternatives: [[{ role: 'user', content: 'p' }]], version: 2 },
+      /"version" 2; with 2 versions it is 0 to 1/,
+    ],
+  ])('refuses %s, naming where', (_name, extra, message) => {
+    const text = JSON.stringify({
+      format: 'local-llm-studio.conversation',
+      version: 2,
+      messages: [{ role: 'user', content: 'q', ...extra }],
+    });
+    const result = parse(text);
+    expect(result).toMatchObject({ ok: false, error: { kind: 'malformed' } });
+    expect(!result.ok && result.error.message).toMatch(message);
   });
 });

@@ -7,11 +7,17 @@ import { isObject, isRecord } from '../guards';
 import type { Conversation, ConversationMessage } from './types';
 import { titleOf } from './types';
 
-/** Version of the exported JSON format. */
-export const EXPORT_VERSION = 1;
+/**
+ * Version of the exported JSON format: 2 adds a message's other versions (`alternatives`,
+ * `version`) and how a reply ended (`ended`); version 1 files still import.
+ */
+export const EXPORT_VERSION = 2;
+/** The oldest version this app imports. */
+const OLDEST_VERSION = 1;
 export const EXPORT_FORMAT = 'local-llm-studio.conversation';
 /** Larger files are refused before they are read. */
 export const IMPORT_MAX_BYTES = 5 * 1024 * 1024;
+/** Messages in a file, every version of every branch counted. */
 const MAX_MESSAGES = 10_000;
 
 export interface ConversationFile {
@@ -21,7 +27,22 @@ export interface ConversationFile {
   modelId: string;
   settings: Conversation['settings'];
   exportedAt: string;
-  messages: Array<Pick<ConversationMessage, 'role' | 'content'> & Partial<ConversationMessage>>;
+  messages: FileMessage[];
+}
+
+type FileMessage = Pick<ConversationMessage, 'role' | 'content'> & Partial<ConversationMessage>;
+
+function toFileMessage(m: ConversationMessage): FileMessage {
+  const out: FileMessage = { role: m.role, content: m.content };
+  if (m.thinking) out.thinking = m.thinking;
+  if (m.figures) out.figures = m.figures;
+  if (m.ended) out.ended = m.ended;
+  if (m.interrupted || m.streaming) out.interrupted = true;
+  if (m.alternatives?.length) {
+    out.alternatives = m.alternatives.map((branch) => branch.map(toFileMessage));
+    if (m.version !== undefined) out.version = m.version;
+  }
+  return out;
 }
 
 export function toConversationFile(conversation: Conversation, now = new Date()): ConversationFile {
@@ -32,13 +53,7 @@ export function toConversationFile(conversation: Conversation, now = new Date())
     modelId: conversation.modelId,
     settings: conversation.settings,
     exportedAt: now.toISOString(),
-    messages: conversation.messages.map((m) => {
-      const out: ConversationFile['messages'][number] = { role: m.role, content: m.content };
-      if (m.thinking) out.thinking = m.thinking;
-      if (m.figures) out.figures = m.figures;
-      if (m.interrupted || m.streaming) out.interrupted = true;
-      return out;
-    }),
+    messages: conversation.messages.map(toFileMessage),
   };
 }
 
@@ -89,13 +104,77 @@ const malformed = (why: string): ImportResult => ({
   error: { kind: 'malformed', message: `This is not a conversation file: ${why}` },
 });
 
-function checkMessage(value: unknown, index: number): ConversationMessage | string {
-  if (!isObject(value)) return `message ${index + 1} is not an object.`;
+/** Counts the messages read so far (every branch's) against MAX_MESSAGES. */
+interface Budget {
+  left: number;
+}
+
+function checkEnded(value: unknown): ConversationMessage['ended'] {
+  if (!isObject(value)) return undefined;
+  if (value.by === 'stop') return { by: 'stop' };
+  if (value.by === 'limit' && typeof value.limit === 'number')
+    return { by: 'limit', limit: value.limit };
+  return undefined;
+}
+
+/** A message's other versions: lists of messages, each checked like the conversation's. */
+function checkAlternatives(
+  value: unknown,
+  name: string,
+  budget: Budget,
+): ConversationMessage[][] | string {
+  if (!Array.isArray(value)) return `${name} has "alternatives" that is not a list.`;
+  const branches: ConversationMessage[][] = [];
+  for (const [b, branch] of value.entries()) {
+    const where = `${name}, alternative ${b + 1}`;
+    if (!Array.isArray(branch) || branch.length === 0)
+      return `${where} is not a non-empty list of messages.`;
+    const checked = checkMessages(branch, budget, `${where}, message `);
+    if (typeof checked === 'string') return checked;
+    branches.push(checked);
+  }
+  return branches;
+}
+
+function checkMessages(
+  list: unknown[],
+  budget: Budget,
+  prefix = 'message ',
+): ConversationMessage[] | string {
+  const messages: ConversationMessage[] = [];
+  for (const [i, raw] of list.entries()) {
+    budget.left -= 1;
+    if (budget.left < 0)
+      return `it has more than ${MAX_MESSAGES.toLocaleString('en-US')} messages.`;
+    const m = checkMessage(raw, `${prefix}${i + 1}`, budget);
+    if (typeof m === 'string') return m;
+    messages.push(m);
+  }
+  return messages;
+}
+
+function checkMessage(value: unknown, name: string, budget: Budget): ConversationMessage | string {
+  if (!isObject(value)) return `${name} is not an object.`;
   const m = value;
   if (m.role !== 'user' && m.role !== 'assistant')
-    return `message ${index + 1} has role ${JSON.stringify(m.role)} (expected "user" or "assistant").`;
-  if (typeof m.content !== 'string') return `message ${index + 1} has no text content.`;
+    return `${name} has role ${JSON.stringify(m.role)} (expected "user" or "assistant").`;
+  if (typeof m.content !== 'string') return `${name} has no text content.`;
   const out: ConversationMessage = { role: m.role, content: m.content };
+  const ended = checkEnded(m.ended);
+  if (ended) out.ended = ended;
+  if (m.alternatives !== undefined) {
+    const alternatives = checkAlternatives(m.alternatives, name, budget);
+    if (typeof alternatives === 'string') return alternatives;
+    if (alternatives.length > 0) {
+      out.alternatives = alternatives;
+      const version = m.version;
+      if (typeof version === 'number' && Number.isInteger(version)) {
+        if (version < 0 || version > alternatives.length)
+          return `${name} has "version" ${version}; with ${alternatives.length + 1} versions it is 0 to ${alternatives.length}.`;
+        out.version = version;
+      }
+    }
+  }
   if (typeof m.thinking === 'string' && m.thinking) out.thinking = m.thinking;
   if (m.interrupted === true) out.interrupted = true;
   const f = m.figures;
@@ -135,23 +214,26 @@ export function parseConversationFile(
   if (!isRecord(data)) return malformed('expected a JSON object.');
   const file = data;
   if (file.format !== EXPORT_FORMAT) return malformed(`"format" is not "${EXPORT_FORMAT}".`);
-  if (file.version !== EXPORT_VERSION)
+  const version = file.version;
+  if (
+    typeof version !== 'number' ||
+    !Number.isInteger(version) ||
+    version < OLDEST_VERSION ||
+    version > EXPORT_VERSION
+  )
     return {
       ok: false,
       error: {
         kind: 'wrong-version',
-        message: `This conversation file has version ${JSON.stringify(file.version)}; this app reads version ${EXPORT_VERSION}.`,
+        message:
+          typeof version === 'number' && version > EXPORT_VERSION
+            ? `This conversation file has version ${version}, from a newer version of this app; this app reads versions ${OLDEST_VERSION} to ${EXPORT_VERSION}. Update the app to import it.`
+            : `This conversation file has version ${JSON.stringify(version)}; this app reads versions ${OLDEST_VERSION} to ${EXPORT_VERSION}.`,
       },
     };
   if (!Array.isArray(file.messages)) return malformed('"messages" is missing or not a list.');
-  if (file.messages.length > MAX_MESSAGES)
-    return malformed(`it has more than ${MAX_MESSAGES.toLocaleString('en-US')} messages.`);
-  const messages: ConversationMessage[] = [];
-  for (const [i, raw] of file.messages.entries()) {
-    const m = checkMessage(raw, i);
-    if (typeof m === 'string') return malformed(m);
-    messages.push(m);
-  }
+  const messages = checkMessages(file.messages, { left: MAX_MESSAGES });
+  if (typeof messages === 'string') return malformed(messages);
   const title = typeof file.title === 'string' ? file.title.trim().slice(0, 200) : '';
   return {
     ok: true,
