@@ -799,6 +799,16 @@ def main(argv: list[str] | None = None) -> int:
         resume_from = last_checkpoint(checkpoints_dir(args.output_dir))
         if resume_from is None:
             fail(f"no checkpoint to resume from in {checkpoints_dir(args.output_dir)}")
+    if not looks_like_path(args.base_model):
+        # A Hub id: the download is a step of its own, with its progress lines, its access
+        # check and its disk check, before anything is loaded (hub_download.py).
+        import hub_download
+
+        try:
+            args.base_model = hub_download.fetch_base(args.base_model, report.say,
+                                                      main=dist.main)
+        except hub_download.HubError as error:
+            fail(str(error))
 
     import datasets
     import torch
