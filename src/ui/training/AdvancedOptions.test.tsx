@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { setupServer } from 'msw/node';
 import { useState } from 'react';
-import { createTrainingMock } from '../../../mocks/training-handlers';
-import { createServices } from '../../composition';
-import { ServicesContext } from '../services';
-import { DEFAULT_TRAINING_URL, TRAINING_PARAMS } from '../../shared/training-api';
+import { TRAINING_PARAMS } from '../../shared/training-api';
 import { ADVANCED_FIELDS, TRAINING_FIELDS } from '../../shared/training-fields';
-import { queryClient as appQueryClient } from '../query-client';
+import { renderPanel, serveTrainingMock } from '../../../tests/component/training-panel';
 import { AdvancedOptions } from './AdvancedOptions';
 import { FORM_FIELDS, formOptions } from './training-form';
-import { TrainingPanel } from './TrainingPanel';
 
 // jsdom has no canvas: the loss curve's uPlot is replaced (as in TrainingPanel.test.tsx).
 vi.mock('uplot', () => ({
@@ -23,18 +17,7 @@ vi.mock('uplot', () => ({
   },
 }));
 
-const mock = createTrainingMock({ stepsPerPoll: 60 });
-const server = setupServer(...mock.handlers);
-beforeAll(async () => {
-  server.listen({ onUnhandledRequest: 'error' });
-  await createServices().loadTrainingLogic();
-});
-beforeEach(() => {
-  localStorage.clear();
-  appQueryClient.clear();
-  mock.reset();
-});
-afterAll(() => server.close());
+const { mock } = serveTrainingMock({ stepsPerPoll: 60 });
 
 function Harness({ method = 'lora' as const }: { method?: 'lora' | 'full' }) {
   const [values, setValues] = useState<Record<string, string>>({});
@@ -97,22 +80,6 @@ describe('AdvancedOptions', () => {
 });
 
 describe('the panel with Advanced', () => {
-  function renderPanel() {
-    const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-    const services = createServices({
-      queryClient,
-      trainingUrl: DEFAULT_TRAINING_URL,
-      pollInterval: 15,
-    });
-    render(
-      <QueryClientProvider client={queryClient}>
-        <ServicesContext value={services}>
-          <TrainingPanel dataFileFromDataset="service-data/datasets/stored.json" />
-        </ServicesContext>
-      </QueryClientProvider>,
-    );
-  }
-
   it('sends the four basic values always and only the changed advanced ones; a refused value blocks Start', async () => {
     const user = userEvent.setup();
     renderPanel();

@@ -1,17 +1,11 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { cleanup, render, screen, waitFor, within } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { http, HttpResponse } from 'msw';
-import { setupServer } from 'msw/node';
-import type { ReactNode } from 'react';
 import { createTrainingMock, MOCK_MESSAGES } from '../../../mocks/training-handlers';
-import { createServices } from '../../composition';
-import { ServicesContext } from '../services';
 import { DEFAULT_BASE_MODEL, DEFAULT_TRAINING_URL } from '../../shared/training-api';
 import { baseModelSuggestions, MODELS } from '../../shared/models';
 import { renderPanel, serveTrainingMock } from '../../../tests/component/training-panel';
-import { queryClient as appQueryClient } from '../query-client';
 
 // jsdom has no canvas: uPlot is replaced by a recorder (the real chart is drawn in the Chromium
 // e2e, tests/e2e/train-to-chat.e2e.test.ts).
