@@ -1,6 +1,7 @@
+import { useCallback } from 'react';
 import { useSelector } from '@xstate/react';
 import type { ActorRefFrom } from 'xstate';
-import { type chatMachine } from '../../machines/chatMachine';
+import { type ChatEvent, type chatMachine } from '../../machines/chatMachine';
 import {
   selectChatError,
   selectDraft,
@@ -40,6 +41,8 @@ export function ChatView({
   const seconds = useSelector(chat, selectSeconds);
   const stats = useSelector(chat, selectStats);
   const error = useSelector(chat, selectChatError);
+  // Stable, so the memoized messages do not re-render for it.
+  const send = useCallback((event: ChatEvent) => chat.send(event), [chat]);
 
   return (
     <section className="chat" aria-label="Chat">
@@ -49,6 +52,7 @@ export function ChatView({
           generating={generating}
           examples={EXAMPLE_PROMPTS}
           onExample={(text) => chat.send({ type: 'chat.send', text })}
+          send={send}
         />
       )}
       {error && (

@@ -1,5 +1,5 @@
 import { Suspense, lazy, memo } from 'react';
-import type { DisplayMessage } from '../../machines/chatMachine';
+import type { ChatEvent, DisplayMessage } from '../../machines/chatMachine';
 import { BotIcon, UserIcon } from './Icons';
 
 /**
@@ -10,8 +10,40 @@ import { BotIcon, UserIcon } from './Icons';
 const loadMarkdown = () => import('../markdown/AssistantMarkdown');
 const LazyMarkdown = lazy(() => loadMarkdown().then((m) => ({ default: m.AssistantMarkdown })));
 
+// The buttons under each message come with the renderer (not in the first load either).
+const loadActions = () => import('./MessageActions');
+const LazyActions = lazy(loadActions);
+
 export function preloadMarkdown(): void {
   void loadMarkdown();
+  void loadActions();
+}
+
+/**
+ * What a message needs for its action buttons (no `send`: no buttons). Flat values, so the
+ * memoized message re-renders only when one of them changes.
+ */
+export interface MessageActionProps {
+  index?: number;
+  last?: boolean;
+  /** A reply is being written (Regenerate, Edit, Continue and the pager wait). */
+  busy?: boolean;
+  send?: ((event: ChatEvent) => void) | undefined;
+}
+
+function Actions({
+  message,
+  index = 0,
+  last = false,
+  busy = false,
+  send,
+}: MessageActionProps & { message: DisplayMessage }) {
+  if (!send) return null;
+  return (
+    <Suspense fallback={null}>
+      <LazyActions message={message} index={index} last={last} busy={busy} send={send} />
+    </Suspense>
+  );
 }
 
 function AssistantMarkdown({ content, streaming }: { content: string; streaming: boolean }) {
@@ -26,15 +58,19 @@ function AssistantMarkdown({ content, streaming }: { content: string; streaming:
 export const Message = memo(function Message({
   message,
   streaming,
+  ...actions
 }: {
   message: DisplayMessage;
   streaming: boolean;
-}) {
+} & MessageActionProps) {
   if (message.role !== 'assistant') {
     return (
       <li className="message message-user">
-        <div className="bubble bubble-user">
-          <p className="plain">{message.content}</p>
+        <div className="message-body">
+          <div className="bubble bubble-user">
+            <p className="plain">{message.content}</p>
+          </div>
+          <Actions message={message} {...actions} />
         </div>
         <span className="avatar avatar-user">
           <UserIcon />
@@ -50,32 +86,35 @@ export const Message = memo(function Message({
         <BotIcon />
         <span className="sr-only">Assistant</span>
       </span>
-      <div className="bubble bubble-assistant">
-        {message.thinking !== undefined && (
-          <details className="thinking" open={streaming && message.content.length === 0}>
-            <summary>Thinking…</summary>
-            <AssistantMarkdown
-              content={message.thinking}
-              streaming={streaming && message.content.length === 0}
-            />
-          </details>
-        )}
-        {awaiting ? (
-          <span className="dots" role="status" aria-label="Waiting for the reply">
-            <span />
-            <span />
-            <span />
-          </span>
-        ) : (
-          <AssistantMarkdown content={message.content} streaming={streaming} />
-        )}
-        {message.ended && (
-          <p className="reply-ended">
-            {message.ended.by === 'stop'
-              ? 'Stopped'
-              : `Reached the ${message.ended.limit}-token limit`}
-          </p>
-        )}
+      <div className="message-body">
+        <div className="bubble bubble-assistant">
+          {message.thinking !== undefined && (
+            <details className="thinking" open={streaming && message.content.length === 0}>
+              <summary>Thinking…</summary>
+              <AssistantMarkdown
+                content={message.thinking}
+                streaming={streaming && message.content.length === 0}
+              />
+            </details>
+          )}
+          {awaiting ? (
+            <span className="dots" role="status" aria-label="Waiting for the reply">
+              <span />
+              <span />
+              <span />
+            </span>
+          ) : (
+            <AssistantMarkdown content={message.content} streaming={streaming} />
+          )}
+          {message.ended && (
+            <p className="reply-ended">
+              {message.ended.by === 'stop'
+                ? 'Stopped'
+                : `Reached the ${message.ended.limit}-token limit`}
+            </p>
+          )}
+        </div>
+        {!streaming && <Actions message={message} {...actions} />}
       </div>
     </li>
   );

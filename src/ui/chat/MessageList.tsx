@@ -1,5 +1,5 @@
 import { useLayoutEffect, useRef } from 'react';
-import type { DisplayMessage } from '../../machines/chatMachine';
+import type { ChatEvent, DisplayMessage } from '../../machines/chatMachine';
 import { isNearBottom } from '../format';
 import { Message } from './Message';
 
@@ -9,13 +9,21 @@ export interface MessageListProps {
   /** Example prompts shown while the list is empty. */
   examples?: readonly string[];
   onExample?: (prompt: string) => void;
+  /** Sends the message actions' events (Regenerate, Edit, Continue, the pager); a stable function. */
+  send?: ((event: ChatEvent) => void) | undefined;
 }
 
 /**
  * The chat message list. Auto-scrolls on new content only if the user was within 120 px of the
  * bottom before the update (PRODUCT.md §2), so reading older messages is never interrupted.
  */
-export function MessageList({ messages, generating, examples = [], onExample }: MessageListProps) {
+export function MessageList({
+  messages,
+  generating,
+  examples = [],
+  onExample,
+  send,
+}: MessageListProps) {
   const ref = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
 
@@ -48,7 +56,15 @@ export function MessageList({ messages, generating, examples = [], onExample }: 
       ) : (
         <ol className="messages">
           {messages.map((m, i) => (
-            <Message key={i} message={m} streaming={generating && i === messages.length - 1} />
+            <Message
+              key={i}
+              message={m}
+              streaming={generating && i === messages.length - 1}
+              index={i}
+              last={i === messages.length - 1}
+              busy={generating}
+              send={send}
+            />
           ))}
         </ol>
       )}

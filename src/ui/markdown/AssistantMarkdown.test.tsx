@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { StrictMode } from 'react';
-import { render } from '@testing-library/react';
+import { render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { AssistantMarkdown } from './AssistantMarkdown';
 import { manualFrames } from './test-frames';
 
@@ -41,5 +42,31 @@ describe('AssistantMarkdown', () => {
     expect(container.querySelectorAll('table')).toHaveLength(1);
     expect(container.querySelector('img, [onerror]')).toBeNull();
     expect(container.querySelector('.markdown')?.children).toHaveLength(1);
+  });
+
+  it('a finished code block gets a real Copy button that copies its code; the sanitizer still drops model buttons', async () => {
+    manualFrames();
+    const user = userEvent.setup();
+    const text =
+      '```js\nconst a = 1;\n```\n\n<button class="code-copy" onclick="alert(1)">Copy</button>';
+    const { container, rerender } = render(<AssistantMarkdown content={text} streaming />);
+    // Not while streaming.
+    expect(container.querySelector('.code-copy')).toBeNull();
+    rerender(<AssistantMarkdown content={text} streaming={false} />);
+    const pre = container.querySelector('pre');
+    expect(pre).not.toBeNull();
+    const button = await within(pre!).findByRole('button', { name: 'Copy code' });
+    // Only the button made here: the one in the model's text was removed by the sanitizer.
+    expect(container.querySelectorAll('button')).toHaveLength(1);
+    expect(container.querySelector('[onclick]')).toBeNull();
+    button.focus();
+    await user.keyboard('{Enter}');
+    await expect(navigator.clipboard.readText()).resolves.toBe('const a = 1;\n');
+    expect(screen.getByText('Code copied')).toBeInTheDocument();
+    // A new final text (the renderer rebuilds the blocks): the new block gets its button too.
+    rerender(<AssistantMarkdown content={'```\nx\n```\n\n```\ny\n```'} streaming={false} />);
+    await waitFor(() =>
+      expect(container.querySelectorAll('pre > button.code-copy')).toHaveLength(2),
+    );
   });
 });

@@ -1,10 +1,12 @@
-import { useLayoutEffect, useRef } from 'react';
+import { useEffect, useLayoutEffect, useRef, type MouseEvent } from 'react';
 import {
   createStreamingRenderer,
   warmUpRenderer,
   type StreamingRenderer,
 } from './streaming-renderer';
 import { afterNextFrame, cancelFrame, nextFrame } from './frames';
+import { codeOfCopyButton, watchCodeBlocks } from './code-copy';
+import { useCopy } from '../chat/use-copy';
 import './markdown.css';
 
 // This module is loaded lazily (when a model is ready): warm the renderer and KaTeX up when idle.
@@ -53,5 +55,27 @@ export function AssistantMarkdown({ content, streaming }: { content: string; str
     });
   }, [content, streaming]);
 
-  return <div className="markdown" ref={ref} />;
+  // Code blocks get their Copy buttons once the message is finished (never while it streams, so a
+  // streamed update does no extra work).
+  useEffect(() => {
+    const el = ref.current;
+    if (!el || streaming) return;
+    return watchCodeBlocks(el);
+  }, [streaming]);
+
+  const { copy, copied, failed } = useCopy();
+  const onClick = (e: MouseEvent) => {
+    const code = codeOfCopyButton(e.target);
+    if (code !== null) void copy(code);
+  };
+
+  return (
+    <>
+      {/* The div's children are the renderer's; the click reaches it from the code's button. */}
+      <div className="markdown" ref={ref} onClick={onClick} />
+      <span className="sr-only" aria-live="polite">
+        {copied ? 'Code copied' : failed ? 'Copy failed: no clipboard access' : ''}
+      </span>
+    </>
+  );
 }

@@ -1,0 +1,124 @@
+import { describe, expect, it, vi } from 'vitest';
+import { render, screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { MessageList } from './MessageList';
+import type { ChatEvent, DisplayMessage } from '../../machines/chatMachine';
+
+vi.mock('../markdown/AssistantMarkdown', () => ({
+  AssistantMarkdown: ({ content }: { content: string }) => <div data-testid="md">{content}</div>,
+}));
+
+const regenerated: DisplayMessage[] = [
+  { role: 'user', content: 'Question' },
+  {
+    role: 'assistant',
+    content: '**Second** answer',
+    version: 1,
+    alternatives: [
+      [{ role: 'assistant', content: 'First' }],
+      [{ role: 'assistant', content: 'Third' }],
+    ],
+  },
+];
+
+function list(messages: DisplayMessage[], generating = false) {
+  const sent: ChatEvent[] = [];
+  const send = (event: ChatEvent) => void sent.push(event);
+  const view = render(<MessageList messages={messages} generating={generating} send={send} />);
+  return { sent, view };
+}
+
+const items = () => screen.getAllByRole('listitem');
+
+describe('message actions', () => {
+  it('Copy puts the message’s Markdown on the clipboard and says "Copied"', async () => {
+    const user = userEvent.setup();
+    list(regenerated);
+    const reply = items()[1]!;
+    await user.click(await within(reply).findByRole('button', { name: 'Copy message' }));
+    await expect(navigator.clipboard.readText()).resolves.toBe('**Second** answer');
+    expect(within(reply).getByText('Copied')).toBeInTheDocument();
+  });
+
+  it('the pager shows "2 / 3" and asks for the previous and next versions', async () => {
+    const user = userEvent.setup();
+    const { sent } = list(regenerated);
+    const reply = items()[1]!;
+    expect(await within(reply).findByText('2 / 3')).toBeInTheDocument();
+    await user.click(within(reply).getByRole('button', { name: 'Previous version' }));
+    await user.click(within(reply).getByRole('button', { name: 'Next version' }));
+    expect(sent).toEqual([
+      { type: 'chat.version', index: 1, version: 0 },
+      { type: 'chat.version', index: 1, version: 2 },
+    ]);
+  });
+
+  it('Regenerate on the last reply; Continue only on a reply cut at the limit', async () => {
+    const user = userEvent.setup();
+    const { sent, view } = list(regenerated);
+    await user.click(await screen.findByRole('button', { name: 'Regenerate' }));
+    expect(sent).toEqual([{ type: 'chat.regenerate' }]);
+    // A reply that ended normally is not continued.
+    expect(screen.queryByRole('button', { name: 'Continue' })).not.toBeInTheDocument();
+    view.unmount();
+    const cut = list([
+      { role: 'user', content: 'q' },
+      { role: 'assistant', content: 'Once', ended: { by: 'limit', limit: 4 } },
+    ]);
+    await user.click(await screen.findByRole('button', { name: 'Continue' }));
+    expect(cut.sent).toEqual([{ type: 'chat.continue' }]);
+  });
+
+  it('Edit opens the text; Send asks for the branch, Escape leaves it', async () => {
+    const user = userEvent.setup();
+    const { sent } = list(regenerated);
+    await user.click(await screen.findByRole('button', { name: 'Edit and resend' }));
+    const box = screen.getByRole('textbox', { name: 'Edit message' });
+    expect(box).toHaveFocus();
+    await user.clear(box);
+    await user.type(box, 'Better question');
+    await user.click(screen.getByRole('button', { name: 'Send' }));
+    expect(sent).toEqual([{ type: 'chat.edit', index: 0, text: 'Better question' }]);
+    await user.click(screen.getByRole('button', { name: 'Edit and resend' }));
+    await user.keyboard('{Escape}');
+    expect(screen.queryByRole('textbox', { name: 'Edit message' })).not.toBeInTheDocument();
+  });
+
+  it('while a reply streams: Edit, Regenerate and the pager are disabled, Copy is not', async () => {
+    list(
+      [...regenerated, { role: 'user', content: 'Next' }, { role: 'assistant', content: 'Stre' }],
+      true,
+    );
+    const [question, reply, next, streaming] = items();
+    expect(
+      await within(question!).findByRole('button', { name: 'Edit and resend' }),
+    ).toBeDisabled();
+    expect(within(reply!).getByRole('button', { name: 'Previous version' })).toBeDisabled();
+    expect(within(next!).getByRole('button', { name: 'Copy message' })).toBeEnabled();
+    // The reply being written has no buttons yet.
+    expect(within(streaming!).queryByRole('button')).not.toBeInTheDocument();
+  });
+
+  it('keyboard: Tab reaches each message’s buttons in reading order', async () => {
+    const user = userEvent.setup();
+    list(regenerated);
+    await screen.findByRole('button', { name: 'Regenerate' });
+    const names: string[] = [];
+    for (let i = 0; i < 6; i += 1) {
+      await user.tab();
+      names.push(
+        document.activeElement?.getAttribute('aria-label') ??
+          document.activeElement?.textContent ??
+          '',
+      );
+    }
+    expect(names).toEqual([
+      'Copy message',
+      'Edit and resend',
+      'Previous version',
+      'Next version',
+      'Copy message',
+      'Regenerate',
+    ]);
+  });
+});
