@@ -82,7 +82,10 @@ describe('model storage', () => {
     const removed = await deleteStoredModel('local/one', {
       storage,
       registry,
-      setHost: (h) => (host = h),
+      atHost: async (h, work) => {
+        host = h;
+        return work();
+      },
     });
     expect(calls).toEqual([
       { id: 'local/one', options: { dtype: 'fp32', device: 'webgpu' }, host: HOST },
@@ -176,7 +179,7 @@ describe('delete removes everything stored for the model', () => {
     const removed = await deleteStoredModel('trained/run-1', {
       storage,
       registry,
-      setHost: () => {},
+      atHost: async (_host, work) => work(),
     });
     expect(removed).toBe(1);
     expect([...(caches.get(MODEL_CACHE)?.keys() ?? [])]).toEqual([]);

@@ -79,7 +79,12 @@ export async function listStoredModels(storage: CacheStorage): Promise<StoredMod
  */
 export async function deleteStoredModel(
   id: string,
-  deps: { storage: CacheStorage; registry: Registry; setHost: (host: string) => void },
+  deps: {
+    storage: CacheStorage;
+    registry: Registry;
+    /** Runs work with transformers.js pointed at `host` (host-gate.ts). */
+    atHost: <T>(host: string, work: () => Promise<T>) => Promise<T>;
+  },
 ): Promise<number> {
   const cache = await deps.storage.open(MODEL_CACHE);
   const keys = (await cache.keys())
@@ -89,12 +94,10 @@ export async function deleteStoredModel(
   let removed = 0;
   for (const host of hosts) {
     const dtype = keys.map((k) => dtypeOfFile(k.key?.file ?? '')).find((d) => d !== null);
-    deps.setHost(host);
     try {
-      const result = await deps.registry.clear_cache(id, {
-        dtype: dtype ?? undefined,
-        device: 'webgpu',
-      });
+      const result = await deps.atHost(host, () =>
+        deps.registry.clear_cache(id, { dtype: dtype ?? undefined, device: 'webgpu' }),
+      );
       removed += result.filesDeleted;
     } catch {
       // Its config is gone or unreachable: the sweep below still removes every file.
