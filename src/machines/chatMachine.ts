@@ -1,5 +1,6 @@
 import { assign, sendTo, setup, type SnapshotFrom } from 'xstate';
-import type { ChatMessage, GenerateOptions } from '../shared/worker-protocol';
+import type { ChatMessage } from '../shared/worker-protocol';
+import { toGenerateOptions } from '../shared/generate-options';
 import type { GenerationStats } from '../shared/generation-stats';
 import type { ConversationMessage } from '../shared/conversations/types';
 import {
@@ -111,16 +112,8 @@ function freshSettings(context: ChatContext): GenerationSettings {
   return settingsFor(context.recommended, capOf(context));
 }
 
-/** The worker's options from the conversation's settings, Max new tokens capped. */
-export function toGenerateOptions(settings: GenerationSettings, cap: number): GenerateOptions {
-  return {
-    maxNewTokens: Math.min(settings.maxNewTokens, cap),
-    temperature: settings.temperature,
-    topP: settings.topP,
-    repetitionPenalty: settings.repetitionPenalty,
-    systemPrompt: settings.systemPrompt || undefined,
-  };
-}
+/** The worker's options from the conversation's settings, Max new tokens capped (shared with Compare). */
+export { toGenerateOptions };
 
 type ChatEventOf<T extends ChatEvent['type']> = Extract<ChatEvent, { type: T }>;
 type ReadyMessage = ChatEventOf<'worker.ready'>['message'];

@@ -10,7 +10,8 @@ import {
   type Snapshot,
   type SnapshotFrom,
 } from 'xstate';
-import type { GenerateOptions, ModelLoadSpec } from '../shared/worker-protocol';
+import type { ModelLoadSpec } from '../shared/worker-protocol';
+import { toGenerateOptions } from '../shared/generate-options';
 import type { GenerationSettings } from '../shared/generation-settings';
 import {
   EVALUATION_VERSION,
@@ -280,13 +281,8 @@ export const evaluationMachine = setup({
       const row = context.rows[context.index];
       const settings = context.setup?.settings;
       if (!row || !settings) return;
-      const options: GenerateOptions = {
-        maxNewTokens: settings.maxNewTokens,
-        temperature: settings.temperature,
-        topP: settings.topP,
-        repetitionPenalty: settings.repetitionPenalty,
-        systemPrompt: settings.systemPrompt || undefined,
-      };
+      // The chat's mapping (Max new tokens was checked against the cap when Compare started).
+      const options = toGenerateOptions(settings);
       // A fresh conversation per question: the question alone, no earlier turn, no KV cache.
       enqueue.sendTo(context.worker, {
         type: 'generate',
