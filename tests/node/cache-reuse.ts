@@ -17,6 +17,37 @@ export interface Conversation {
   reused: number;
 }
 
+/** The prompt's tensors, as the template (or the tokenizer) gives them. */
+export type PromptInputs = { input_ids: Tensor; attention_mask: Tensor };
+
+/**
+ * One greedy turn from `inputs` up to `maxNewTokens`, the cache given only where it covers the
+ * prompt (TurnCache) and kept for the next turn; returns the new token ids.
+ */
+export async function generateTurn(
+  model: PreTrainedModel,
+  inputs: PromptInputs,
+  cache: TurnCache,
+  maxNewTokens: number,
+  stop: number[],
+): Promise<number[]> {
+  const promptIds = (inputs.input_ids.tolist() as bigint[][])[0] ?? [];
+  const result = (await model.generate({
+    ...inputs,
+    past_key_values: cache.take(promptIds),
+    do_sample: false,
+    max_new_tokens: maxNewTokens,
+    eos_token_id: stop,
+    return_dict_in_generate: true,
+  } as unknown as Parameters<PreTrainedModel['generate']>[0])) as {
+    sequences: Tensor;
+    past_key_values: PastKeyValues;
+  };
+  cache.keep(result);
+  const all = ((result.sequences.tolist() as bigint[][])[0] ?? []).map(Number);
+  return all.slice(promptIds.length);
+}
+
 export async function runConversation(
   model: PreTrainedModel,
   tokenizer: PreTrainedTokenizer,
@@ -46,22 +77,8 @@ export async function runConversation(
     const inputs = tokenizer.apply_chat_template(
       withSystemPrompt(messages, options.systemPrompt, format),
       { add_generation_prompt: true, return_dict: true },
-    ) as unknown as { input_ids: Tensor; attention_mask: Tensor };
-    const promptIds = (inputs.input_ids.tolist() as bigint[][])[0] ?? [];
-    const result = (await model.generate({
-      ...inputs,
-      past_key_values: cache.take(promptIds),
-      do_sample: false,
-      max_new_tokens: options.maxNewTokens ?? 12,
-      eos_token_id: stop,
-      return_dict_in_generate: true,
-    } as unknown as Parameters<PreTrainedModel['generate']>[0])) as {
-      sequences: Tensor;
-      past_key_values: PastKeyValues;
-    };
-    cache.keep(result);
-    const all = ((result.sequences.tolist() as bigint[][])[0] ?? []).map(Number);
-    const reply = all.slice(promptIds.length);
+    ) as unknown as PromptInputs;
+    const reply = await generateTurn(model, inputs, cache, options.maxNewTokens ?? 12, stop);
     replies.push(reply);
     const at = closeId === undefined ? -1 : reply.lastIndexOf(closeId);
     const answer = at >= 0 ? reply.slice(at + 1) : reply;

@@ -3,37 +3,12 @@
  * drives it: a greedy reply cut at 4 tokens and continued for 4 more is the 8-token reply, with and
  * without the cut reply's KV cache (reused only where it provably covers the prompt).
  */
-import type { PreTrainedModel, PreTrainedTokenizer, Tensor } from '@huggingface/transformers';
+import type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transformers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { continuationPrompt, probeChatFormat, stopIds } from '../../src/worker/chat-format';
-import { TurnCache, type PastKeyValues } from '../../src/worker/kv-cache';
+import { TurnCache } from '../../src/worker/kv-cache';
+import { generateTurn as generate, type PromptInputs as Inputs } from './cache-reuse';
 import { FAMILY, generateTinyModels, loadModel, serveForTransformers } from './family-models';
-
-type Inputs = { input_ids: Tensor; attention_mask: Tensor };
-const idsOf = (t: Tensor) => (t.tolist() as bigint[][])[0] ?? [];
-
-async function generate(
-  model: PreTrainedModel,
-  inputs: Inputs,
-  cache: TurnCache,
-  maxNewTokens: number,
-  stop: number[],
-): Promise<number[]> {
-  const promptIds = idsOf(inputs.input_ids);
-  const result = (await model.generate({
-    ...inputs,
-    past_key_values: cache.take(promptIds),
-    do_sample: false,
-    max_new_tokens: maxNewTokens,
-    eos_token_id: stop,
-    return_dict_in_generate: true,
-  } as unknown as Parameters<PreTrainedModel['generate']>[0])) as {
-    sequences: Tensor;
-    past_key_values: PastKeyValues;
-  };
-  cache.keep(result);
-  return idsOf(result.sequences).slice(promptIds.length).map(Number);
-}
 
 async function cutAndContinue(
   model: PreTrainedModel,
