@@ -10,7 +10,7 @@ import { selectConversationList, selectCurrentId } from './conversationsSelector
 import { defaultSettings } from '../shared/generation-settings';
 import type { StoreCommand, StoreResult } from '../shared/conversations/store-protocol';
 import type { Conversation, ConversationMessage } from '../shared/conversations/types';
-import { toJson } from '../shared/conversations/file';
+import { parseConversationFile, toJson } from '../shared/conversations/file';
 import { recorder } from './test-helpers';
 
 /**
@@ -84,6 +84,9 @@ function start(store = fakeStore(), delays: { saveThrottle: number } = { saveThr
 }
 
 const settings = defaultSettings(48);
+/** What the Conversations panel sends for a chosen file (checked with the machine's cap, 48). */
+const importOf = (text: string, size = text.length) =>
+  ({ type: 'conversation.import', result: parseConversationFile(text, size, 48) }) as const;
 const changed = (
   messages: ConversationMessage[],
   streaming = false,
@@ -239,7 +242,7 @@ describe('conversationsMachine', () => {
     const { actor, store, loads } = start();
     await waitFor(actor, (s) => s.matches({ list: 'loaded' }));
     const text = toJson(saved('x', 'imported question', 5));
-    actor.send({ type: 'conversation.import', text, size: text.length });
+    actor.send(importOf(text));
     const put = store.commands.at(-1);
     expect(put?.type).toBe('store.put');
     if (put?.type !== 'store.put') return;
@@ -262,7 +265,7 @@ describe('conversationsMachine', () => {
       },
     ];
     const text = toJson(conversation);
-    actor.send({ type: 'conversation.import', text, size: text.length });
+    actor.send(importOf(text));
     const put = store.commands.at(-1);
     expect(put?.type === 'store.put' && put.conversation.messages).toEqual(conversation.messages);
     expect(loads.at(-1)?.messages).toEqual(conversation.messages);
@@ -276,7 +279,7 @@ describe('conversationsMachine', () => {
     async (_n, text, msg) => {
       const { actor, store, loads } = start();
       await waitFor(actor, (s) => s.matches({ list: 'loaded' }));
-      actor.send({ type: 'conversation.import', text, size: text.length });
+      actor.send(importOf(text));
       expect(actor.getSnapshot().context.importError).toMatch(msg);
       expect(store.commands).toHaveLength(1);
       expect(loads).toHaveLength(0);
@@ -287,7 +290,7 @@ describe('conversationsMachine', () => {
 
   it('conversation.import of an oversized file is refused', async () => {
     const { actor } = start();
-    actor.send({ type: 'conversation.import', text: '{}', size: 6 * 1024 * 1024 });
+    actor.send(importOf('{}', 6 * 1024 * 1024));
     expect(actor.getSnapshot().context.importError).toMatch(/too large/);
   });
 

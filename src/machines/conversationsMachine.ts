@@ -16,7 +16,8 @@ import type {
 } from '../shared/conversations/types';
 import { checkTitle, sortSummaries } from '../shared/conversations/types';
 import type { StoreCommand, StoreResult } from '../shared/conversations/store-protocol';
-import { parseConversationFile } from '../shared/conversations/file';
+// Type only: the file check (file.ts) runs in the Conversations panel's chunk, outside the first load.
+import type { ImportResult } from '../shared/conversations/file';
 import { defaultSettings, type GenerationSettings } from '../shared/generation-settings';
 
 /** What the chat looks like right now (sent by the `watchChat` actor on every change). */
@@ -72,7 +73,8 @@ export type ConversationsEvent =
   | { type: 'conversation.select'; id: string }
   | { type: 'conversation.delete'; id: string }
   | { type: 'conversation.rename'; id: string; title: string }
-  | { type: 'conversation.import'; text: string; size: number }
+  /** A file checked by `parseConversationFile` (with this machine's `maxTokensCap`). */
+  | { type: 'conversation.import'; result: ImportResult }
   | { type: 'conversation.dismissError' }
   | StoreResult;
 
@@ -215,33 +217,30 @@ export const conversationsMachine = setup({
         title,
       }),
     ),
-    importConversation: enqueueActions(
-      ({ context, enqueue }, file: { text: string; size: number }) => {
-        const result = parseConversationFile(file.text, file.size, context.maxTokensCap);
-        if (!result.ok) {
-          enqueue.assign({ importError: result.error.message });
-          return;
-        }
-        const now = Date.now();
-        const conversation: Conversation = {
-          ...result.conversation,
-          id: newId(),
-          createdAt: now,
-          updatedAt: now,
-        };
-        enqueue.sendTo(context.chat, {
-          type: 'chat.load',
-          messages: conversation.messages,
-          settings: conversation.settings,
-        });
-        enqueue.assign({
-          importError: null,
-          current: conversation,
-          pending: conversation,
-          requestedId: null,
-        });
-      },
-    ),
+    importConversation: enqueueActions(({ context, enqueue }, result: ImportResult) => {
+      if (!result.ok) {
+        enqueue.assign({ importError: result.error.message });
+        return;
+      }
+      const now = Date.now();
+      const conversation: Conversation = {
+        ...result.conversation,
+        id: newId(),
+        createdAt: now,
+        updatedAt: now,
+      };
+      enqueue.sendTo(context.chat, {
+        type: 'chat.load',
+        messages: conversation.messages,
+        settings: conversation.settings,
+      });
+      enqueue.assign({
+        importError: null,
+        current: conversation,
+        pending: conversation,
+        requestedId: null,
+      });
+    }),
   },
 }).createMachine({
   id: 'conversations',
@@ -296,7 +295,7 @@ export const conversationsMachine = setup({
     'conversation.import': {
       actions: [
         'postSave',
-        { type: 'importConversation', params: ({ event }) => event },
+        { type: 'importConversation', params: ({ event }) => event.result },
         'postSave',
       ],
     },

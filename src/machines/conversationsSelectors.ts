@@ -8,3 +8,5 @@ export const selectCurrentId = (s: ConversationsSnapshot) => s.context.current?.
 export const selectCurrentConversation = (s: ConversationsSnapshot) => s.context.current;
 export const selectStorageError = (s: ConversationsSnapshot) => s.context.error;
 export const selectImportError = (s: ConversationsSnapshot) => s.context.importError;
+/** The `?maxTokens=` cap an imported file's Max new tokens is clamped to. */
+export const selectMaxTokensCap = (s: ConversationsSnapshot) => s.context.maxTokensCap;

@@ -10,8 +10,10 @@ import {
   selectConversationList,
   selectCurrentConversation,
   selectImportError,
+  selectMaxTokensCap,
   selectStorageError,
 } from '../../machines/conversationsSelectors';
+import { parseConversationFile } from '../../shared/conversations/file';
 import { ConversationsNav } from './ConversationsNav';
 import './conversations.css';
 
@@ -24,6 +26,7 @@ export function ConversationsPanel({
   const current = useSelector(conversations, selectCurrentConversation);
   const storageError = useSelector(conversations, selectStorageError);
   const importError = useSelector(conversations, selectImportError);
+  const cap = useSelector(conversations, selectMaxTokensCap);
   return (
     <ConversationsNav
       list={list}
@@ -34,7 +37,12 @@ export function ConversationsPanel({
       onSelect={(id) => conversations.send({ type: 'conversation.select', id })}
       onDelete={(id) => conversations.send({ type: 'conversation.delete', id })}
       onRename={(id, title) => conversations.send({ type: 'conversation.rename', id, title })}
-      onImport={(text, size) => conversations.send({ type: 'conversation.import', text, size })}
+      onImport={(text, size) =>
+        conversations.send({
+          type: 'conversation.import',
+          result: parseConversationFile(text, size, cap),
+        })
+      }
       onDismissError={() => conversations.send({ type: 'conversation.dismissError' })}
     />
   );
