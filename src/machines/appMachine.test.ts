@@ -153,13 +153,13 @@ describe('appMachine — Format Input on the local model', () => {
       data: { id: 'onnx-community/Llama-3.2-1B-Instruct-q4f16', dtype: 'q4f16' },
     } as const;
     worker.emit(ready);
-    worker.emit({ status: 'start', purpose: 'dataset' });
+    worker.emit({ status: 'start', purpose: 'evaluation' });
     worker.emit({
       status: 'update',
       output: 'x',
       numTokens: 1,
       channel: 'answer',
-      purpose: 'dataset',
+      purpose: 'evaluation',
     });
     expect(heard()).toEqual([
       'worker.loading',

@@ -1,6 +1,7 @@
 import { assign, sendTo, setup, type SnapshotFrom } from 'xstate';
 import type { ChatMessage } from '../shared/worker-protocol';
 import { toGenerateOptions } from '../shared/generate-options';
+import { REPLY_SILENCE_MS } from '../shared/liveness';
 import type { GenerationStats } from '../shared/generation-stats';
 import type { ConversationMessage } from '../shared/conversations/types';
 import {
@@ -97,7 +98,7 @@ export type ChatEvent =
  * A live worker beats every 2 s while it generates (llm.worker.ts `HEARTBEAT_MS`), however slow
  * its GPU, so this can be short without ever calling a slow reply dead.
  */
-export const REPLY_STALL_MS = 10_000;
+export const REPLY_STALL_MS = REPLY_SILENCE_MS;
 
 /** What goes to the worker: roles normalised (anything but assistant is user), no reasoning. */
 export function toWorkerMessages(messages: DisplayMessage[]): ChatMessage[] {

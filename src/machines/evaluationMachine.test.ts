@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createActor, fromCallback } from 'xstate';
 import {
   NO_QUESTIONS_MESSAGE,
@@ -14,6 +14,7 @@ import type { EvaluationSessionEvent } from './appMachine';
 import type { EvaluationRecord } from '../shared/evaluation';
 import { defaultSettings } from '../shared/generation-settings';
 import { fakeWorker, recorder } from './test-helpers';
+import { LOAD_SILENCE_MS, REPLY_SILENCE_MS } from '../shared/liveness';
 
 const model = (value: string): EvalModel => ({
   value,
@@ -58,7 +59,7 @@ function start({ failSaves = false } = {}) {
   const ready = (id: string) =>
     actor.send({ type: 'worker.ready', message: { status: 'ready', data: { id, dtype: 'q4' } } });
   const answer = (text: string) => {
-    actor.send({ type: 'worker.start', message: { status: 'start', purpose: 'dataset' } });
+    actor.send({ type: 'worker.start', message: { status: 'start', purpose: 'evaluation' } });
     actor.send({
       type: 'worker.update',
       message: { status: 'update', output: text, numTokens: 2, tps: 5, channel: 'answer' },
@@ -71,7 +72,7 @@ function start({ failSaves = false } = {}) {
         seconds: 0.5,
         interrupted: false,
         finish: 'end',
-        purpose: 'dataset',
+        purpose: 'evaluation',
       },
     });
   };
@@ -88,10 +89,10 @@ describe('evaluationMachine', () => {
 
     ready('base/model');
     expect(selectPhase(actor.getSnapshot())).toBe('answeringA');
-    // A fresh conversation per question, the settings of the comparison, the one-off purpose.
+    // A fresh conversation per question, the settings of the comparison, Compare's own purpose.
     expect(worker.posted[1]).toEqual({
       type: 'generate',
-      purpose: 'dataset',
+      purpose: 'evaluation',
       data: [{ role: 'user', content: 'q1' }],
       options: {
         maxNewTokens: 64,
@@ -321,5 +322,48 @@ describe('evaluationMachine — checked on this GPU', () => {
     expect(selectPhase(actor.getSnapshot())).toBe('done');
     actor.send({ type: 'evaluation.start', setup: setupOf(['q1']) });
     expect(selectChecks(actor.getSnapshot())).toEqual({ a: null, b: null });
+  });
+});
+
+describe('evaluationMachine — the liveness rule (the chat’s): silence, not slowness, gives up', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  // Compare heard no heartbeat and waited 120 s for a dead worker (the chat waits 10 s).
+  it('answering: a heartbeat every 2 s keeps it waiting; 10 s of silence → failed, the worker abandoned', () => {
+    vi.useFakeTimers();
+    const { actor, worker, ready } = start();
+    actor.send({ type: 'evaluation.start', setup: setupOf(['q1']) });
+    ready('base/model');
+    expect(selectPhase(actor.getSnapshot())).toBe('answeringA');
+    // A slow reply that beats: far longer than the silence allowed, still waiting.
+    for (let t = 0; t < 5 * REPLY_SILENCE_MS; t += 2000) {
+      vi.advanceTimersByTime(2000);
+      actor.send({ type: 'worker.alive', message: { status: 'alive' } });
+    }
+    expect(selectPhase(actor.getSnapshot())).toBe('answeringA');
+    // The worker dies: no more beats.
+    vi.advanceTimersByTime(REPLY_SILENCE_MS - 1);
+    expect(selectPhase(actor.getSnapshot())).toBe('answeringA');
+    vi.advanceTimersByTime(1);
+    expect(selectPhase(actor.getSnapshot())).toBe('failed');
+    expect(actor.getSnapshot().context.error).toBe(
+      'The model stopped responding: no word from it for 10 seconds. Retry to load the model again.',
+    );
+    expect(worker.posted.at(-1)).toEqual({ type: 'abandon', data: 'no reply to the comparison' });
+  });
+
+  it('loading: the load silence allowed (a session is created synchronously), heartbeats restart it', () => {
+    vi.useFakeTimers();
+    const { actor, worker } = start();
+    actor.send({ type: 'evaluation.start', setup: setupOf(['q1']) });
+    vi.advanceTimersByTime(LOAD_SILENCE_MS - 1000);
+    actor.send({ type: 'worker.alive', message: { status: 'alive' } });
+    vi.advanceTimersByTime(LOAD_SILENCE_MS - 1000);
+    expect(selectPhase(actor.getSnapshot())).toBe('loadingA');
+    vi.advanceTimersByTime(1000);
+    expect(selectPhase(actor.getSnapshot())).toBe('failed');
+    expect(worker.posted.at(-1)).toMatchObject({ type: 'abandon' });
   });
 });

@@ -12,6 +12,7 @@ import {
 } from 'xstate';
 import type { ModelLoadSpec } from '../shared/worker-protocol';
 import { toGenerateOptions } from '../shared/generate-options';
+import { LOAD_SILENCE_MS, REPLY_SILENCE_MS } from '../shared/liveness';
 import type { GenerationSettings } from '../shared/generation-settings';
 import {
   EVALUATION_VERSION,
@@ -63,6 +64,8 @@ export type EvaluationStoreResult =
 export interface EvaluationInput {
   worker: WorkerPort;
   session: SessionPort;
+  /** Silence allowed while a reply is due (default REPLY_SILENCE_MS; the page's `?replyStall=`). */
+  replySilenceMs?: number | undefined;
 }
 
 export type EvaluationEvent =
@@ -78,6 +81,7 @@ type ReadyEvent = Extract<EvaluationWorkerEvent, { type: 'worker.ready' }>;
 export interface EvaluationContext {
   worker: WorkerPort;
   session: SessionPort;
+  replySilenceMs: number;
   setup: EvaluationSetup | null;
   rows: EvalRow[];
   /** The model being loaded or answering. */
@@ -169,9 +173,15 @@ const start = [
   { target: '#evaluation.running', actions: { type: 'begin', params: setupOf } },
 ] as const;
 
-/** No word from the worker for `stall` while loading or answering: fail and replace it. */
-const stalled = {
-  stall: {
+/** No word from the worker (not even its heartbeat) for the silence allowed: fail and replace it. */
+const stalledLoading = {
+  loadSilence: {
+    target: '#evaluation.ended.failed',
+    actions: ['storeStall', 'forgetLoaded', 'abandonWorker'],
+  },
+} as const;
+const stalledAnswering = {
+  replySilence: {
     target: '#evaluation.ended.failed',
     actions: ['storeStall', 'forgetLoaded', 'abandonWorker'],
   },
@@ -318,8 +328,8 @@ export const evaluationMachine = setup({
       };
     }),
     storeStall: assign({
-      error:
-        'The model worker stopped responding (no word from it for two minutes). Retry to load the model again.',
+      error: ({ context }) =>
+        `The model stopped responding: no word from it for ${context.replySilenceMs / 1000} seconds. Retry to load the model again.`,
       files: [],
       partial: '',
     }),
@@ -337,14 +347,17 @@ export const evaluationMachine = setup({
     storeSaveError: assign({ saveError: (_, message: string) => message }),
   },
   delays: {
-    /** No word from the worker for this long while loading or answering = a hang. */
-    stall: 120_000,
+    /** The liveness rule (src/shared/liveness.ts): silence allowed while a reply is due… */
+    replySilence: ({ context }) => context.replySilenceMs,
+    /** …and while a model loads. */
+    loadSilence: LOAD_SILENCE_MS,
   },
 }).createMachine({
   id: 'evaluation',
   context: ({ input }) => ({
     worker: input.worker,
     session: input.session,
+    replySilenceMs: input.replySilenceMs ?? REPLY_SILENCE_MS,
     setup: null,
     rows: [],
     side: 'a',
@@ -410,9 +423,10 @@ export const evaluationMachine = setup({
           initial: 'waiting',
           states: {
             waiting: {
-              after: stalled,
+              after: stalledLoading,
               on: {
                 ...loadReports('waiting'),
+                'worker.alive': { target: 'waiting', reenter: true },
               },
             },
           },
@@ -433,8 +447,9 @@ export const evaluationMachine = setup({
           initial: 'waiting',
           states: {
             waiting: {
-              after: stalled,
+              after: stalledAnswering,
               on: {
+                'worker.alive': { target: 'waiting', reenter: true },
                 'worker.start': { target: 'waiting', reenter: true },
                 'worker.update': {
                   target: 'waiting',
@@ -493,12 +508,13 @@ export const evaluationMachine = setup({
         /** Stop while a model loads: a load cannot be cut short, so wait for its end. */
         stoppingLoad: {
           after: {
-            stall: {
+            loadSilence: {
               target: '#evaluation.ended.stopped',
               actions: ['forgetLoaded', 'abandonWorker'],
             },
           },
           on: {
+            'worker.alive': { target: 'stoppingLoad', reenter: true },
             'worker.ready': {
               target: '#evaluation.ended.stopped',
               actions: { type: 'markLoaded', params: ({ event }) => event },
@@ -509,12 +525,13 @@ export const evaluationMachine = setup({
         /** Stop while answering: the reply being written is dropped, the finished rows stay. */
         stoppingAnswer: {
           after: {
-            stall: {
+            replySilence: {
               target: '#evaluation.ended.stopped',
               actions: ['forgetLoaded', 'abandonWorker'],
             },
           },
           on: {
+            'worker.alive': { target: 'stoppingAnswer', reenter: true },
             'worker.complete': { target: '#evaluation.ended.stopped', actions: 'clearPartial' },
             'worker.error': { target: '#evaluation.ended.stopped', actions: 'clearPartial' },
           },

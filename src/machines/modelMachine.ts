@@ -2,6 +2,7 @@ import { assign, enqueueActions, sendTo, setup, type SnapshotFrom } from 'xstate
 import type { ModelLoadSpec } from '../shared/worker-protocol';
 import type { ModelOption } from '../shared/models';
 import { loadSpecOf } from '../shared/load-spec';
+import { LOAD_SILENCE_MS } from '../shared/liveness';
 import { isModelId } from '../shared/model-id';
 import type { ModelWorkerEvent, WorkerPort } from './worker-events';
 import type { DownloadPlan } from '../shared/storage';
@@ -194,7 +195,7 @@ export const modelMachine = setup({
      * = the worker is gone. Longer than the chat's: creating an ONNX Runtime session runs
      * synchronously on the worker thread for seconds with a big model (see llm.worker.ts).
      */
-    loadSilence: 30_000,
+    loadSilence: LOAD_SILENCE_MS,
   },
 }).createMachine({
   id: 'model',

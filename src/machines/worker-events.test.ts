@@ -109,17 +109,27 @@ describe('routeWorkerResponse', () => {
     });
   });
 
-  it('while an evaluation runs: its loads, one-off generations and faults go to it', () => {
+  it('while an evaluation runs: its loads, its generations, faults and the heartbeat go to it', () => {
     const update = {
       status: 'update',
       output: 'a',
       numTokens: 1,
       channel: 'answer',
-      purpose: 'dataset',
+      purpose: 'evaluation',
     } as const;
     expect(routeWorkerResponse(update, true)).toEqual({
       evaluation: { type: 'worker.update', message: update },
     });
+    // Compare has a purpose of its own: 'Format Input''s replies are never taken for Compare's.
+    expect(routeWorkerResponse({ ...update, purpose: 'dataset' }, true)).toEqual({
+      dataset: { ...update, purpose: 'dataset' },
+    });
+    // Compare hears the heartbeat (it once heard none: a silent worker took 120 s to notice).
+    expect(Object.keys(routeWorkerResponse({ status: 'alive' }, true))).toEqual([
+      'model',
+      'chat',
+      'evaluation',
+    ]);
     // The chat's own reply (refused by a busy worker) still reaches the chat.
     expect(
       Object.keys(routeWorkerResponse({ status: 'error', data: 'busy', phase: 'generate' }, true)),

@@ -41,20 +41,19 @@ export type StoredModelsWorkerEvent = EventOf<Exclude<StorageResponse, PlanRespo
 export type DatasetOutput = GenerationResponse;
 /**
  * What a running evaluation (Compare) hears: the loads it asked for with their reference checks,
- * its generations, and faults. While one runs it owns the worker (src/machines/evaluationMachine.ts).
+ * its generations, faults, and the heartbeat (the liveness rule, src/shared/liveness.ts). While
+ * one runs it owns the worker (src/machines/evaluationMachine.ts).
  */
 export type EvaluationWorkerEvent = EventOf<
-  LoadResponse | ReferenceResponse | GenerationResponse | FaultResponse
+  LoadResponse | ReferenceResponse | GenerationResponse | FaultResponse | HeartbeatResponse
 >;
 
 /**
- * The purpose an evaluation's generations carry. The worker knows two (`chat` and `dataset`);
- * `dataset` is its one-off kind (no KV cache used or kept: a fresh conversation per question),
- * and while an evaluation runs the app refuses 'Format Input' on the local model, so replies of
- * this purpose are the evaluation's. (A purpose of its own would let the route use the purpose
- * alone; it needs `Purpose` in worker-protocol.ts to name it.)
+ * The purpose an evaluation's generations carry: its own, so its replies are routed by purpose
+ * alone (a one-off prompt for the worker: no KV cache used or kept, a fresh conversation per
+ * question).
  */
-export const EVALUATION_PURPOSE = 'dataset' satisfies Purpose;
+export const EVALUATION_PURPOSE = 'evaluation' satisfies Purpose;
 
 /** An actor that accepts an evaluation's worker events (the evaluation actor, a root of its own). */
 export type EvaluationPort = ActorRef<Snapshot<unknown>, EvaluationWorkerEvent>;
@@ -101,18 +100,11 @@ function routeDuringEvaluation(message: WorkerResponse): Routed {
       // evaluation's load, which the model machine hears so that it stops waiting.
       return { evaluation: eventOf(message), model: eventOf(message) };
     case 'fault':
+    case 'alive':
       return { ...routeWorkerResponse(message), evaluation: eventOf(message) };
     case 'error':
       if (message.phase === 'load') return { evaluation: eventOf(message) };
-      return message.purpose === EVALUATION_PURPOSE
-        ? { evaluation: eventOf(message) }
-        : { chat: eventOf(message) };
-    case 'start':
-    case 'update':
-    case 'complete':
-      return message.purpose === EVALUATION_PURPOSE
-        ? { evaluation: eventOf(message) }
-        : { chat: eventOf(message) };
+      return routeGeneration(message);
     default:
       return routeWorkerResponse(message);
   }
@@ -160,11 +152,23 @@ export function routeWorkerResponse(message: WorkerResponse, evaluating = false)
       };
     case 'error':
       if (message.phase === 'load') return { model: eventOf(message) };
-      return message.purpose === 'dataset' ? { dataset: message } : { chat: eventOf(message) };
+      return routeGeneration(message);
     case 'start':
     case 'update':
     case 'complete':
-      return message.purpose === 'dataset' ? { dataset: message } : { chat: eventOf(message) };
+      return routeGeneration(message);
+  }
+}
+
+/** A generation's reply goes to whoever asked, by its purpose alone. */
+function routeGeneration(message: GenerationResponse): Routed {
+  switch (message.purpose) {
+    case 'dataset':
+      return { dataset: message };
+    case EVALUATION_PURPOSE:
+      return { evaluation: eventOf(message) };
+    default:
+      return { chat: eventOf(message) };
   }
 }
 

@@ -64,10 +64,11 @@ export interface GenerateOptions {
 }
 
 /**
- * Who asked for a generation: the chat, or 'Format Input' running on the local model. Responses of a
- * generation carry it back so they reach the right owner.
+ * Who asked for a generation: the chat, 'Format Input' running on the local model, or Compare
+ * (`evaluation`). Responses of a generation carry it back so they reach the right owner. Only the
+ * chat keeps a conversation in the KV cache; the others are one-off prompts that leave it alone.
  */
-export type Purpose = 'chat' | 'dataset';
+export type Purpose = 'chat' | 'dataset' | 'evaluation';
 
 /** Main thread → worker. */
 export type WorkerRequest =
