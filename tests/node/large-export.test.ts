@@ -15,11 +15,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AutoModelForCausalLM,
   AutoTokenizer,
-  env,
   type PreTrainedModel,
-  type Tensor,
 } from '@huggingface/transformers';
-import { ROOT, serveModels, type RunningServer } from '../e2e/harness';
+import { ROOT, type RunningServer } from '../e2e/harness';
+import { serveForTransformers } from './family-models';
+import { generateGreedy } from './greedy';
 
 interface VariantReport {
   file: string;
@@ -50,7 +50,7 @@ const GIB = 2 ** 30;
 const VARIANTS = ['q4f16', 'q4', 'fp16', 'fp32'] as const;
 
 let outDir: string;
-let cacheDir: string;
+let served: Awaited<ReturnType<typeof serveForTransformers>> | undefined;
 let server: RunningServer;
 let expected: Expected;
 
@@ -62,23 +62,14 @@ beforeAll(async () => {
     timeout: 840_000,
   });
   expected = JSON.parse(readFileSync(join(outDir, 'expected.json'), 'utf8')) as Expected;
-  server = await serveModels({ [REPO]: expected.web });
-  env.allowLocalModels = false;
-  env.allowRemoteModels = true;
-  env.remoteHost = server.url;
-  cacheDir = mkdtempSync(join(tmpdir(), 'large-export-cache-'));
-  env.useFSCache = true;
-  env.cacheDir = cacheDir;
-  env.useBrowserCache = false;
+  served = await serveForTransformers({ [REPO]: expected.web });
+  server = served.server;
 }, 900_000);
 
 afterAll(async () => {
-  await server?.close();
-  if (cacheDir) rmSync(cacheDir, { recursive: true, force: true });
+  await served?.close();
   if (outDir) rmSync(outDir, { recursive: true, force: true });
 }, 120_000);
-
-const ids = (t: Tensor) => ((t.tolist() as bigint[][])[0] ?? []).map(Number);
 
 describe('a model over 2 GB, trained and exported as the service runs the trainer', () => {
   it('trains, saves and publishes every default variant, in chunks of at most 1 GiB', () => {
@@ -124,18 +115,14 @@ describe('a model over 2 GB, trained and exported as the service runs the traine
         device: 'cpu',
       });
       try {
-        const inputs = tokenizer.apply_chat_template(turn.messages, {
-          add_generation_prompt: true,
-          return_dict: true,
-        }) as { input_ids: Tensor; attention_mask: Tensor };
-        expect(ids(inputs.input_ids)).toEqual(turn.prompt_ids);
-        const out = (await lm.generate({
-          ...inputs,
-          max_new_tokens: expected.new_tokens,
-          min_new_tokens: expected.new_tokens,
-          do_sample: false,
-        })) as Tensor;
-        const generated = ids(out).slice(turn.prompt_ids.length);
+        const { promptIds, generated, cache } = await generateGreedy(
+          lm,
+          tokenizer,
+          turn.messages,
+          expected.new_tokens,
+        );
+        await cache.dispose();
+        expect(promptIds).toEqual(turn.prompt_ids);
         expect(generated.slice(0, compared)).toEqual(turn.greedy.slice(0, compared));
       } finally {
         await lm.dispose();

@@ -22,11 +22,11 @@ import {
   AutoModelForCausalLM,
   AutoTokenizer,
   type Tensor,
-  env,
-  type DynamicCache,
   type PreTrainedModel,
 } from '@huggingface/transformers';
-import { ROOT, serveModels, type RunningServer } from '../e2e/harness';
+import { ROOT, type RunningServer } from '../e2e/harness';
+import { serveForTransformers } from './family-models';
+import { generateGreedy } from './greedy';
 
 interface Turn {
   messages: { role: string; content: string }[];
@@ -64,15 +64,11 @@ const VARIANTS = ['fp32', 'fp16', 'q4', 'q4f16'] as const;
 const PYTHON = join(ROOT, '.venv', 'bin', 'python');
 
 let outDir: string;
-let cacheDir: string;
+let served: Awaited<ReturnType<typeof serveForTransformers>> | undefined;
 let server: RunningServer;
 let expected: Expected;
 
 const repoId = (kind: string) => `local/trained-${kind}`;
-
-function ids(t: Tensor): number[] {
-  return ((t.tolist() as bigint[][])[0] ?? []).map(Number);
-}
 
 function model(kind: string): ExportedModel {
   const m = expected.models[kind];
@@ -100,21 +96,14 @@ beforeAll(() => {
 }, 600_000);
 
 beforeAll(async () => {
-  server = await serveModels(
+  served = await serveForTransformers(
     Object.fromEntries([...KINDS, CHUNKED].map((k) => [repoId(k), model(k).web])),
   );
-  env.allowLocalModels = false;
-  env.allowRemoteModels = true;
-  env.remoteHost = server.url;
-  cacheDir = mkdtempSync(join(tmpdir(), 'trained-export-cache-'));
-  env.useFSCache = true;
-  env.cacheDir = cacheDir;
-  env.useBrowserCache = false;
+  server = served.server;
 });
 
 afterAll(async () => {
-  await server?.close();
-  if (cacheDir) rmSync(cacheDir, { recursive: true, force: true });
+  await served?.close();
   if (outDir) rmSync(outDir, { recursive: true, force: true });
 });
 
@@ -147,19 +136,12 @@ async function checkVariant(kind: string, variant: (typeof VARIANTS)[number]): P
     expect([...pastTypes]).toEqual([half ? 'float16' : 'float32']);
 
     for (const turn of [m.single, m.multi_turn]) {
-      const inputs = tokenizer.apply_chat_template(turn.messages, {
-        add_generation_prompt: true,
-        return_dict: true,
-      }) as { input_ids: Tensor; attention_mask: Tensor };
-      expect(ids(inputs.input_ids)).toEqual(turn.prompt_ids);
-      const out = (await lm.generate({
-        ...inputs,
-        max_new_tokens: expected.new_tokens,
-        min_new_tokens: expected.new_tokens,
-        do_sample: false,
-        return_dict_in_generate: true,
-      })) as { sequences: Tensor; past_key_values: DynamicCache };
-      const generated = ids(out.sequences).slice(turn.prompt_ids.length);
+      const {
+        promptIds,
+        generated,
+        cache: past,
+      } = await generateGreedy(lm, tokenizer, turn.messages, expected.new_tokens);
+      expect(promptIds).toEqual(turn.prompt_ids);
       // min_new_tokens keeps transformers.js from ending at the end-of-turn token, so the
       // comparison stops where PyTorch's answer ends (the taught answers run past 16 tokens, a
       // second turn's may not).
@@ -169,9 +151,9 @@ async function checkVariant(kind: string, variant: (typeof VARIANTS)[number]): P
       expect(n).toBeGreaterThan(0);
       expect(generated.slice(0, n)).toEqual(turn.greedy.slice(0, n));
       // What transformers.js fed back as the past: the present tensors, in the file's dtype.
-      const cache = out.past_key_values as unknown as Record<string, Tensor>;
+      const cache = past as unknown as Record<string, Tensor>;
       expect(cache['past_key_values.0.key']?.type).toBe(half ? 'float16' : 'float32');
-      await out.past_key_values.dispose();
+      await past.dispose();
     }
   } finally {
     await lm.dispose();
