@@ -105,6 +105,31 @@ describe('createLlmWorkerActor', () => {
     expect(made[0]?.terminated).toBe(true);
   });
 
+  // Replies were attributed by purpose alone: a late tail of an earlier reply joined the next one.
+  it('every generation carries an id; a reply naming an earlier request of its purpose is dropped', () => {
+    const { made, create } = fakeWorkers();
+    const { actor, received } = host(create);
+    const generate = (purpose: 'chat' | 'evaluation') =>
+      actor.send({ type: 'go', e: { type: 'generate', data: [], purpose } });
+    generate('chat');
+    generate('evaluation');
+    generate('chat');
+    expect(made[0]?.posted.map((m) => (m.type === 'generate' ? m.requestId : null))).toEqual([
+      1, 2, 3,
+    ]);
+    const reply = (requestId: number, purpose: 'chat' | 'evaluation', output: string) =>
+      made[0]?.onmessage?.({
+        data: { status: 'update', output, numTokens: 1, channel: 'answer', purpose, requestId },
+      } as MessageEvent<WorkerResponse>);
+    reply(1, 'chat', 'stale');
+    reply(3, 'chat', 'current');
+    reply(2, 'evaluation', 'compare');
+    expect(received.map((e) => (e as { message: { output?: string } }).message.output)).toEqual([
+      'current',
+      'compare',
+    ]);
+  });
+
   it('a Worker error is a crash: one fault, and a fresh Worker takes the next request', () => {
     const { made, create } = fakeWorkers();
     const { actor, received } = host(create);

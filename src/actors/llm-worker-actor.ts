@@ -1,6 +1,7 @@
 import { fromCallback } from 'xstate';
 import {
   faultMessage,
+  type Purpose,
   type WorkerActorEvent,
   type WorkerRequest,
   type WorkerResponse,
@@ -80,6 +81,14 @@ export function createLlmWorkerActor(createWorker: () => WorkerLike, schedule?: 
       (message) => sendBack({ type: 'worker.message', message } satisfies AppEvent),
       schedule,
     );
+    // Every generation gets an id; a reply of an earlier generation of the same purpose (a late
+    // tail after Stop, a refusal of a superseded request) is dropped.
+    let lastId = 0;
+    const current = new Map<Purpose, number>();
+    const isStale = (message: WorkerResponse) =>
+      'requestId' in message &&
+      message.requestId !== undefined &&
+      message.requestId !== current.get(message.purpose ?? 'chat');
     let worker: WorkerLike;
     const replace = () => {
       worker.onmessage = null;
@@ -96,7 +105,7 @@ export function createLlmWorkerActor(createWorker: () => WorkerLike, schedule?: 
       const w = createWorker();
       w.onmessage = (event) => {
         if (event.data.status === 'fault') fault(event.data);
-        else coalescer.push(event.data);
+        else if (!isStale(event.data)) coalescer.push(event.data);
       };
       w.onerror = (event) => {
         event.preventDefault?.();
@@ -119,6 +128,10 @@ export function createLlmWorkerActor(createWorker: () => WorkerLike, schedule?: 
           kind: 'unresponsive',
           data: faultMessage('unresponsive', request.data),
         });
+      } else if (request.type === 'generate') {
+        lastId += 1;
+        current.set(request.purpose ?? 'chat', lastId);
+        worker.postMessage({ ...request, requestId: lastId });
       } else {
         worker.postMessage(request);
       }

@@ -75,7 +75,14 @@ export type WorkerRequest =
   /** Posted once on start: the worker imports transformers.js early (WebGPU is probed on the page). */
   | { type: 'check' }
   | { type: 'load'; data: ModelLoadSpec }
-  | { type: 'generate'; data: ChatMessage[]; options?: GenerateOptions; purpose?: Purpose }
+  | {
+      type: 'generate';
+      data: ChatMessage[];
+      options?: GenerateOptions;
+      purpose?: Purpose;
+      /** Set by the worker actor on every generation; each of its replies names it. */
+      requestId?: number | undefined;
+    }
   | { type: 'interrupt' }
   | { type: 'reset' }
   | StorageRequest
@@ -130,8 +137,12 @@ export type ReferenceResponse = {
 /** Why a generation ended: Stop, the token limit, or the model's end-of-sequence token. */
 export type FinishReason = 'stopped' | 'length' | 'end';
 
-/** One generation: owned by the chat or by 'Format Input', according to `purpose`. */
-export type GenerationResponse =
+/**
+ * One generation: owned by the chat, 'Format Input' or Compare, according to `purpose`; each reply
+ * names its request (`requestId`), and the worker actor drops a reply of a request that is no
+ * longer the current one of its purpose.
+ */
+export type GenerationResponse = (
   | { status: 'start'; purpose?: Purpose }
   | {
       status: 'update';
@@ -155,7 +166,8 @@ export type GenerationResponse =
       finish?: FinishReason | undefined;
       purpose?: Purpose;
     }
-  | { status: 'error'; data: string; phase: 'generate'; purpose?: Purpose };
+  | { status: 'error'; data: string; phase: 'generate'; purpose?: Purpose }
+) & { requestId?: number | undefined };
 
 /**
  * The worker (or its GPU) is gone: every owner stops waiting. `device-lost`: the worker saw

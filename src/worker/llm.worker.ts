@@ -111,7 +111,8 @@ async function load(request: Extract<WorkerRequest, { type: 'load' }>) {
 async function generate(request: Extract<WorkerRequest, { type: 'generate' }>) {
   const purpose = request.purpose ?? 'chat';
   const batcher = createUpdateBatcher<EngineGenerationReply>(
-    (reply) => post({ ...reply, purpose } satisfies GenerationResponse),
+    (reply) =>
+      post({ ...reply, purpose, requestId: request.requestId } satisfies GenerationResponse),
     UPDATE_INTERVAL_MS,
   );
   await engine.generate(
