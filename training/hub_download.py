@@ -15,8 +15,10 @@ finetune.py calls `fetch_base(repo_id)` for a base that is not a local folder:
    run, as huggingface_hub 1.x keeps no partial file across runs — the files already finished
    stay in the cache), with a progress line the service reads, at most every half second and at each file's end:
        {"download": {"file": ..., "file_bytes": ..., "file_total": ..., "bytes": ..., "total": ...,
-                     "files_done": ..., "files": ..., "cached_bytes": ...}}
-   `bytes`/`total` count what this run fetches (files already cached are `cached_bytes`).
+                     "files_done": ..., "files": ..., "cached_bytes": ...,
+                     "bytes_per_second": ...}}
+   `bytes`/`total` count what this run fetches (files already cached are `cached_bytes`);
+   the rate is the mean since the fetch began.
 
 Every failure is a `HubError` with one sentence naming the model or the host and what to do;
 the token (HF_TOKEN, which the library reads) never appears in it.
@@ -72,6 +74,7 @@ class Progress:
         self.file = None
         self.file_bytes = self.file_total = 0
         self.last = 0.0
+        self.started = time.monotonic()
         self.out = out or sys.stdout
 
     def line(self, force: bool = False) -> None:
@@ -79,11 +82,14 @@ class Progress:
         if not force and now - self.last < PROGRESS_EVERY:
             return
         self.last = now
+        fetched = self.done_bytes + self.file_bytes
+        rate = fetched / (now - self.started) if now > self.started else 0
         print(json.dumps({"download": {
             "file": self.file, "file_bytes": self.file_bytes, "file_total": self.file_total,
             "bytes": self.done_bytes + self.file_bytes, "total": self.total,
             "files_done": self.files_done, "files": self.files,
-            "cached_bytes": self.cached}}), file=self.out, flush=True)
+            "cached_bytes": self.cached, "bytes_per_second": round(rate)}}), file=self.out,
+            flush=True)
 
     def bar_class(self):
         """A tqdm stand-in for hf_hub_download's `tqdm_class`: it only counts."""

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  downloadInLines,
+  downloadLine,
   formatPercent,
   lastStepCountInLines,
   nextProgress,
@@ -84,5 +86,51 @@ describe('nextProgress', () => {
   it('reports reaching the total (and beyond) at 100%', () => {
     expect(nextProgress(90, ['step 120/120'])).toMatchObject({ percent: 100, reachedTotal: true });
     expect(nextProgress(90, ['step 130/120'])).toMatchObject({ percent: 100, reachedTotal: true });
+  });
+});
+
+describe('the base model download (hub_download.py lines)', () => {
+  const line = (figures: Record<string, unknown>) =>
+    JSON.stringify({
+      download: {
+        file: 'model.safetensors',
+        file_bytes: 100,
+        file_total: 1000,
+        bytes: 300,
+        total: 1200,
+        files_done: 2,
+        files: 6,
+        cached_bytes: 0,
+        ...figures,
+      },
+    });
+
+  it('reads the figures of a download line, and nothing else', () => {
+    expect(downloadLine(line({}))).toEqual({
+      file: 'model.safetensors',
+      fileBytes: 100,
+      fileTotal: 1000,
+      bytes: 300,
+      total: 1200,
+      filesDone: 2,
+      files: 6,
+      cachedBytes: 0,
+      bytesPerSecond: 0,
+    });
+    expect(downloadLine(line({ bytes_per_second: 2.5e7 }))?.bytesPerSecond).toBe(2.5e7);
+    expect(downloadLine('step 1/2')).toBeNull();
+    expect(downloadLine('{"download": 3}')).toBeNull();
+    expect(downloadLine(line({ bytes: -1 }))).toBeNull();
+    expect(downloadLine(line({ total: '1200' }))).toBeNull();
+    expect(downloadLine('{"download": {"file": "x", "bytes": 1')).toBeNull();
+  });
+
+  it('a download is under way until every file is done or a step line comes', () => {
+    expect(downloadInLines(['loading…', line({}), 'Retry 5/5'])?.bytes).toBe(300);
+    expect(downloadInLines([line({}), line({ files_done: 6, bytes: 1200 })])).toBeNull();
+    expect(downloadInLines([line({}), 'step 0/120'])).toBeNull();
+    expect(downloadInLines(['step 3/120', 'tokens 17/17'])).toBeNull();
+    // A download line does not move the training bar.
+    expect(lastStepCountInLines([line({ files_done: 5, files: 5 })])).toBeNull();
   });
 });

@@ -64,3 +64,94 @@ export function nextProgress(previous: number, lines: readonly string[]): Progre
   const percent = step ? Math.max(previous, toPercent(step)) : previous;
   return { percent, step, reachedTotal: step !== null && step.current >= step.total };
 }
+
+/**
+ * The base model's download, from the trainer's `{"download": {…}}` lines (training/
+ * hub_download.py): bytes of this run's fetch (files already cached are `cachedBytes`), the file
+ * being fetched and the count of files.
+ */
+export interface DownloadProgress {
+  file: string | null;
+  fileBytes: number;
+  fileTotal: number;
+  bytes: number;
+  total: number;
+  filesDone: number;
+  files: number;
+  cachedBytes: number;
+  /** The mean rate of this run's fetch so far (0 until the trainer has measured one). */
+  bytesPerSecond: number;
+}
+
+/** A field of a parsed JSON object (no schema library: this module is in the first load). */
+const fieldOf = (object: object, key: string): unknown => Reflect.get(object, key);
+const isCount = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isFinite(value) && value >= 0;
+
+/** One `{"download": …}` line's figures, or null for any other line (or a malformed one). */
+export function downloadLine(line: string): DownloadProgress | null {
+  if (!line.startsWith('{"download"')) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  if (typeof parsed !== 'object' || parsed === null) return null;
+  const d = fieldOf(parsed, 'download');
+  if (typeof d !== 'object' || d === null) return null;
+  const file = fieldOf(d, 'file');
+  if (file !== null && typeof file !== 'string') return null;
+  const count = (key: string): number | null => {
+    const value = fieldOf(d, key);
+    return isCount(value) ? value : null;
+  };
+  const figures = {
+    fileBytes: count('file_bytes'),
+    fileTotal: count('file_total'),
+    bytes: count('bytes'),
+    total: count('total'),
+    filesDone: count('files_done'),
+    files: count('files'),
+    cachedBytes: count('cached_bytes'),
+  };
+  const rate = fieldOf(d, 'bytes_per_second');
+  const bytesPerSecond = isCount(rate) ? rate : 0;
+  const { fileBytes, fileTotal, bytes, total, filesDone, files, cachedBytes } = figures;
+  if (
+    fileBytes === null ||
+    fileTotal === null ||
+    bytes === null ||
+    total === null ||
+    filesDone === null ||
+    files === null ||
+    cachedBytes === null
+  )
+    return null;
+  return {
+    file,
+    fileBytes,
+    fileTotal,
+    bytes,
+    total,
+    filesDone,
+    files,
+    cachedBytes,
+    bytesPerSecond,
+  };
+}
+
+/**
+ * The download under way in a log tail: the last download line, unless a `step N/M` line or
+ * the end of the download (every file done) came after it. Null when none is under way.
+ */
+export function downloadInLines(lines: readonly string[]): DownloadProgress | null {
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i];
+    if (line === undefined) continue;
+    if (stepLineCount(line)) return null;
+    const download = downloadLine(line);
+    if (download) return download.filesDone >= download.files ? null : download;
+  }
+  return null;
+}

@@ -4,7 +4,12 @@
  */
 import { lazy, Suspense } from 'react';
 import type { EvalPoint, MetricPoint, RunInfo, TrainedModel } from '../../shared/training-api';
-import { formatPercent } from '../../shared/training-progress';
+import {
+  downloadInLines,
+  formatPercent,
+  type DownloadProgress,
+} from '../../shared/training-progress';
+import { formatBytes } from '../../shared/format-bytes';
 import { NO_BROWSER_COPY } from '../../shared/training-messages';
 import type { TrainingStatus } from '../../machines/trainingSelectors';
 
@@ -18,6 +23,37 @@ export interface RunProgressProps {
   points: readonly MetricPoint[];
   evalPoints?: readonly EvalPoint[];
   run: RunInfo | null;
+  /** The last log lines: a base model download under way is read from them. */
+  lines?: readonly string[];
+}
+
+/** "Downloading the base model: 1.2 of 6.4 GB", the file, and the speed once known. */
+function BaseDownload({ download }: { download: DownloadProgress }) {
+  const percent = download.total > 0 ? Math.min(100, (download.bytes / download.total) * 100) : 0;
+  const label = `Downloading the base model: ${formatBytes(download.bytes)} of ${formatBytes(download.total)}`;
+  return (
+    <div className="training-download">
+      <div
+        className="progress"
+        role="progressbar"
+        aria-label="Base model download"
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={Math.round(percent * 100) / 100}
+        aria-valuetext={label}
+      >
+        <div className="progress-fill" style={{ width: `${percent}%` }} />
+        <span className="progress-label">{label}</span>
+      </div>
+      <p className="training-hint">
+        {download.file
+          ? `${download.file}: ${formatBytes(download.fileBytes)} of ${formatBytes(download.fileTotal)} (file ${Math.min(download.filesDone + 1, download.files)} of ${download.files})`
+          : `${download.filesDone} of ${download.files} files`}
+        {download.bytesPerSecond > 0 ? ` · ${formatBytes(download.bytesPerSecond)}/s` : ''}
+        {download.cachedBytes > 0 ? ` · ${formatBytes(download.cachedBytes)} already cached` : ''}
+      </p>
+    </div>
+  );
 }
 
 export function RunProgress({
@@ -27,9 +63,12 @@ export function RunProgress({
   points,
   evalPoints = [],
   run,
+  lines = [],
 }: RunProgressProps) {
+  const download = busy ? downloadInLines(lines) : null;
   return (
     <>
+      {download && <BaseDownload download={download} />}
       {busy && (
         <div
           className="progress training-progress"

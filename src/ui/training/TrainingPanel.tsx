@@ -336,6 +336,7 @@ export function TrainingPanel({
         points={points}
         evalPoints={evalPoints}
         run={run}
+        lines={lines}
       />
 
       {unreachable && (

@@ -1,0 +1,138 @@
+/**
+ * A run whose base is a Hub id, with the real trainer (training/finetune.py in the project's
+ * .venv) and the real huggingface_hub, against a stand-in Hub on loopback
+ * (training/stand_in_hub.py, reached through HF_ENDPOINT): the download comes first with its
+ * progress lines, which never move the run's step count; a gated id fails at once with what to
+ * do; the token given reaches the Hub and no file the service or the trainer wrote. Skipped
+ * without the trainer's packages.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LogsResponse } from '../../src/shared/training-api';
+import { downloadLine } from '../../src/shared/training-progress';
+import { startRun, startTestService, type TestService } from './helpers';
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const PYTHON = join(ROOT, '.venv', 'bin', 'python');
+const hasTorch =
+  existsSync(PYTHON) &&
+  spawnSync(PYTHON, ['-c', 'import torch, transformers, peft, trl'], { timeout: 180_000 })
+    .status === 0;
+const TOKEN = 'hf_service_test_7d3e91';
+
+let svc: TestService;
+let hub: ChildProcess | undefined;
+let endpoint = '';
+let tmp = '';
+
+beforeAll(async () => {
+  if (!hasTorch) return;
+  tmp = mkdtempSync(join(tmpdir(), 'hub-download-real-'));
+  const model = join(tmp, 'llama');
+  const made = spawnSync(
+    PYTHON,
+    ['-c', `import tiny_models; tiny_models.make_tiny_model("llama", ${JSON.stringify(model)})`],
+    { cwd: join(ROOT, 'training'), encoding: 'utf8', env: { ...process.env, HF_HUB_OFFLINE: '1' } },
+  );
+  expect(made.status, made.stderr).toBe(0);
+  hub = spawn(
+    PYTHON,
+    [
+      join(ROOT, 'training', 'stand_in_hub.py'),
+      '--model',
+      `org/tiny=${model}`,
+      '--model',
+      `org/gated=${model}`,
+      '--gated',
+      'org/gated',
+      '--token',
+      `${TOKEN}=org/gated`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const stdout = hub.stdout;
+  if (!stdout) throw new Error('the stand-in Hub has no stdout');
+  const port = await new Promise<string>((ok, fail) => {
+    const lines = createInterface({ input: stdout });
+    lines.once('line', (line) => ok(line.replace(/^port /, '')));
+    hub?.once('exit', (code) => fail(new Error(`the stand-in Hub exited (${code})`)));
+  });
+  endpoint = `http://127.0.0.1:${port}`;
+  svc = await startTestService({ python: PYTHON, killGraceMs: 5000 });
+  writeFileSync(
+    svc.dataFile,
+    JSON.stringify([{ prompt: 'Where is the harbour?', completion: 'By the mill.' }]),
+  );
+}, 120_000);
+
+afterAll(async () => {
+  hub?.kill();
+  await svc?.close();
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+});
+
+async function lines(id: string) {
+  const reply = await svc.request({ path: `/logs/${id}?offset=0&limit=1000` });
+  return (reply.json as LogsResponse).lines;
+}
+
+/** Every file under `dir`, read whole. */
+function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((name) => join(dir, name))
+    .filter((path) => statSync(path).isFile());
+}
+
+const env = () => ({
+  HF_ENDPOINT: endpoint,
+  HF_HUB_CACHE: join(tmp, 'cache'),
+  HF_HUB_OFFLINE: '',
+  HF_TOKEN: TOKEN,
+});
+
+describe.skipIf(!hasTorch)('a Hub base with training/finetune.py and a stand-in Hub', () => {
+  it('downloads first with progress lines that are not steps, then trains; the token is written nowhere', async () => {
+    const id = await startRun(
+      svc,
+      'finetune-no-export.py',
+      { base_model: 'org/gated', max_len: 64, repeat: 1, max_steps: 2, eval_fraction: 0 },
+      env(),
+    );
+    const ended = await svc.waitForEnd(id, 240_000);
+    const log = await lines(id);
+    expect(ended, log.join('\n')).toMatchObject({ state: 'succeeded', current: 2, total: 2 });
+    const downloads = log.map(downloadLine).filter((d) => d !== null);
+    expect(downloads.length).toBeGreaterThan(1);
+    expect(downloads.at(-1)).toMatchObject({ files: 6, filesDone: 6 });
+    const firstStep = log.findIndex((l) => /^step \d+\/2$/.test(l));
+    const lastDownload = log.findLastIndex((l) => downloadLine(l) !== null);
+    expect(lastDownload).toBeLessThan(firstStep);
+    // The token reached the service's child through its environment only.
+    const written = [...filesUnder(svc.config.dataDir), ...filesUnder(join(tmp, 'cache'))];
+    expect(written.length).toBeGreaterThan(5);
+    for (const file of written)
+      expect(readFileSync(file).includes(Buffer.from(TOKEN)), file).toBe(false);
+  }, 300_000);
+
+  it('a gated id without a token fails at once, saying where to accept the licence and how to give a token', async () => {
+    const id = await startRun(
+      svc,
+      'finetune-no-export.py',
+      { base_model: 'org/gated', max_len: 64, repeat: 1, max_steps: 2, eval_fraction: 0 },
+      { ...env(), HF_TOKEN: '', HF_HUB_CACHE: join(tmp, 'empty-cache') },
+    );
+    const ended = await svc.waitForEnd(id, 120_000);
+    const log = await lines(id);
+    expect(ended.state, log.join('\n')).toBe('failed');
+    expect(log.join('\n')).toContain(
+      `error: org/gated is a gated model: accept its licence at ${endpoint}/org/gated (signed in), then give the trainer a Hub token`,
+    );
+    expect(ended.current ?? 0).toBe(0);
+  }, 180_000);
+});
