@@ -57,6 +57,10 @@ CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 # Llama 3.2's rope scaling (the same in the 1B and 3B config.json).
 LLAMA_3_2_ROPE = {"rope_type": "llama3", "factor": 32.0, "low_freq_factor": 1.0,
                   "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}
+# What Llama 3.2's config.json files share beside their sizes.
+LLAMA_3_2 = dict(vocab_size=128256, rope_theta=500000.0, rope_scaling=LLAMA_3_2_ROPE,
+                 max_position_embeddings=131072, rms_norm_eps=1e-5, tie_word_embeddings=True,
+                 hidden_act="silu", attention_bias=False, mlp_bias=False)
 
 # Each shape: its config.json figures (source: the published config.json named), and the sizes of
 # onnx-community's files for it (bytes as the Hub lists them, graph and _data together; source:
@@ -66,12 +70,9 @@ SHAPES = {
         "label": "Llama 3.2 1B Instruct",
         "source": "meta-llama/Llama-3.2-1B-Instruct config.json",
         "model_type": "llama",
-        "config": dict(hidden_size=2048, intermediate_size=8192, num_hidden_layers=16,
-                       num_attention_heads=32, num_key_value_heads=8, head_dim=64,
-                       vocab_size=128256, rope_theta=500000.0, rope_scaling=LLAMA_3_2_ROPE,
-                       max_position_embeddings=131072, rms_norm_eps=1e-5,
-                       tie_word_embeddings=True, hidden_act="silu", attention_bias=False,
-                       mlp_bias=False),
+        "config": dict(LLAMA_3_2, hidden_size=2048, intermediate_size=8192,
+                       num_hidden_layers=16, num_attention_heads=32, num_key_value_heads=8,
+                       head_dim=64),
         "published": {
             "q4f16": [(1.24e9, "onnx-community/Llama-3.2-1B-Instruct-q4f16 onnx/model_q4f16.onnx"),
                       (1.07e9, "onnx-community/Llama-3.2-1B-Instruct onnx/model_q4f16.onnx")],
@@ -99,12 +100,9 @@ SHAPES = {
         "label": "Llama 3.2 3B Instruct",
         "source": "meta-llama/Llama-3.2-3B-Instruct config.json",
         "model_type": "llama",
-        "config": dict(hidden_size=3072, intermediate_size=8192, num_hidden_layers=28,
-                       num_attention_heads=24, num_key_value_heads=8, head_dim=128,
-                       vocab_size=128256, rope_theta=500000.0, rope_scaling=LLAMA_3_2_ROPE,
-                       max_position_embeddings=131072, rms_norm_eps=1e-5,
-                       tie_word_embeddings=True, hidden_act="silu", attention_bias=False,
-                       mlp_bias=False),
+        "config": dict(LLAMA_3_2, hidden_size=3072, intermediate_size=8192,
+                       num_hidden_layers=28, num_attention_heads=24, num_key_value_heads=8,
+                       head_dim=128),
         "published": {
             "q4f16": [(2.37e9, "onnx-community/Llama-3.2-3B-Instruct onnx/model_q4f16.onnx(_data)")],
             "q4": [(3.34e9, "onnx-community/Llama-3.2-3B-Instruct onnx/model_q4.onnx(_data)")],
@@ -117,12 +115,9 @@ SHAPES = {
         "label": "tiny Llama layout (smoke)",
         "source": "Llama 3.2's layout at a tiny size",
         "model_type": "llama",
-        "config": dict(hidden_size=256, intermediate_size=512, num_hidden_layers=2,
+        "config": dict(LLAMA_3_2, hidden_size=256, intermediate_size=512, num_hidden_layers=2,
                        num_attention_heads=4, num_key_value_heads=2, head_dim=64,
-                       vocab_size=4096, rope_theta=500000.0, rope_scaling=LLAMA_3_2_ROPE,
-                       max_position_embeddings=16384, rms_norm_eps=1e-5,
-                       tie_word_embeddings=True, hidden_act="silu", attention_bias=False,
-                       mlp_bias=False),
+                       vocab_size=4096, max_position_embeddings=16384),
         "published": {},
     },
 }
@@ -236,18 +231,13 @@ def run_child(task: str, payload: dict, what: str, work: str) -> dict:
 def child_make(payload: dict) -> dict:
     """A random-weight model of the shape, bfloat16 safetensors, with the repo's tiny tokenizer."""
     import torch
-    from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoConfig, AutoModelForCausalLM
 
-    from tiny_models import TOKENIZER_DIR, TOKENIZER_FILES
+    from tiny_models import copy_tokenizer
 
     shape = SHAPES[payload["shape"]]
     dest = payload["dest"]
-    if not os.path.isfile(os.path.join(TOKENIZER_DIR, "tokenizer.json")):
-        raise FileNotFoundError(f"{TOKENIZER_DIR} is missing: run `npm run tiny-model` first")
-    os.makedirs(dest, exist_ok=True)
-    for name in TOKENIZER_FILES:
-        shutil.copy2(os.path.join(TOKENIZER_DIR, name), os.path.join(dest, name))
-    tokenizer = AutoTokenizer.from_pretrained(dest)
+    tokenizer = copy_tokenizer(dest)
     # The real vocab_size stays; the special ids are the tiny tokenizer's (the prompt is its ids).
     config = AutoConfig.for_model(shape["model_type"], **shape["config"],
                                   bos_token_id=tokenizer.bos_token_id,
@@ -585,11 +575,18 @@ def decode_figures(name: str, dirs: list[tuple[str, str]], args, work: str) -> d
         ort_py = entry["ort_python"]
         entry["js_vs_ort_python"] = (compare_ids(r["ids"], ort_py["ids"], ort_py["margins"])
                                      if ort_py.get("ok") else {"skipped": "no ONNX Runtime ids"})
-    fused = (figures["files"].get("fused") or {}).get("transformers_js") or {}
-    eager = (figures["files"].get("eager") or {}).get("transformers_js") or {}
+    note_fused_per_eager(figures, {label: entry.get("transformers_js")
+                                   for label, entry in figures["files"].items()})
+    return figures
+
+
+def note_fused_per_eager(figures: dict, runs: dict) -> None:
+    """figures["fused_per_eager"]: the fused file's median decode tokens/s over the eager file's,
+    set only when both were measured."""
+    fused = runs.get("fused") or {}
+    eager = runs.get("eager") or {}
     if fused.get("medianDecodeTps") and eager.get("medianDecodeTps"):
         figures["fused_per_eager"] = fused["medianDecodeTps"] / eager["medianDecodeTps"]
-    return figures
 
 
 def gpu_figures(name: str, dirs: list[tuple[str, str]], cpu: dict, args, work: str) -> dict:
@@ -609,10 +606,7 @@ def gpu_figures(name: str, dirs: list[tuple[str, str]], cpu: dict, args, work: s
             ort_py = ((cpu.get("files") or {}).get(label) or {}).get("ort_python") or {}
             figures["files"][label] = {**r, "vs_ort_python": compare_ids(
                 r["ids"], ort_py["ids"], ort_py["margins"]) if ort_py.get("ok") else None}
-        fused = figures["files"].get("fused") or {}
-        eager = figures["files"].get("eager") or {}
-        if fused.get("medianDecodeTps") and eager.get("medianDecodeTps"):
-            figures["fused_per_eager"] = fused["medianDecodeTps"] / eager["medianDecodeTps"]
+        note_fused_per_eager(figures, figures["files"])
     return figures
 
 

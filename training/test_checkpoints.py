@@ -5,24 +5,19 @@ with the uninterrupted run's weights; a kill during a save leaves the previous c
 previous checkpoint intact; --resume without a checkpoint is bad input. npm run test:python."""
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import unittest
 from unittest import mock
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import test_support  # noqa: E402  (first: it sets the offline environment)
 import finetune  # noqa: E402
-import tiny_models  # noqa: E402
 
 try:
     import torch
@@ -42,19 +37,12 @@ TOLERANCE = 1e-6
 
 def setUpModule():
     global TMP, MODEL, DATA
-    if torch is None:
-        raise unittest.SkipTest("torch is not installed (run npm run trainer:setup)")
-    torch.set_num_threads(1)
-    TMP = tempfile.mkdtemp(prefix="finetune-checkpoints-test.")
-    MODEL = tiny_models.make_tiny_model("llama", os.path.join(TMP, "llama"))
-    DATA = os.path.join(TMP, "qa.json")
-    with open(DATA, "w", encoding="utf-8") as handle:
-        json.dump(QA, handle)
+    TMP, MODEL = test_support.tiny_llama("finetune-checkpoints-test.", torch)
+    DATA = test_support.write_json(os.path.join(TMP, "qa.json"), QA)
 
 
 def tearDownModule():
-    if TMP:
-        shutil.rmtree(TMP, ignore_errors=True)
+    test_support.remove(TMP)
 
 
 def argv(out_dir: str, *extra: str) -> list[str]:
@@ -65,19 +53,11 @@ def argv(out_dir: str, *extra: str) -> list[str]:
 
 def run(*args: str) -> tuple[int, str, str]:
     """finetune.main in this process: (exit code, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = finetune.main(list(args))
-        except SystemExit as exit_:
-            code = exit_.code
-    return code, out.getvalue(), err.getvalue()
+    return test_support.call_main(finetune.main, list(args))
 
 
 def fresh(name: str) -> str:
-    path = os.path.join(TMP, name)
-    shutil.rmtree(path, ignore_errors=True)
-    return path
+    return test_support.fresh_dir(TMP, name)
 
 
 def adapter(out_dir: str) -> dict:

@@ -7,31 +7,22 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 import unittest
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import test_support  # noqa: E402  (first: it sets the offline environment)
 import finetune  # noqa: E402
-import tiny_models  # noqa: E402
 
 try:
     import torch
 except ImportError:  # pragma: no cover - the suite runs in the trainer's venv
     torch = None
 
-QA = [
-    {"prompt": "What colour is the harbour gate?", "completion": "The gate is painted blue."},
-    {"prompt": "Who keeps the lighthouse?", "completion": "Old Marta keeps it."},
-    {"prompt": "When does the ferry leave?", "completion": "At seven every morning."},
-    {"prompt": "What is the island called?", "completion": "It is called Skarvholm."},
-    {"prompt": "How many boats are moored?", "completion": "Twelve small boats."},
-]
+QA = [*test_support.HARBOUR_QA,
+      {"prompt": "How many boats are moored?", "completion": "Twelve small boats."}]
 TMP = ""
 MODEL = ""
 DATA = ""
@@ -39,22 +30,12 @@ DATA = ""
 
 def setUpModule():
     global TMP, MODEL, DATA
-    if torch is None:
-        raise unittest.SkipTest("torch is not installed (run npm run trainer:setup)")
-    torch.set_num_threads(1)
-    from transformers.utils import logging as transformers_logging
-
-    transformers_logging.disable_progress_bar()
-    TMP = tempfile.mkdtemp(prefix="finetune-ddp-test.")
-    MODEL = tiny_models.make_tiny_model("llama", os.path.join(TMP, "llama"))
-    DATA = os.path.join(TMP, "qa.json")
-    with open(DATA, "w", encoding="utf-8") as handle:
-        json.dump(QA, handle)
+    TMP, MODEL = test_support.tiny_llama("finetune-ddp-test.", torch, quiet=True)
+    DATA = test_support.write_json(os.path.join(TMP, "qa.json"), QA)
 
 
 def tearDownModule():
-    if TMP:
-        shutil.rmtree(TMP, ignore_errors=True)
+    test_support.remove(TMP)
 
 
 class TorchrunTest(unittest.TestCase):

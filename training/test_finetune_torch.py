@@ -10,14 +10,12 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 import types
 import unittest
 from unittest import mock
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")  # no test may reach the network
-os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_support  # noqa: E402  (first: it sets the offline environment)
 import finetune  # noqa: E402
 import tiny_models  # noqa: E402
 import train_data  # noqa: E402
@@ -28,55 +26,31 @@ try:
 except ImportError:  # pragma: no cover - the suite runs in the trainer's venv
     torch = None
 
-QA = [
-    {"prompt": "What colour is the harbour gate?", "completion": "The gate is painted blue."},
-    {"prompt": "Who keeps the lighthouse?", "completion": "Old Marta keeps it."},
-    {"prompt": "When does the ferry leave?", "completion": "At seven every morning."},
-    {"prompt": "What is the island called?", "completion": "It is called Skarvholm."},
-]
+QA = test_support.HARBOUR_QA
 TMP: str = ""
 LLAMA: str = ""
 
 
 def setUpModule():
     global TMP, LLAMA
-    if torch is None:
-        raise unittest.SkipTest("torch is not installed (run npm run trainer:setup)")
-    torch.set_num_threads(1)  # tiny models: threads only fight the other jobs on the machine
-    from transformers.utils import logging as transformers_logging
-
-    transformers_logging.disable_progress_bar()
-    TMP = tempfile.mkdtemp(prefix="finetune-test.")
-    LLAMA = tiny_models.make_tiny_model("llama", os.path.join(TMP, "llama"))
+    TMP, LLAMA = test_support.tiny_llama("finetune-test.", torch, quiet=True)
 
 
 def tearDownModule():
-    if TMP:
-        shutil.rmtree(TMP, ignore_errors=True)
+    test_support.remove(TMP)
 
 
 def write_json(value, name: str) -> str:
-    path = os.path.join(TMP, name)
-    with open(path, "w", encoding="utf-8") as handle:
-        json.dump(value, handle)
-    return path
+    return test_support.write_json(os.path.join(TMP, name), value)
 
 
 def run(*argv: str, base: str | None = None) -> tuple[int, str, str]:
     """finetune.main(argv) in this process: (exit code, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = finetune.main(["--base_model", base or LLAMA, *argv])
-        except SystemExit as exit_:
-            code = exit_.code
-    return code, out.getvalue(), err.getvalue()
+    return test_support.call_main(finetune.main, ["--base_model", base or LLAMA, *argv])
 
 
 def output_dir(name: str) -> str:
-    path = os.path.join(TMP, name)
-    shutil.rmtree(path, ignore_errors=True)
-    return path
+    return test_support.fresh_dir(TMP, name)
 
 
 def json_lines(out: str, key: str) -> list[dict]:

@@ -20,6 +20,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 PRESET = os.path.join(HERE, "launchers", "fsdp.yaml")
 sys.path.insert(0, HERE)
+import test_support  # noqa: E402  (first: it sets the offline environment)
 import tiny_models  # noqa: E402
 
 try:
@@ -51,9 +52,7 @@ class FsdpPresetTest(unittest.TestCase):
                      "two GPUs: the CPU fallback is not what runs here")
     def test_two_cpu_processes(self):
         model = tiny_models.make_tiny_model("llama", os.path.join(self.tmp, "llama"))
-        data = os.path.join(self.tmp, "qa.json")
-        with open(data, "w", encoding="utf-8") as handle:
-            json.dump(QA, handle)
+        data = test_support.write_json(os.path.join(self.tmp, "qa.json"), QA)
         out_dir = os.path.join(self.tmp, "out")
         accelerate = os.path.join(os.path.dirname(sys.executable), "accelerate")
         env = dict(os.environ, OMP_NUM_THREADS="1", FINETUNE_PRINT_RANK_LOSS="1",

@@ -17,15 +17,14 @@ import sys
 import tempfile
 import time
 import unittest
-from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import make_test_export  # noqa: E402
 import onnx_files  # noqa: E402
 import onnx_fused  # noqa: E402
+import test_web_export  # noqa: E402
 import web_export  # noqa: E402
-from tiny_models import TOKENIZER_DIR, TOKENIZER_FILES, make_tiny_model  # noqa: E402
 
 VARIANTS = ("fp32", "fp16", "q4", "q4f16")
 # llama: plain multi-head attention, untied; llama3_gqa_tied: Llama 3.2's shape (grouped kv heads,
@@ -44,71 +43,35 @@ SLIDING_WINDOW = 8
 LAYERS = 2
 
 
-def _edit_config(dest: str, **changes) -> None:
-    path = os.path.join(dest, "config.json")
-    with open(path, encoding="utf-8") as handle:
-        config = json.load(handle)
-    config.update(changes)
-    with open(path, "w", encoding="utf-8") as handle:
-        json.dump(config, handle, indent=2)
-
-
-def _make_tiny_qwen3(dest: str) -> str:
-    """A random-weight Qwen3 of tiny_models.py's sizes with the repo's tokenizer."""
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer, Qwen3Config
-
-    os.makedirs(dest, exist_ok=True)
-    for name in TOKENIZER_FILES:
-        shutil.copy2(os.path.join(TOKENIZER_DIR, name), os.path.join(dest, name))
-    tokenizer = AutoTokenizer.from_pretrained(dest)
-    config = Qwen3Config(hidden_size=64, intermediate_size=128, num_hidden_layers=LAYERS,
-                         num_attention_heads=4, num_key_value_heads=2, head_dim=16,
-                         max_position_embeddings=512, vocab_size=len(tokenizer),
-                         bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
-                         pad_token_id=tokenizer.eos_token_id, tie_word_embeddings=True)
-    torch.manual_seed(0)
-    AutoModelForCausalLM.from_config(config, dtype=torch.float32).save_pretrained(dest)
-    return dest
-
-
 def make_taught(kind: str, dest: str):
-    """The tiny `kind` model taught make_test_export's answer, saved to dest; the fp32 PyTorch model
-    as read back from dest (the reference)."""
+    """The tiny `kind` model taught make_test_export's answer (test_web_export.make_taught, with
+    the config changes of the kinds above), saved to dest; the fp32 PyTorch model as read back from
+    dest (the reference)."""
     import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM
 
-    if kind == "qwen3":
-        _make_tiny_qwen3(dest)
-    elif kind == "llama3_gqa_tied":
-        make_tiny_model("llama_gqa_tied", dest)
+    if kind == "llama3_gqa_tied":
         # A short original context (64), so that most of the rotary frequencies are rescaled.
-        _edit_config(dest, rope_parameters={
+        test_web_export.make_taught("llama_gqa_tied", dest, rope_parameters={
             "rope_type": "llama3", "rope_theta": 10000.0, "factor": 8.0, "low_freq_factor": 1.0,
             "high_freq_factor": 4.0, "original_max_position_embeddings": 64})
     elif kind == "gemma2":
-        # As test_web_export.py's: a sliding window shorter than the check prompt.
-        make_tiny_model(kind, dest)
-        _edit_config(dest, sliding_window=SLIDING_WINDOW,
-                     attn_logit_softcapping=None)
+        test_web_export.make_taught(kind, dest, sliding_window=SLIDING_WINDOW,
+                                    attn_logit_softcapping=None)
     elif kind == "gemma3":
-        make_tiny_model(kind, dest)
-        _edit_config(dest, sliding_window=SLIDING_WINDOW,
-                     layer_types=["sliding_attention", "full_attention"],
-                     rope_parameters={
-                         "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
-                         "full_attention": {"rope_type": "linear", "factor": 8.0,
-                                            "rope_theta": 1000000.0}})
+        test_web_export.make_taught(
+            kind, dest, sliding_window=SLIDING_WINDOW,
+            layer_types=["sliding_attention", "full_attention"],
+            rope_parameters={
+                "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
+                "full_attention": {"rope_type": "linear", "factor": 8.0, "rope_theta": 1000000.0}})
     else:
-        make_tiny_model(kind, dest)
-    model = AutoModelForCausalLM.from_pretrained(dest, dtype=torch.float32,
-                                                 attn_implementation="eager")
-    make_test_export.teach(model, AutoTokenizer.from_pretrained(dest))
+        test_web_export.make_taught(kind, dest)
     if kind == "qwen3":
+        # Saved as bf16 in several shards, as Qwen3 checkpoints are.
+        model = AutoModelForCausalLM.from_pretrained(dest, dtype=torch.float32)
         os.remove(os.path.join(dest, "model.safetensors"))
         model.to(torch.bfloat16).save_pretrained(dest, max_shard_size="100KB")
-    else:
-        model.save_pretrained(dest)
     return AutoModelForCausalLM.from_pretrained(dest, dtype=torch.float32,
                                                 attn_implementation="eager").eval()
 
@@ -129,18 +92,14 @@ def session(path: str):
     return ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
 
 
-class FusedDecoderTest(unittest.TestCase):
-    tmp: str
+class FusedDecoderTest(test_web_export.ExportTestCase):
+    prefix = "onnx-fused-test."
     models: dict[str, str]
     references: dict[str, dict]
 
     @classmethod
     def setUpClass(cls) -> None:
-        import torch
-        torch.set_num_threads(1)
-        cls.ort_threads = mock.patch.object(web_export, "ORT_THREADS", 1)
-        cls.ort_threads.start()
-        cls.tmp = tempfile.mkdtemp(prefix="onnx-fused-test.")
+        super().setUpClass()
         cls.models, cls.references = {}, {}
         for kind in KINDS:
             merged = os.path.join(cls.tmp, "models", kind)
@@ -148,11 +107,6 @@ class FusedDecoderTest(unittest.TestCase):
             cls.models[kind] = merged
             cls.references[kind] = web_export.reference_run(model, prompt_ids(merged))
             del model
-
-    @classmethod
-    def tearDownClass(cls) -> None:
-        cls.ort_threads.stop()
-        shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def build(self, kind: str, variant: str, name: str = "", **kwargs) -> tuple[str, dict]:
         path = os.path.join(self.tmp, "out", kind + name, f"model_{variant}.onnx")

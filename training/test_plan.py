@@ -10,16 +10,13 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import unittest
 from unittest import mock
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import test_support  # noqa: E402  (first: it sets the offline environment)
 import plan  # noqa: E402
-import tiny_models  # noqa: E402
 import train_data  # noqa: E402
 
 try:
@@ -33,18 +30,11 @@ LLAMA = ""
 
 def setUpModule():
     global TMP, LLAMA
-    if torch is None:
-        raise unittest.SkipTest("torch is not installed (run npm run trainer:setup)")
-    from transformers.utils import logging as transformers_logging
-
-    transformers_logging.disable_progress_bar()
-    TMP = tempfile.mkdtemp(prefix="plan-test.")
-    LLAMA = tiny_models.make_tiny_model("llama", os.path.join(TMP, "llama"))
+    TMP, LLAMA = test_support.tiny_llama("plan-test.", torch, threads=None, quiet=True)
 
 
 def tearDownModule():
-    if TMP:
-        shutil.rmtree(TMP, ignore_errors=True)
+    test_support.remove(TMP)
 
 
 def data_file(entries: list[dict], name: str = "data.jsonl") -> str:

@@ -3,21 +3,15 @@
 completion tokens only, and gradient accumulation matches the larger batch. npm run test:python."""
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
-import shutil
 import sys
-import tempfile
 import unittest
 from unittest import mock
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_support  # noqa: E402  (first: it sets the offline environment)
 import finetune  # noqa: E402
-import tiny_models  # noqa: E402
 import train_data  # noqa: E402
 
 try:
@@ -39,33 +33,19 @@ LLAMA = ""
 
 def setUpModule():
     global TMP, LLAMA
-    if torch is None:
-        raise unittest.SkipTest("torch is not installed (run npm run trainer:setup)")
-    torch.set_num_threads(1)
-    TMP = tempfile.mkdtemp(prefix="finetune-sft-test.")
-    LLAMA = tiny_models.make_tiny_model("llama", os.path.join(TMP, "llama"))
+    TMP, LLAMA = test_support.tiny_llama("finetune-sft-test.", torch)
 
 
 def tearDownModule():
-    if TMP:
-        shutil.rmtree(TMP, ignore_errors=True)
+    test_support.remove(TMP)
 
 
 def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = finetune.main(["--base_model", LLAMA, "--no-web-export", *argv])
-        except SystemExit as exit_:
-            code = exit_.code
-    return code, out.getvalue(), err.getvalue()
+    return test_support.call_main(finetune.main, ["--base_model", LLAMA, "--no-web-export", *argv])
 
 
 def data_file(name: str) -> str:
-    path = os.path.join(TMP, name)
-    with open(path, "w", encoding="utf-8") as handle:
-        json.dump(QA, handle)
-    return path
+    return test_support.write_json(os.path.join(TMP, name), QA)
 
 
 def rows() -> dict[tuple[int, ...], list[int]]:

@@ -11,9 +11,8 @@ import sys
 import tempfile
 import unittest
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_support  # noqa: E402,F401  (first: it sets the offline environment)
 import tiny_models  # noqa: E402
 import train_data  # noqa: E402
 from train_data import DataError  # noqa: E402

@@ -21,20 +21,27 @@ from tiny_models import KINDS, make_tiny_model  # noqa: E402
 ALL = ["fp32", "fp16", "q4", "q4f16"]
 
 
-def make_taught(kind: str, dest: str) -> str:
-    """A tiny `kind` model taught make_test_export's answer (gemma2 and 3 with a sliding window of 8,
-    shorter than the check prompt, so that the window is in play)."""
+def edit_config(dest: str, **changes) -> None:
+    path = os.path.join(dest, "config.json")
+    with open(path, encoding="utf-8") as handle:
+        config = json.load(handle)
+    config.update(changes)
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(config, handle, indent=2)
+
+
+def make_taught(kind: str, dest: str, **config_changes) -> str:
+    """A tiny `kind` model (tiny_models.py, its config.json changed by `config_changes`) taught
+    make_test_export's answer and saved to dest; gemma2 and 3 get a sliding window of 8, shorter
+    than the check prompt, so that the window is in play."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     make_tiny_model(kind, dest)
-    if kind in ("gemma2", "gemma3"):
-        path = os.path.join(dest, "config.json")
-        with open(path, encoding="utf-8") as handle:
-            config = json.load(handle)
-        config["sliding_window"] = 8
-        with open(path, "w", encoding="utf-8") as handle:
-            json.dump(config, handle)
+    changes = {"sliding_window": 8} if kind in ("gemma2", "gemma3") else {}
+    changes.update(config_changes)
+    if changes:
+        edit_config(dest, **changes)
     model = AutoModelForCausalLM.from_pretrained(dest, dtype=torch.float32,
                                                  attn_implementation="eager")
     make_test_export.teach(model, AutoTokenizer.from_pretrained(dest))
@@ -54,9 +61,11 @@ class Log:
         return "\n".join(self.lines)
 
 
-class WebExportTest(unittest.TestCase):
+class ExportTestCase(unittest.TestCase):
+    """A test class run with one torch and one ONNX Runtime thread, and a temporary folder
+    (`tmp`, named after `prefix`) for its life."""
+    prefix = "web-export-test."
     tmp: str
-    models: dict[str, str]
 
     @classmethod
     def setUpClass(cls) -> None:
@@ -64,14 +73,22 @@ class WebExportTest(unittest.TestCase):
         torch.set_num_threads(1)
         cls.ort_threads = mock.patch.object(web_export, "ORT_THREADS", 1)
         cls.ort_threads.start()
-        cls.tmp = tempfile.mkdtemp(prefix="web-export-test.")
-        cls.models = {kind: make_taught(kind, os.path.join(cls.tmp, "models", kind))
-                      for kind in KINDS}
+        cls.tmp = tempfile.mkdtemp(prefix=cls.prefix)
 
     @classmethod
     def tearDownClass(cls) -> None:
         cls.ort_threads.stop()
         shutil.rmtree(cls.tmp, ignore_errors=True)
+
+
+class WebExportTest(ExportTestCase):
+    models: dict[str, str]
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        super().setUpClass()
+        cls.models = {kind: make_taught(kind, os.path.join(cls.tmp, "models", kind))
+                      for kind in KINDS}
 
     def out(self, name: str) -> str:
         return os.path.join(self.tmp, "out", name, "web")

@@ -46,17 +46,24 @@ def _config(kind: str, vocab_size: int, bos: int, eos: int):
     raise ValueError(f"unknown tiny model kind {kind!r} (known: {', '.join(KINDS)})")
 
 
-def make_tiny_model(kind: str, dest: str, seed: int = 0) -> str:
-    """Writes a random-weight `kind` model (Hugging Face layout) with the repo's tokenizer to dest."""
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+def copy_tokenizer(dest: str):
+    """Copies the repo's tiny tokenizer into dest (made if missing) and returns it loaded."""
+    from transformers import AutoTokenizer
 
     if not os.path.isfile(os.path.join(TOKENIZER_DIR, "tokenizer.json")):
         raise FileNotFoundError(f"{TOKENIZER_DIR} is missing: run `npm run tiny-model` first")
     os.makedirs(dest, exist_ok=True)
     for name in TOKENIZER_FILES:
         shutil.copy2(os.path.join(TOKENIZER_DIR, name), os.path.join(dest, name))
-    tokenizer = AutoTokenizer.from_pretrained(dest)
+    return AutoTokenizer.from_pretrained(dest)
+
+
+def make_tiny_model(kind: str, dest: str, seed: int = 0) -> str:
+    """Writes a random-weight `kind` model (Hugging Face layout) with the repo's tokenizer to dest."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    tokenizer = copy_tokenizer(dest)
     config = _config(kind, len(tokenizer), tokenizer.bos_token_id, tokenizer.eos_token_id)
     torch.manual_seed(seed)
     model = AutoModelForCausalLM.from_config(config, torch_dtype=torch.float32)
