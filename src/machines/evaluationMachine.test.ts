@@ -364,6 +364,9 @@ describe('evaluationMachine — the liveness rule (the chat’s): silence, not s
     expect(selectPhase(actor.getSnapshot())).toBe('loadingA');
     vi.advanceTimersByTime(1000);
     expect(selectPhase(actor.getSnapshot())).toBe('failed');
+    expect(actor.getSnapshot().context.error).toBe(
+      'The model stopped responding: no word from it for 30 seconds. Retry to load the model again.',
+    );
     expect(worker.posted.at(-1)).toMatchObject({ type: 'abandon' });
   });
 });

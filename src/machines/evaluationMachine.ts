@@ -177,13 +177,24 @@ const start = [
 const stalledLoading = {
   loadSilence: {
     target: '#evaluation.ended.failed',
-    actions: ['storeStall', 'forgetLoaded', 'abandonWorker'],
+    actions: [
+      { type: 'storeStall', params: () => LOAD_SILENCE_MS },
+      'forgetLoaded',
+      'abandonWorker',
+    ],
   },
 } as const;
 const stalledAnswering = {
   replySilence: {
     target: '#evaluation.ended.failed',
-    actions: ['storeStall', 'forgetLoaded', 'abandonWorker'],
+    actions: [
+      {
+        type: 'storeStall',
+        params: ({ context }: { context: EvaluationContext }) => context.replySilenceMs,
+      },
+      'forgetLoaded',
+      'abandonWorker',
+    ],
   },
 } as const;
 
@@ -327,12 +338,11 @@ export const evaluationMachine = setup({
         files: [],
       };
     }),
-    storeStall: assign({
-      error: ({ context }) =>
-        `The model stopped responding: no word from it for ${context.replySilenceMs / 1000} seconds. Retry to load the model again.`,
+    storeStall: assign((_, silenceMs: number) => ({
+      error: `The model stopped responding: no word from it for ${silenceMs / 1000} seconds. Retry to load the model again.`,
       files: [],
       partial: '',
-    }),
+    })),
     /** A silent worker is replaced (the worker actor answers with a fault for everyone). */
     abandonWorker: sendTo(({ context }) => context.worker, {
       type: 'abandon',
