@@ -1,37 +1,6 @@
 /**
- * The service's domain errors: what went wrong, in one sentence a person can act on, and never an
- * HTTP status. The one error handler (routes/error-handler.ts) maps each kind to its status.
+ * The service's domain errors (kinds, class, constructors) live in src/shared/domain-errors.ts,
+ * so the mock's fake domain throws the same ones; the one error handler
+ * (routes/error-handler.ts) maps each kind to its status (`ERROR_STATUS`).
  */
-export type DomainErrorKind =
-  /** The request itself is wrong (a path outside the roots, a bad parameter). */
-  | 'bad-input'
-  /** No such run, model, file or record. */
-  | 'not-found'
-  /** Another run, or the trainer's set-up, is going: try again when it ends. */
-  | 'busy'
-  /** The output folder is used by the running run or already holds a result. */
-  | 'folder-in-use'
-  /** The run is not in a state that allows this (e.g. cancel after it ended). */
-  | 'wrong-state'
-  /** A file the request needs exists but cannot be read as what it should be. */
-  | 'unreadable'
-  /** A program could not be started (interpreter, launcher). */
-  | 'launch-failed';
-
-export class DomainError extends Error {
-  constructor(
-    readonly kind: DomainErrorKind,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'DomainError';
-  }
-}
-
-export const badInput = (message: string) => new DomainError('bad-input', message);
-export const notFound = (message: string) => new DomainError('not-found', message);
-export const busy = (message: string) => new DomainError('busy', message);
-export const folderInUse = (message: string) => new DomainError('folder-in-use', message);
-export const wrongState = (message: string) => new DomainError('wrong-state', message);
-export const unreadable = (message: string) => new DomainError('unreadable', message);
-export const launchFailed = (message: string) => new DomainError('launch-failed', message);
+export * from '../../src/shared/domain-errors';

@@ -157,7 +157,6 @@ export const RUN_STATES = ['running', 'succeeded', 'failed', 'cancelled', 'inter
  * `null` once the run has ended.
  */
 export const RUN_PHASES = ['training', 'saving', 'cancelling'] as const;
-export type RunPhase = (typeof RUN_PHASES)[number];
 
 /** GET /runs/{id}: what a run is doing or how it ended. */
 export const RunInfoSchema = z.object({

@@ -1,11 +1,7 @@
 /** PUT /datasets/{name}: stores a dataset for training (its path can be a run's data_file). */
 import type { FastifyInstance } from 'fastify';
-import {
-  DatasetParamsSchema,
-  DatasetSchema,
-  type TrainingEntry,
-  type DatasetResponse,
-} from '../../../src/shared/training-api';
+import { SERVICE_ROUTES } from '../../../src/shared/service-http';
+import type { DatasetResponse, TrainingEntry } from '../../../src/shared/training-api';
 import type { DatasetStore } from '../datasets';
 
 export function registerDatasetRoutes(
@@ -14,8 +10,8 @@ export function registerDatasetRoutes(
   bodyLimit: number,
 ): void {
   app.put<{ Params: { name: string }; Body: TrainingEntry[] }>(
-    '/datasets/:name',
-    { bodyLimit, schema: { params: DatasetParamsSchema, body: DatasetSchema } },
+    SERVICE_ROUTES.saveDataset.url,
+    { bodyLimit, schema: SERVICE_ROUTES.saveDataset.schema },
     (request): Promise<DatasetResponse> => datasets.save(request.params.name, request.body),
   );
 }

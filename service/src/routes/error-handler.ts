@@ -4,27 +4,20 @@
  * Every error body is `{ "error": "<one sentence>" }`.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import * as z from 'zod/mini';
-import { formatIssues, type ErrorResponse } from '../../../src/shared/training-api';
+import type * as z from 'zod/mini';
+import {
+  ERROR_STATUS,
+  checkRequestPart,
+  malformedJson,
+  type RequestPart,
+} from '../../../src/shared/service-http';
+import type { ErrorResponse } from '../../../src/shared/training-api';
 import { trainingMessages } from '../../../src/shared/training-messages';
-import { DomainError, badInput, type DomainErrorKind } from '../errors';
+import { DomainError } from '../errors';
 
-const STATUS: Record<DomainErrorKind, number> = {
-  'bad-input': 400,
-  'not-found': 404,
-  busy: 409,
-  'folder-in-use': 409,
-  'wrong-state': 409,
-  unreadable: 422,
-  'launch-failed': 500,
-};
-
-const SUBJECT: Record<string, string> = {
-  body: 'body',
-  querystring: 'query',
-  params: 'path',
-  headers: 'headers',
-};
+const PARTS: readonly string[] = ['params', 'querystring', 'body', 'headers'];
+const isRequestPart = (part: string | undefined): part is RequestPart =>
+  part !== undefined && PARTS.includes(part);
 
 export function sendError(reply: FastifyReply, statusCode: number, message: string) {
   const body: ErrorResponse = { error: message };
@@ -49,21 +42,17 @@ function fastifyFields(error: unknown): { statusCode?: number; code?: string; me
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
-  // The shared schemas validate every request part; failures become one readable 400.
+  // The shared schemas validate every request part; failures become one readable 400
+  // (checkRequestPart: the mock answers the same).
   app.setValidatorCompiler(({ schema, httpPart }) => {
     if (!isZodSchema(schema)) throw new Error('route schemas must be zod/mini schemas');
-    const subject = SUBJECT[httpPart ?? 'body'] ?? 'request';
-    return (data: unknown) => {
-      const result = z.safeParse(schema, data ?? undefined);
-      if (result.success) return { value: result.data };
-      return {
-        error: badInput(`Invalid ${subject}: ${formatIssues(result.error.issues, subject)}`),
-      };
-    };
+    const part = isRequestPart(httpPart) ? httpPart : 'body';
+    return (data: unknown) => checkRequestPart(schema, data, part);
   });
 
   app.setErrorHandler((error: unknown, _request, reply) => {
-    if (error instanceof DomainError) return sendError(reply, STATUS[error.kind], error.message);
+    if (error instanceof DomainError)
+      return sendError(reply, ERROR_STATUS[error.kind], error.message);
     const e = fastifyFields(error);
     const status = e.statusCode ?? 500;
     // http-errors' headers (@fastify/static's 416 carries `Content-Range: bytes */size`).
@@ -73,7 +62,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
         if (typeof value === 'string') reply.header(name, value);
     let message = e.message || 'Internal error';
     if (e.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || e.code === 'FST_ERR_CTP_EMPTY_JSON_BODY')
-      message = `Malformed JSON body: ${message}`;
+      message = malformedJson(message);
     else if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') message = 'Request body is too large';
     else if (status >= 500) message = `Internal error: ${message}`;
     return sendError(reply, status, message);

@@ -1,14 +1,9 @@
 /** GET / (who answers, where the API is documented) and GET /health. */
 import type { FastifyInstance } from 'fastify';
-import { SERVICE_ENDPOINTS, type ServiceInfo } from '../../../src/shared/training-api';
+import { SERVICE_ROUTES, serviceInfo } from '../../../src/shared/service-http';
 
 export function registerInfoRoutes(app: FastifyInstance, version: string): void {
-  const info: ServiceInfo = {
-    name: 'Local LLM Studio training service',
-    version,
-    docs: 'service/README.md in the repository (section "Endpoints")',
-    endpoints: [...SERVICE_ENDPOINTS],
-  };
-  app.get('/health', () => ({ ok: true }));
-  app.get('/', () => info);
+  const info = serviceInfo('Local LLM Studio training service', version);
+  app.get(SERVICE_ROUTES.health.url, () => ({ ok: true }));
+  app.get(SERVICE_ROUTES.info.url, () => info);
 }

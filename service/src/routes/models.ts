@@ -8,6 +8,7 @@
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod/mini';
+import { SERVICE_ROUTES } from '../../../src/shared/service-http';
 import { TRAINED_MODEL_OWNER, type ModelList } from '../../../src/shared/training-api';
 import { basename, dirname } from 'node:path';
 import { notFound } from '../errors';
@@ -30,7 +31,7 @@ const SEND_OPTIONS = { cacheControl: false, dotfiles: 'allow' as const, highWate
 export function registerModelRoutes(app: FastifyInstance, runs: RunManager): void {
   // Only reply.sendFile: no route of the plugin's own (every file is checked below first).
   void app.register(fastifyStatic, { serve: false, root: '/' });
-  app.get('/models', async (): Promise<ModelList> => ({
+  app.get(SERVICE_ROUTES.models.url, async (): Promise<ModelList> => ({
     models: await listModels(runs.records()),
   }));
 

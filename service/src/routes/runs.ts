@@ -3,36 +3,32 @@
  * one; resume one that ended without its result.
  */
 import type { FastifyInstance } from 'fastify';
-import {
-  LogsQuerySchema,
-  MetricsQuerySchema,
-  RunParamsSchema,
-  TrainRequestSchema,
-  type LogsQuery,
-  type MetricsQuery,
-  type ErrorResponse,
-  type PlanResponse,
-  type RunDataset,
-  type RunList,
-  type TrainRequest,
-  type TrainResponse,
+import { SERVICE_ROUTES as ROUTES } from '../../../src/shared/service-http';
+import type {
+  LogsQuery,
+  MetricsQuery,
+  ErrorResponse,
+  PlanResponse,
+  RunDataset,
+  RunList,
+  TrainRequest,
+  TrainResponse,
 } from '../../../src/shared/training-api';
 import { PlanTimeoutError } from '../plan';
 import type { RunManager } from '../runs';
 
 type ById = { Params: { id: string } };
-const byId = { schema: { params: RunParamsSchema } };
 
 export function registerRunRoutes(app: FastifyInstance, runs: RunManager): void {
   app.post<{ Body: TrainRequest }>(
-    '/train',
-    { schema: { body: TrainRequestSchema } },
+    ROUTES.train.url,
+    { schema: ROUTES.train.schema },
     async (request): Promise<TrainResponse> => ({ run_id: (await runs.start(request.body)).id }),
   );
 
   app.post<{ Body: TrainRequest }>(
-    '/train/plan',
-    { schema: { body: TrainRequestSchema } },
+    ROUTES.plan.url,
+    { schema: ROUTES.plan.schema },
     async (request, reply): Promise<PlanResponse | ErrorResponse> => {
       try {
         return await runs.plan(request.body);
@@ -43,29 +39,41 @@ export function registerRunRoutes(app: FastifyInstance, runs: RunManager): void 
     },
   );
 
-  app.get('/runs', (): RunList => ({ runs: runs.list(), active: runs.activeId }));
+  app.get(ROUTES.runs.url, (): RunList => ({ runs: runs.list(), active: runs.activeId }));
 
-  app.get<ById>('/runs/:id', byId, (request) => runs.get(request.params.id));
+  app.get<ById>(ROUTES.run.url, { schema: ROUTES.run.schema }, (request) =>
+    runs.get(request.params.id),
+  );
 
   app.get<ById & { Querystring: MetricsQuery }>(
-    '/runs/:id/metrics',
-    { schema: { params: RunParamsSchema, querystring: MetricsQuerySchema } },
+    ROUTES.metrics.url,
+    { schema: ROUTES.metrics.schema },
     (request) => runs.metrics(request.params.id, request.query.after, request.query.eval_after),
   );
 
-  app.get<ById>('/runs/:id/split', byId, (request) => runs.split(request.params.id));
+  app.get<ById>(ROUTES.split.url, { schema: ROUTES.split.schema }, (request) =>
+    runs.split(request.params.id),
+  );
 
-  app.get<ById>('/runs/:id/dataset', byId, async (request): Promise<RunDataset> => ({
-    entries: await runs.dataset(request.params.id),
-  }));
+  app.get<ById>(
+    ROUTES.dataset.url,
+    { schema: ROUTES.dataset.schema },
+    async (request): Promise<RunDataset> => ({
+      entries: await runs.dataset(request.params.id),
+    }),
+  );
 
-  app.post<ById>('/runs/:id/cancel', byId, (request) => runs.cancel(request.params.id));
+  app.post<ById>(ROUTES.cancel.url, { schema: ROUTES.cancel.schema }, (request) =>
+    runs.cancel(request.params.id),
+  );
 
-  app.post<ById>('/runs/:id/resume', byId, (request) => runs.resume(request.params.id));
+  app.post<ById>(ROUTES.resume.url, { schema: ROUTES.resume.schema }, (request) =>
+    runs.resume(request.params.id),
+  );
 
   app.get<ById & { Querystring: LogsQuery }>(
-    '/logs/:id',
-    { schema: { params: RunParamsSchema, querystring: LogsQuerySchema } },
+    ROUTES.logs.url,
+    { schema: ROUTES.logs.schema },
     (request) => runs.logs(request.params.id, request.query),
   );
 }

@@ -6,10 +6,8 @@
 import fastifyCors from '@fastify/cors';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LOOPBACK_HOSTS } from '../config';
-import { trainingMessages } from '../../../src/shared/training-messages';
+import { contentTypeRefusal } from '../../../src/shared/service-http';
 import { sendError } from './error-handler';
-
-const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** Host values that name this service: its loopback names with the port it listens on. */
 export function allowedHosts(port: number): Set<string> {
@@ -51,15 +49,8 @@ export function registerSecurity(
       request.headers['access-control-request-private-network'] === 'true'
     )
       reply.header('Access-Control-Allow-Private-Network', 'true');
-    if (STATE_CHANGING.has(request.method)) {
-      const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-      if (type !== 'application/json')
-        return sendError(
-          reply,
-          415,
-          trainingMessages.contentType(request.method, request.headers['content-type']),
-        );
-    }
+    const refused = contentTypeRefusal(request.method, request.headers['content-type']);
+    if (refused) return sendError(reply, 415, refused);
     return undefined;
   });
   // The CORS answers themselves (allowed origins only: the hook above refused the others).

@@ -4,23 +4,21 @@
  * request; one at a time; refused while a run is active), GET /trainer/setup (its output).
  */
 import type { FastifyInstance } from 'fastify';
-import * as z from 'zod/mini';
+import { SERVICE_ROUTES as ROUTES } from '../../../src/shared/service-http';
 import type { TrainerInfo, TrainerSetup } from '../../../src/shared/training-api';
 import type { TrainerEnv } from '../trainer-env';
 
-/** The set-up takes no options: the body must be `{}`. */
-const SetupBodySchema = z.strictObject({});
-
 export function registerTrainerRoutes(app: FastifyInstance, trainer: TrainerEnv): void {
-  app.get('/trainer', (): Promise<TrainerInfo> => trainer.info());
+  app.get(ROUTES.trainer.url, (): Promise<TrainerInfo> => trainer.info());
+  // The set-up takes no options (its body schema allows only `{}`).
   app.post(
-    '/trainer/setup',
-    { schema: { body: SetupBodySchema } },
+    ROUTES.startSetup.url,
+    { schema: ROUTES.startSetup.schema },
     async (_request, reply): Promise<TrainerSetup> => {
       const setup = trainer.startSetup();
-      reply.code(202);
+      reply.code(ROUTES.startSetup.status);
       return setup;
     },
   );
-  app.get('/trainer/setup', (): TrainerSetup => trainer.setup());
+  app.get(ROUTES.setup.url, (): TrainerSetup => trainer.setup());
 }

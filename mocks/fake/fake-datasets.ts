@@ -1,0 +1,31 @@
+/**
+ * The datasets of mock mode, with the interface the service's DatasetStore gives its route
+ * (`save`): kept in memory under the path the service answers, so a run naming that path as its
+ * data file trains on them.
+ */
+import {
+  asPromptCompletion,
+  type DatasetEntry,
+  type DatasetResponse,
+  type TrainingEntry,
+} from '../../src/shared/training-api';
+
+export class FakeDatasets {
+  private readonly files = new Map<string, DatasetEntry[]>();
+
+  /** Kept as the service reads a data file back: a conversation as its last exchange. */
+  save(name: string, entries: TrainingEntry[]): Promise<DatasetResponse> {
+    const path = `service-data/datasets/${name.replace(/\.json$/, '')}.json`;
+    this.files.set(path, entries.map(asPromptCompletion));
+    return Promise.resolve({ path, entries: entries.length });
+  }
+
+  /** The entries stored under a data file's path, if any. */
+  entriesOf(path: string): DatasetEntry[] | undefined {
+    return this.files.get(path);
+  }
+
+  clear(): void {
+    this.files.clear();
+  }
+}

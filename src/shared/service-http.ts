@@ -1,0 +1,136 @@
+/**
+ * The training service's HTTP rules, written once for the service (service/src/routes) and the
+ * mock (mocks/training-handlers.ts): each route's method, path, request schemas and success
+ * status; the status of each domain error kind; the JSON-only rule for state changes; the texts of
+ * the 400s the request layer answers before any domain code runs.
+ */
+import * as z from 'zod/mini';
+import { badInput, type DomainError, type DomainErrorKind } from './domain-errors';
+import {
+  DatasetParamsSchema,
+  DatasetSchema,
+  LogsQuerySchema,
+  MetricsQuerySchema,
+  RunParamsSchema,
+  SERVICE_ENDPOINTS,
+  TrainRequestSchema,
+  formatIssues,
+  type ServiceInfo,
+} from './training-api';
+import { trainingMessages } from './training-messages';
+
+/** The status each kind of domain error answers with; the body is `{ "error": message }`. */
+export const ERROR_STATUS: Record<DomainErrorKind, number> = {
+  'bad-input': 400,
+  'not-found': 404,
+  busy: 409,
+  'folder-in-use': 409,
+  'wrong-state': 409,
+  unreadable: 422,
+  'launch-failed': 500,
+};
+
+/** The request parts a route validates, by Fastify's names for them. */
+export type RequestPart = 'params' | 'querystring' | 'body' | 'headers';
+
+/** How an error text names each part: "Invalid path: id is not a valid run id". */
+const SUBJECT: Record<RequestPart, string> = {
+  params: 'path',
+  querystring: 'query',
+  body: 'body',
+  headers: 'headers',
+};
+
+/**
+ * One request part checked against its schema: the parsed value, or the bad-input error the
+ * service answers (400, "Invalid <part>: <field> <what is wrong>").
+ */
+export function checkRequestPart<T>(
+  schema: z.ZodMiniType<T>,
+  data: unknown,
+  part: RequestPart,
+): { value: T } | { error: DomainError } {
+  const result = z.safeParse(schema, data ?? undefined);
+  if (result.success) return { value: result.data };
+  const subject = SUBJECT[part];
+  return { error: badInput(`Invalid ${subject}: ${formatIssues(result.error.issues, subject)}`) };
+}
+
+/** The answer to a body that is not JSON (`detail`: the parser's own words). */
+export const malformedJson = (detail: string) => `Malformed JSON body: ${detail}`;
+
+/** Methods that change state: they must send `Content-Type: application/json`. */
+export const STATE_CHANGING_METHODS: ReadonlySet<string> = new Set([
+  'POST',
+  'PUT',
+  'PATCH',
+  'DELETE',
+]);
+
+/**
+ * The JSON-only rule (a cross-site form cannot send JSON without a CORS preflight): the 415 text
+ * for a state change of another content type, or null when the request may go on.
+ */
+export function contentTypeRefusal(method: string, contentType: string | undefined): string | null {
+  if (!STATE_CHANGING_METHODS.has(method)) return null;
+  const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase();
+  return type === 'application/json' ? null : trainingMessages.contentType(method, contentType);
+}
+
+/** The set-up takes no options: the body must be `{}`. */
+export const SetupBodySchema = z.strictObject({});
+
+/** A route of the service: what the service registers and what the mock answers. */
+export interface ServiceRoute {
+  method: 'GET' | 'POST' | 'PUT';
+  /** Fastify's path syntax (`:id`), which MSW reads the same way. */
+  url: string;
+  /** The schemas of the parts the route validates (Fastify's route `schema` option). */
+  schema?: Partial<Record<RequestPart, z.ZodMiniType>>;
+  /** The status of a success, when it is not 200. */
+  status?: number;
+}
+
+const byId = { params: RunParamsSchema };
+
+/** Every JSON route of the service (the trained files' route is the service's alone). */
+export const SERVICE_ROUTES = {
+  info: { method: 'GET', url: '/' },
+  health: { method: 'GET', url: '/health' },
+  train: { method: 'POST', url: '/train', schema: { body: TrainRequestSchema } },
+  plan: { method: 'POST', url: '/train/plan', schema: { body: TrainRequestSchema } },
+  runs: { method: 'GET', url: '/runs' },
+  run: { method: 'GET', url: '/runs/:id', schema: byId },
+  metrics: {
+    method: 'GET',
+    url: '/runs/:id/metrics',
+    schema: { ...byId, querystring: MetricsQuerySchema },
+  },
+  split: { method: 'GET', url: '/runs/:id/split', schema: byId },
+  dataset: { method: 'GET', url: '/runs/:id/dataset', schema: byId },
+  cancel: { method: 'POST', url: '/runs/:id/cancel', schema: byId },
+  resume: { method: 'POST', url: '/runs/:id/resume', schema: byId },
+  logs: { method: 'GET', url: '/logs/:id', schema: { ...byId, querystring: LogsQuerySchema } },
+  saveDataset: {
+    method: 'PUT',
+    url: '/datasets/:name',
+    schema: { params: DatasetParamsSchema, body: DatasetSchema },
+  },
+  models: { method: 'GET', url: '/models' },
+  trainer: { method: 'GET', url: '/trainer' },
+  startSetup: {
+    method: 'POST',
+    url: '/trainer/setup',
+    schema: { body: SetupBodySchema },
+    status: 202,
+  },
+  setup: { method: 'GET', url: '/trainer/setup' },
+} as const satisfies Record<string, ServiceRoute>;
+
+/** GET /: who answers (the service, or the mock), and where the API is documented. */
+export const serviceInfo = (name: string, version: string): ServiceInfo => ({
+  name,
+  version,
+  docs: 'service/README.md in the repository (section "Endpoints")',
+  endpoints: [...SERVICE_ENDPOINTS],
+});
