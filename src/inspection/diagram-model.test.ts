@@ -109,6 +109,10 @@ describe('buildDiagramModel', () => {
         'chat.idle --chat.load--> (self)',
         'chat.idle --chat.send [hasText]--> chat.replying',
         'chat.idle --chat.reset--> (self)',
+        'chat.idle --chat.regenerate [hasReply]--> chat.replying',
+        'chat.idle --chat.edit [isEditable]--> chat.replying',
+        'chat.idle --chat.continue [endedAtLimit]--> chat.replying',
+        'chat.idle --chat.version--> (self)',
         // How a reply ends, once for generating and stopping (resetting overrides it).
         'chat.replying --worker.complete--> chat.idle',
         'chat.replying --worker.error--> chat.idle',
