@@ -17,6 +17,9 @@ bench:export's). Prints seconds per step, tokens per second, the peak RSS of the
 (while it trains, and over the whole run with loading, merge and save) and the plan's memory
 estimate (finetune.py --plan, training/plan.py) beside the training peak.
 
+--real --export: the 1B shape's run as the service runs it, browser export included: peak RSS
+by phase (training, save, merge, export) and over the whole run, and what was published.
+
 --gpu: the same on CUDA for the 1B shape: LoRA and full fine-tuning, bf16 (fp16 where the GPU
 lacks it), gradient checkpointing on and off, longer entries and batch 4; peak GPU memory
 (torch.cuda.max_memory_allocated in the training process) against the estimate.
@@ -104,10 +107,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="real model shapes on the CPU (1B and 1.5B; `--real 3b` adds 3B)")
     parser.add_argument("--gpu", action="store_true",
                         help="the 1B shape on CUDA: LoRA and full, checkpointing on and off")
+    parser.add_argument("--export", action="store_true",
+                        help="with --real: the 1B shape only, run as the service runs it with the "
+                             "browser export (memory by phase: training, merge, export)")
     parser.add_argument("--steps", type=int, default=None,
                         help="optimizer steps per real-shape run (default: 3 on the CPU, 8 on "
                              "a GPU)")
     args = parser.parse_args(argv)
+    if args.export and not args.real:
+        parser.error("--export goes with --real (the 1B shape's run with its browser export)")
     if args.real or args.gpu:
         return real_main(args)
 
@@ -217,6 +225,12 @@ class RssSampler(threading.Thread):
             time.sleep(0.02)
 
 
+# Log lines of finetune.py that start a phase of the run after training (RSS peaks by phase).
+PHASES = (("saved LoRA adapter", "save"), ("saved the fine-tuned model", "save"),
+          ("merging the adapter", "merge"), ("browser export of", "export"),
+          ("browser-ready model in", "after export"), ("browser export skipped", "after export"))
+
+
 def run_trainer(cmd: list[str]) -> dict:
     """Runs finetune.py (or the _gpu_child wrapper) and returns step times, RSS peaks by
     phase (training: from its first step line to its last), its exit and whole-run peak RSS."""
@@ -240,6 +254,10 @@ def run_trainer(cmd: list[str]) -> dict:
             sampler.phase = "after training" if step == total else "training"
         elif line.startswith('{"gpu_peak"'):
             gpu_peak = json.loads(line)
+        else:
+            for prefix, phase in PHASES:
+                if line.startswith(prefix):
+                    sampler.phase = phase
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = code = os.waitstatus_to_exitcode(status)
     sampler.done.set()
@@ -255,11 +273,11 @@ def run_trainer(cmd: list[str]) -> dict:
             "run_seconds": time.monotonic() - started,
             "peak_rss_training": sampler.peaks.get("training"),
             "peak_rss_run": usage.ru_maxrss * 1024, "rss_peaks": sampler.peaks,
-            "gpu": gpu_peak, "steps": total}
+            "gpu": gpu_peak, "steps": total, "log_tail": tail}
 
 
 def real_case(base: str, data: str, work: str, label: str, method: str, steps: int,
-              gpu: bool, extra: list[str]) -> dict:
+              gpu: bool, extra: list[str], export: bool = False) -> dict:
     out = os.path.join(work, f"run-{label}")
     shutil.rmtree(out, ignore_errors=True)
     flags = ["--base_model", base, "--data_file", data, "--output_dir", out, "--method", method,
@@ -269,7 +287,9 @@ def real_case(base: str, data: str, work: str, label: str, method: str, steps: i
     plan = plan_of(flags)
     runner = ([sys.executable, "-u", os.path.abspath(__file__), "_gpu_child"] if gpu else
               [sys.executable, "-u", os.path.join(HERE, "finetune.py")])
-    run = run_trainer(runner + [*flags, "--no-web-export"])
+    run = run_trainer(runner + [*flags, *([] if export else ["--no-web-export"])])
+    if export:
+        run["web"] = web_outcome(out)
     shutil.rmtree(out, ignore_errors=True)
     batch = plan["effective_batch"]
     tokens = mean_tokens(base, data, 256 if "--max_len" not in extra else
@@ -287,6 +307,22 @@ def real_case(base: str, data: str, work: str, label: str, method: str, steps: i
             "estimate": plan["memory"], "run": run}
 
 
+def web_outcome(out: str) -> dict:
+    """What the run's browser export left: the published variants and their bytes, or the
+    skip's reason."""
+    report = os.path.join(out, "web", "export.json")
+    if os.path.isfile(report):
+        with open(report, encoding="utf-8") as handle:
+            exported = json.load(handle)
+        return {"published": exported.get("published"),
+                "bytes": {v: e.get("bytes") for v, e in exported.get("variants", {}).items()}}
+    skipped = os.path.join(out, "web.skipped.json")
+    if os.path.isfile(skipped):
+        with open(skipped, encoding="utf-8") as handle:
+            return {"published": [], "skipped": json.load(handle).get("reason")}
+    return {"published": [], "skipped": "no web/ and no web.skipped.json"}
+
+
 def real_main(args) -> int:
     import bench_export
 
@@ -299,7 +335,8 @@ def real_main(args) -> int:
             return 2
         shapes = ["llama-3.2-1b"]
     else:
-        shapes = list(bench_export.REAL_3B if args.real == "3b" else bench_export.REAL)
+        shapes = (["llama-3.2-1b"] if args.export else
+                  list(bench_export.REAL_3B if args.real == "3b" else bench_export.REAL))
     steps = args.steps or (8 if args.gpu else 3)
     work = tempfile.mkdtemp(prefix="bench-trainer-real.")
     results: dict = {"gpu": args.gpu, "steps": steps, "cases": []}
@@ -322,23 +359,37 @@ def real_main(args) -> int:
             else:
                 data = write_real_data(work, long=False)
                 results["cases"].append(real_case(base, data, work, name, "lora", steps, False,
-                                                  []))
+                                                  [], export=args.export))
             shutil.rmtree(base, ignore_errors=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
     where = "peak GPU memory allocated" if args.gpu else "peak RSS while training"
     print(f"training on real shapes ({'CUDA' if args.gpu else 'CPU'}, finetune.py with the "
-          f"service's flags, --no-web-export, {steps} steps); memory: {where} against "
-          "plan.estimate_memory")
+          f"service's flags, {'with' if args.export else '--no-web-export: without'} the browser "
+          f"export, {steps} steps); memory: {where} against plan.estimate_memory")
     gib = lambda n: f"{n / 2 ** 30:.2f}" if n else "-"  # noqa: E731
     print(table([[c["case"], c["method"], c["precision"], "on" if c["gradient_checkpointing"]
                   else "off", f"{c['parameters'] / 1e9:.2f}B", f"{c['seconds_per_step']:.2f}",
-                  f"{c['tokens_per_second']:.0f}", gib(c["measured_peak_bytes"]),
+                  f"{c['tokens_per_second']:.1f}", gib(c["measured_peak_bytes"]),
                   gib(c["run"]["peak_rss_run"]), gib(c["estimate_bytes"]),
                   f"{c['estimate_over_measured']:.2f}"] for c in results["cases"]],
                 ["case", "method", "precision", "ckpt", "params", "s/step", "tokens/s",
                  "measured GiB", "whole-run RSS GiB", "estimate GiB", "estimate/measured"]))
+    if args.export:
+        print()
+        print("the same run with the browser export: peak RSS by phase (GiB)")
+        for c in results["cases"]:
+            peaks = c["run"]["rss_peaks"]
+            print(table([[phase, gib(peaks.get(phase))] for phase in
+                         ("loading", "training", "save", "merge", "export", "after export")
+                         if phase in peaks] + [["whole run", gib(c["run"]["peak_rss_run"])]],
+                        ["phase", "peak RSS GiB"]))
+            web = c["run"]["web"]
+            print(f"published: {', '.join(web['published']) or 'none'}"
+                  + (f" ({web['skipped']})" if web.get("skipped") else "")
+                  + "".join(f"; {v} {b / 1e9:.2f} GB" for v, b in web.get("bytes", {}).items()
+                            if b))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(results, handle, indent=2)
