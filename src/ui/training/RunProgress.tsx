@@ -27,24 +27,46 @@ export interface RunProgressProps {
   lines?: readonly string[];
 }
 
+/** A labelled 0–100 bar, its text inside. */
+function Bar({
+  className,
+  name,
+  percent,
+  text,
+}: {
+  className: string;
+  name: string;
+  percent: number;
+  text: string;
+}) {
+  return (
+    <div
+      className={className}
+      role="progressbar"
+      aria-label={name}
+      aria-valuemin={0}
+      aria-valuemax={100}
+      aria-valuenow={percent}
+      aria-valuetext={text}
+    >
+      <div className="progress-fill" style={{ width: `${percent}%` }} />
+      <span className="progress-label">{text}</span>
+    </div>
+  );
+}
+
 /** "Downloading the base model: 1.2 of 6.4 GB", the file, and the speed once known. */
 function BaseDownload({ download }: { download: DownloadProgress }) {
   const percent = download.total > 0 ? Math.min(100, (download.bytes / download.total) * 100) : 0;
   const label = `Downloading the base model: ${formatBytes(download.bytes)} of ${formatBytes(download.total)}`;
   return (
     <div className="training-download">
-      <div
+      <Bar
         className="progress"
-        role="progressbar"
-        aria-label="Base model download"
-        aria-valuemin={0}
-        aria-valuemax={100}
-        aria-valuenow={Math.round(percent * 100) / 100}
-        aria-valuetext={label}
-      >
-        <div className="progress-fill" style={{ width: `${percent}%` }} />
-        <span className="progress-label">{label}</span>
-      </div>
+        name="Base model download"
+        percent={Math.round(percent * 100) / 100}
+        text={label}
+      />
       <p className="training-hint">
         {download.file
           ? `${download.file}: ${formatBytes(download.fileBytes)} of ${formatBytes(download.fileTotal)} (file ${Math.min(download.filesDone + 1, download.files)} of ${download.files})`
@@ -70,18 +92,12 @@ export function RunProgress({
     <>
       {download && <BaseDownload download={download} />}
       {busy && (
-        <div
+        <Bar
           className="progress training-progress"
-          role="progressbar"
-          aria-label="Training progress"
-          aria-valuemin={0}
-          aria-valuemax={100}
-          aria-valuenow={percent}
-          aria-valuetext={formatPercent(percent)}
-        >
-          <div className="progress-fill" style={{ width: `${percent}%` }} />
-          <span className="progress-label">{formatPercent(percent)}</span>
-        </div>
+          name="Training progress"
+          percent={percent}
+          text={formatPercent(percent)}
+        />
       )}
       {status === 'saving' && (
         <p className="training-saving" role="status">
