@@ -129,4 +129,34 @@ describe('Compare', () => {
       ).toEqual(scoresA);
     });
   });
+
+  // Compare heard no heartbeat: a dead worker was noticed after 120 s (the chat's rule is 10 s).
+  it('a worker that dies mid-answer: Compare says so within 15 s, as the chat does', async () => {
+    const url = servers.url(`&extraModel=${TINY_MODEL_ID},${COPY_ID}&maxTokens=400&debug#/compare`);
+    await inBrowser(url, { webgpu: true }, async ({ page }) => {
+      await page.getByRole('heading', { name: 'Compare models' }).waitFor();
+      await page.getByLabel('Model A (before)').selectOption(TINY_MODEL_ID);
+      await page.getByLabel('Model B (after)').selectOption(COPY_ID);
+      await page.getByLabel('Questions I paste or type').check();
+      await page
+        .getByRole('textbox', { name: /^Questions \(one per line/ })
+        .fill(Array.from({ length: 8 }, (_, i) => `Count to ${i + 100}.`).join('\n'));
+      await page.getByRole('button', { name: 'Compare', exact: true }).click();
+      await expect
+        .poll(() => page.getByText(/^A: .* — [1-7] of 8 answered/).count(), { timeout: 120_000 })
+        .toBe(1);
+      // The worker closes itself (no error event): only its silence tells.
+      await page.evaluate(() =>
+        (window as unknown as { __llmWorker: Worker }).__llmWorker.postMessage({
+          type: 'debug.close',
+        }),
+      );
+      const closedAt = Date.now();
+      await expect
+        .poll(() => page.getByRole('alert').allTextContents(), { timeout: 15_000, interval: 250 })
+        .toContainEqual(expect.stringContaining('The model stopped responding'));
+      console.log(`Compare noticed the dead worker ${Date.now() - closedAt} ms after it closed`);
+      expect(Date.now() - closedAt).toBeLessThan(15_000);
+    });
+  }, 240_000);
 });
