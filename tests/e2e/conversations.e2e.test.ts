@@ -117,7 +117,7 @@ describe('conversations, settings and stored models', () => {
         settings: { maxNewTokens: number };
         messages: Array<{ role: string; content: string }>;
       };
-      expect(exported.version).toBe(1);
+      expect(exported.version).toBe(2);
       expect(exported.modelId).toBe(TINY_MODEL_ID);
       expect(exported.settings.maxNewTokens).toBe(3);
       expect(exported.messages[0]).toEqual({ role: 'user', content: 'Short please' });
@@ -196,6 +196,22 @@ describe('conversations, settings and stored models', () => {
       await expect.poll(() => dialog.getByText(/Storage used: .* of .*/).count()).toBe(1);
       await screenshot(page, 'stored-models');
 
+      // Every Cache Storage entry (all caches: the model files, the plans, the app shell) naming
+      // the model, by its id or URL-encoded (as a plan's key holds it).
+      const namingModel = (id: string) =>
+        page.evaluate(async (modelId) => {
+          const names = [modelId, encodeURIComponent(modelId)];
+          const urls: string[] = [];
+          for (const name of await caches.keys())
+            for (const request of await (await caches.open(name)).keys())
+              urls.push(`${name} ${request.url}`);
+          return urls.filter((u) => names.some((n) => u.includes(n)));
+        }, id);
+      // Its download plan was kept (so the check below could fail: Delete once left it).
+      await expect
+        .poll(async () => (await namingModel(TINY_MODEL_ID)).join('\n'), { timeout: 30_000 })
+        .toContain('llm-studio-plans ');
+
       // The loaded model is refused; the other is deleted and its cache entries are gone.
       await dialog.getByRole('button', { name: `Delete ${COPY_ID}` }).click();
       await expect
@@ -205,11 +221,7 @@ describe('conversations, settings and stored models', () => {
       await expect
         .poll(() => dialog.getByRole('rowheader').allTextContents(), { timeout: 30_000 })
         .toEqual([expect.stringContaining(COPY_ID)]);
-      const left = await page.evaluate(async (id) => {
-        const cache = await caches.open('transformers-cache');
-        return (await cache.keys()).map((r) => r.url).filter((u) => u.includes(`/${id}/`));
-      }, TINY_MODEL_ID);
-      expect(left).toEqual([]);
+      expect(await namingModel(TINY_MODEL_ID)).toEqual([]);
       await dialog.getByRole('button', { name: 'Close' }).click();
 
       // The other still loads offline.
