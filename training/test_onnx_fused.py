@@ -367,7 +367,7 @@ class FusedDecoderTest(test_web_export.ExportTestCase):
 
         bad = os.path.join(self.tmp, "models", "llama-dynamic")
         shutil.copytree(self.models["llama"], bad)
-        _edit_config(bad, rope_parameters=refused["dynamic rope"]["rope_parameters"])
+        test_web_export.edit_config(bad, rope_parameters=refused["dynamic rope"]["rope_parameters"])
         with self.assertRaisesRegex(ValueError, "rope type 'dynamic'"):
             onnx_fused.build_decoder(bad, os.path.join(self.tmp, "out", "bad", "model.onnx"), "q4")
 
