@@ -390,7 +390,6 @@ export const MessagesEntrySchema = z.object({
       ),
     ),
 });
-export type MessagesEntry = z.infer<typeof MessagesEntrySchema>;
 
 /**
  * What a training data file holds, entry by entry (training/train_data.py reads the same two
