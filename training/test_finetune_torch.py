@@ -235,7 +235,8 @@ class BadInputTest(unittest.TestCase):
         import huggingface_hub.constants
 
         with mock.patch.object(huggingface_hub.constants, "HF_HUB_OFFLINE", True):
-            self.assert_bad_input("could not load base model nobody/no-such-model-here: ",
+            self.assert_bad_input("nobody/no-such-model-here is not in the model cache and "
+                                  "downloads are off (HF_HUB_OFFLINE is set)",
                                   base="nobody/no-such-model-here")
 
     def test_not_a_causal_lm(self):
