@@ -233,8 +233,10 @@ def fetch_base(repo_id: str, say, revision: str | None = None, main: bool = True
             progress.file_bytes = 0
             if main:
                 progress.line(force=True)
-        return snapshot_download(repo_id, revision=info.sha, allow_patterns=names,
-                                 local_files_only=True)
+        # Every file is cached at the resolved commit; asked by the revision the user gave, the
+        # library also records which commit that revision is (refs/), so that a later run with
+        # the Hub unreachable finds this copy.
+        return snapshot_download(repo_id, revision=revision, allow_patterns=names)
     except HubError:
         raise
     except KeyboardInterrupt:

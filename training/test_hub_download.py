@@ -89,6 +89,14 @@ class HubDownloadTest(unittest.TestCase):
         again = self.fetch("org/tiny")
         self.assertEqual(again.returncode, 0, again.stdout + again.stderr)
         self.assertRegex(again.stdout, r"0 B to download into .*, [\d.]+ kB already cached")
+        # The Hub unreachable: the cached copy trains, and the log says so.
+        env = self.env()
+        env["HF_ENDPOINT"] = "http://127.0.0.1:9"
+        offline = subprocess.run([sys.executable, "-c", FETCH, HERE, "org/tiny"], env=env,
+                                 capture_output=True, text=True, timeout=300)
+        self.assertEqual(offline.returncode, 0, offline.stdout + offline.stderr)
+        self.assertIn("the Hub is not reachable", offline.stdout)
+        self.assertEqual(offline.stdout.split("FOLDER ")[1].strip(), folder)
 
     def test_gated_model_without_a_token_with_a_token_without_access_and_with_access(self):
         none = self.fetch("org/gated")
