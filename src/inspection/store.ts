@@ -9,13 +9,19 @@ import { actorLabel, buildActorTree, type ActorNode, type InspectedRef } from '.
 import { eventKey, summarizePayload } from './summarize';
 import { isRecord } from '../shared/guards';
 
-/** Events that arrive per token or per download chunk: shown as one row with a count. */
+/**
+ * Events that arrive per token or per download chunk, or as the worker's heartbeat: shown as one
+ * row with a count. A heartbeat is high-frequency too, so one that arrives during a reply does not
+ * cut the reply's tokens into several rows.
+ */
 export const HIGH_FREQUENCY = new Set([
   'worker.update',
   'worker.progress',
+  'worker.alive',
   'chat.input',
   'worker.message(update)',
   'worker.message(progress)',
+  'worker.message(alive)',
 ]);
 
 export interface LogEntry {

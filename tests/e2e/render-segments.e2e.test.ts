@@ -16,12 +16,24 @@ import { answer, formulasText, nestedListText, tableText, tokenize } from '../be
 
 /**
  * The goal is no task over 100 ms (`npm run bench:render` prints each case's longest task against
- * it). On a shared 2-core CI machine a single frame's paint or a garbage collection lands a task at
- * 100–130 ms now and then, so this test gates on a ceiling that still catches what it guards
- * against — a render that freezes the page in one task (seconds before the slices) — and leaves the
- * 100 ms figure to the benchmark, as every wall-clock goal is.
+ * it). On a shared 2-core CI machine a frame's paint or a garbage collection under load lands a task
+ * well over that now and then (283 ms once, in a case whose whole render in one task takes 72 ms),
+ * so this test gates on what it guards against — a render that freezes the page in one task — with
+ * a ceiling, and as benchmarks do against noise, on the least of up to three tries: a render that
+ * freezes does so every time, a stray collection does not.
  */
 const LONG_TASK_CEILING_MS = 250;
+
+type InFrames = Awaited<ReturnType<Window['harness']['inFrames']>>;
+
+/** The first try's result, and the least longest task of up to three tries. */
+async function leastLongestTask(run: () => Promise<InFrames>) {
+  const first = await run();
+  let least = Math.max(0, ...first.longTasks);
+  for (let i = 1; i < 3 && least > LONG_TASK_CEILING_MS; i++)
+    least = Math.min(least, Math.max(0, ...(await run()).longTasks));
+  return { result: first, least };
+}
 
 let browser: Browser;
 let close: (() => Promise<void>) | undefined;
@@ -96,11 +108,11 @@ describe('a long answer rendered whole (a saved conversation opened) in frames',
   ])(
     "%s: no long task over 100 ms, and the final DOM is the whole render's",
     async (_, text) => {
-      const result = await whole(text);
+      const { result, least } = await leastLongestTask(() => whole(text));
       expect(result.same).toBe(true);
       expect(result.frames).toBeGreaterThan(1);
       expect(result.segments).toBe(0);
-      expect(Math.max(0, ...result.longTasks)).toBeLessThanOrEqual(LONG_TASK_CEILING_MS);
+      expect(least).toBeLessThanOrEqual(LONG_TASK_CEILING_MS);
     },
     600_000,
   );
@@ -114,15 +126,14 @@ describe("a long paragraph's end after streaming, in frames", () => {
     '%s: its line segments go back into one paragraph in slices, nothing moves, no long task over 100 ms',
     async (_, text) => {
       const start = tokenize(text.replace(/\n\nAfter\.\n$/, ''));
-      const result = await browser.page.evaluate(([t, s]) => window.harness.inFrames(t, s), [
-        text,
-        start,
-      ] as const);
+      const { result, least } = await leastLongestTask(() =>
+        browser.page.evaluate(([t, s]) => window.harness.inFrames(t, s), [text, start] as const),
+      );
       expect(result.segments).toBeGreaterThan(10); // it was split while it streamed
       expect(result.same).toBe(true);
       expect(result.frames).toBeGreaterThan(1);
       expect(new Set(result.heights).size).toBe(1); // the paragraph as tall throughout
-      expect(Math.max(0, ...result.longTasks)).toBeLessThanOrEqual(LONG_TASK_CEILING_MS);
+      expect(least).toBeLessThanOrEqual(LONG_TASK_CEILING_MS);
     },
     600_000,
   );

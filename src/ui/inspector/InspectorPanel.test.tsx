@@ -46,14 +46,16 @@ describe('InspectorPanel', { timeout: 30_000 }, () => {
     expect(stateGroup('chat.idle')?.dataset.active).toBe('false');
     expect(worker.posted.map((r) => r.type)).toEqual(['generate']);
 
-    // 300 tokens: one collapsed row with a count, not 300 rows.
+    // 300 tokens: one collapsed row with a count, not 300 rows — a heartbeat in the middle too.
     act(() => {
       chat.send({ type: 'worker.start', message: { status: 'start' } });
-      for (let i = 0; i < 300; i += 1)
+      for (let i = 0; i < 300; i += 1) {
+        if (i === 150) chat.send({ type: 'worker.alive', message: { status: 'alive' } });
         chat.send({
           type: 'worker.update',
           message: { status: 'update', output: 'x', numTokens: i + 1, channel: 'answer' },
         });
+      }
     });
     await waitFor(() => expect(screen.getByText('×300')).toBeInTheDocument());
     const log = screen.getByRole('region', { name: 'Event log' });
