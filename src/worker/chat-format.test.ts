@@ -109,6 +109,17 @@ describe('continuationPrompt', () => {
     ).toBe('[user] Tell a story.[end][assistant] Once');
   });
 
+  // Broke: a reply that starts with a space (most do) could not be continued with Llama 3's
+  // template, which trims both ends of every message.
+  it('a template that trims both ends: a reply that starts with a space is continued', () => {
+    const trimBoth = fake((ms) =>
+      ms.map((m) => `[${m.role}]\n\n${m.content.trim()}[end]`).join(''),
+    );
+    expect(
+      continuationPrompt(trimBoth, [messages[0]!, { role: 'assistant', content: ' at these ' }]),
+    ).toBe('[user]\n\nTell a story.[end][assistant]\n\nat these');
+  });
+
   it('refuses a conversation that does not end with a reply, or a template that rewrites it', () => {
     expect(() => continuationPrompt(chatml, messages.slice(0, 1))).toThrow(/reply with text/);
     const upper = fake((ms) => ms.map((m) => m.content.toUpperCase()).join('|'));

@@ -153,7 +153,9 @@ export function continuationPrompt(
   if (last?.role !== 'assistant' || !last.content.trim())
     throw new ChatTemplateError('Continue needs a reply with text to continue.');
   const text = render(tokenizer, conversation);
-  for (const body of [last.content, last.content.trimEnd()]) {
+  // Llama 3's template trims both ends (`| trim`): a reply that starts with a space is written
+  // without it.
+  for (const body of [last.content, last.content.trimEnd(), last.content.trim()]) {
     const at = text.lastIndexOf(body);
     if (at >= 0) return text.slice(0, at + body.length);
   }
