@@ -1,8 +1,9 @@
 /**
  * The datasets of mock mode, with the interface the service's DatasetStore gives its route
- * (`save`): kept in memory under the path the service answers, so a run naming that path as its
- * data file trains on them.
+ * (`DatasetsDomain`, src/shared/service-domain.ts): kept in memory under the path the service
+ * answers, so a run naming that path as its data file trains on them.
  */
+import type { DatasetsDomain } from '../../src/shared/service-domain';
 import {
   asPromptCompletion,
   type DatasetEntry,
@@ -10,7 +11,7 @@ import {
   type TrainingEntry,
 } from '../../src/shared/training-api';
 
-export class FakeDatasets {
+export class FakeDatasets implements DatasetsDomain {
   private readonly files = new Map<string, DatasetEntry[]>();
 
   /** Kept as the service reads a data file back: a conversation as its last exchange. */

@@ -1,8 +1,8 @@
 /**
- * The runs of mock mode, with the interface the service's RunManager gives its routes (`start`,
- * `plan`, `list`, `activeId`, `get`, `logs`, `metrics`, `split`, `dataset`, `cancel`, `resume`)
- * and the same refusals, in the same order, as the same domain errors; the routes' HTTP rules are
- * the shared ones (src/shared/service-http.ts). Runs are simulated (fake-run.ts).
+ * The runs of mock mode, with the interface the service's RunManager gives its routes
+ * (`RunsDomain`, src/shared/service-domain.ts) and the same refusals, in the same order, as the
+ * same domain errors; the routes' HTTP rules, the log's paging and the plan's time-out are the
+ * shared ones (src/shared/service-http.ts). Runs are simulated (fake-run.ts).
  */
 import {
   badInput,
@@ -13,8 +13,14 @@ import {
   unreadable,
   wrongState,
 } from '../../src/shared/domain-errors';
+import type { RunsDomain } from '../../src/shared/service-domain';
 import {
-  LOG_TAIL,
+  PLAN_TIMEOUT_MS,
+  planTimedOut,
+  readLog,
+  type LogSource,
+} from '../../src/shared/service-http';
+import {
   RESUMABLE_STATES,
   type DatasetEntry,
   type LogsQuery,
@@ -40,7 +46,7 @@ import {
 } from './fake-run';
 import { MOCK_DATASET, MOCK_MESSAGES, type TrainingScenario } from './fixtures';
 
-export class FakeRuns {
+export class FakeRuns implements RunsDomain {
   readonly runs = new Map<string, MockRun>();
   /** The scenario new (and resumed) runs follow. */
   scenario: TrainingScenario;
@@ -85,8 +91,12 @@ export class FakeRuns {
     return Promise.resolve(run.info);
   }
 
-  /** The plan of the data file the mock holds; 400 when every entry is too long, as the trainer. */
+  /**
+   * The plan of the data file the mock holds; 400 when every entry is too long, as the trainer;
+   * the service's 504 in the `plan-timeout` scenario.
+   */
   plan(sent: TrainRequest): Promise<PlanResponse> {
+    if (this.scenario === 'plan-timeout') throw planTimedOut(PLAN_TIMEOUT_MS);
     const entries = this.entriesOf(sent);
     const answer = mockPlan(sent, entries);
     if (answer.plan.too_long.count === entries.length)
@@ -94,17 +104,24 @@ export class FakeRuns {
     return Promise.resolve(answer);
   }
 
-  /** The log's tail; each read advances a running run by one poll. */
+  /**
+   * The log's tail or a page of it, by the service's paging rule (readLog). Reading is the poll
+   * that advances a running run by one step batch (a refused query reads nothing).
+   */
   logs(id: string, query: LogsQuery): Promise<LogsResponse> {
     const run = this.runOf(id);
-    if (query.tail !== undefined && (query.offset !== undefined || query.limit !== undefined))
-      throw badInput(trainingMessages.tailAndOffset());
-    advance(run, this.stepsPerPoll);
-    return Promise.resolve({
-      lines: run.log.slice(-(query.tail ?? LOG_TAIL)),
-      total: run.log.length,
-      next_offset: run.log.length,
-    });
+    const read = () => {
+      advance(run, this.stepsPerPoll);
+      return run.log;
+    };
+    const log: LogSource = {
+      get total() {
+        return run.log.length;
+      },
+      tail: (n) => read().slice(-n),
+      page: (offset, limit) => read().slice(offset, offset + limit),
+    };
+    return readLog(log, query);
   }
 
   metrics(id: string, after = -1, evalAfter = -1): Promise<MetricsResponse> {

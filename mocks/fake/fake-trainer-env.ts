@@ -1,9 +1,11 @@
 /**
  * The trainer's environment in mock mode, with the interface the service's TrainerEnv gives its
- * routes (`info`, `setup`, `startSetup`, `settingUp`): the packages are ready (torch 2.13, CPU
- * only) or missing; a set-up prints one line per GET /trainer/setup, then succeeds.
+ * routes (`TrainerDomain`, src/shared/service-domain.ts) and `settingUp`: the packages are ready
+ * (torch 2.13, CPU only) or missing; a set-up prints one line per GET /trainer/setup, then
+ * succeeds.
  */
 import { busy } from '../../src/shared/domain-errors';
+import type { TrainerDomain } from '../../src/shared/service-domain';
 import {
   TRAINER_PACKAGES,
   idleTrainerSetup,
@@ -29,7 +31,7 @@ const SETUP_LINES = [
   'Successfully installed accelerate onnx onnxruntime peft torch transformers',
 ];
 
-export class FakeTrainerEnv {
+export class FakeTrainerEnv implements TrainerDomain {
   private state: TrainerSetup = idleTrainerSetup();
 
   constructor(

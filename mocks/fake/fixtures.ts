@@ -11,14 +11,17 @@ import mockDataset from './mock-dataset.json';
  * `progress` (a run advances a few steps per log poll and finishes), `fail-start` (POST /train
  * answers 500 with the service's message), `fail-run` (the run starts, then its script exits
  * with code 1), `web-model` (like `progress`, and the finished run has a browser-ready model
- * listed by GET /models; its files are not served).
+ * listed by GET /models; its files are not served), `plan-timeout` (POST /train/plan answers the
+ * service's 504 for a trainer that did not finish planning in time; runs go as in `progress`).
  */
-export type TrainingScenario = 'progress' | 'fail-start' | 'fail-run' | 'web-model';
+export type TrainingScenario =
+  'progress' | 'fail-start' | 'fail-run' | 'web-model' | 'plan-timeout';
 export const TRAINING_SCENARIOS: readonly TrainingScenario[] = [
   'progress',
   'fail-start',
   'fail-run',
   'web-model',
+  'plan-timeout',
 ];
 
 /** What GET /runs/{id}/split answers for a run: its entries, or a missing or malformed file. */

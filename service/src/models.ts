@@ -113,6 +113,11 @@ export interface ModelSource {
   started_at: string;
 }
 
+/** What the model routes read of the runs: every run's record. */
+export interface ModelSources {
+  records(): readonly ModelSource[];
+}
+
 /** A trained (or base-exported) model's id → the folder its files are served from. */
 export function modelFolder(sources: readonly ModelSource[], id: string): string | null {
   for (const run of sources) {

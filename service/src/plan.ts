@@ -2,31 +2,18 @@
  * POST /train/plan: the trainer run once with `--plan` and the request's flags (the interpreter
  * alone, never the launcher: one process reads the config, the tokenizer and the data), its last
  * stdout line `{"plan": {...}}` parsed. The trainer's `error: …` line is bad input; a trainer that
- * does not answer in time is ended.
+ * does not answer in time is ended (the shared `planTimedOut`, a 504).
  */
 import type { ChildProcess } from 'node:child_process';
 import { dirname } from 'node:path';
 import * as z from 'zod/mini';
+import { planTimedOut } from '../../src/shared/service-http';
 import { TrainingPlanSchema, formatIssues, type TrainingPlan } from '../../src/shared/training-api';
 import { badInput, launchFailed, unreadable } from './errors';
 import type { SpawnFn } from './run-process';
 
-/** How long a plan may take (the tokenizer and the whole dataset are read). */
-export const PLAN_TIMEOUT_MS = 60_000;
 /** Output kept from the planning process (its last lines matter). */
 const KEEP_BYTES = 256 * 1024;
-
-/** The trainer did not answer within the time allowed (the route answers 504). */
-export class PlanTimeoutError extends Error {
-  constructor(readonly timeoutMs: number) {
-    const seconds = (timeoutMs / 1000).toLocaleString('en-US', { maximumFractionDigits: 1 });
-    super(
-      `The trainer did not finish planning within ${seconds} s (a large dataset or a slow ` +
-        'disk?); the run itself can still be started.',
-    );
-    this.name = 'PlanTimeoutError';
-  }
-}
 
 export interface PlanCommand {
   command: string;
@@ -77,7 +64,7 @@ export async function runPlan({
     );
     child.once('close', (exitCode) => ok(exitCode));
   }).finally(() => clearTimeout(timer));
-  if (timedOut) throw new PlanTimeoutError(timeoutMs);
+  if (timedOut) throw planTimedOut(timeoutMs);
 
   const lines = (text: string) =>
     text

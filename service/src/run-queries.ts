@@ -5,8 +5,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod/mini';
+import { readLog } from '../../src/shared/service-http';
 import {
-  LOG_TAIL,
   RunSplitSchema,
   formatIssues,
   type DatasetEntry,
@@ -18,7 +18,7 @@ import {
 import { isRecord } from '../../src/shared/guards';
 import { trainingMessages } from '../../src/shared/training-messages';
 import { readDatasetFile } from './datasets';
-import { badInput, notFound, unreadable } from './errors';
+import { notFound, unreadable } from './errors';
 import type { RunRegistry } from './run-registry';
 import type { RunStores } from './run-stores';
 
@@ -28,20 +28,11 @@ export class RunQueries {
     private readonly stores: RunStores,
   ) {}
 
+  /** The log's tail or a page of it, by the shared paging rule (readLog). */
   async logs(id: string, query: LogsQuery): Promise<LogsResponse> {
     this.registry.recordOf(id);
-    if (query.tail !== undefined && (query.offset !== undefined || query.limit !== undefined))
-      throw badInput(trainingMessages.tailAndOffset());
     const [store] = await this.stores.of(id);
-    if (query.offset !== undefined) {
-      const lines = await store.page(query.offset, query.limit ?? 100);
-      return { lines, total: store.total, next_offset: query.offset + lines.length };
-    }
-    return {
-      lines: store.tail(query.tail ?? LOG_TAIL),
-      total: store.total,
-      next_offset: store.total,
-    };
+    return readLog(store, query);
   }
 
   async metrics(id: string, after?: number, evalAfter?: number): Promise<MetricsResponse> {

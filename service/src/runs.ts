@@ -16,8 +16,8 @@ import type {
   RunSplit,
   TrainRequest,
 } from '../../src/shared/training-api';
+import { PLAN_TIMEOUT_MS } from '../../src/shared/service-http';
 import type { ServiceConfig } from './config';
-import { PLAN_TIMEOUT_MS } from './plan';
 import { planRun } from './run-command';
 import { RunLifecycle } from './run-lifecycle';
 import type { SpawnFn } from './run-process';

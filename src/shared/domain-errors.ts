@@ -17,7 +17,9 @@ export type DomainErrorKind =
   /** A file the request needs exists but cannot be read as what it should be. */
   | 'unreadable'
   /** A program could not be started (interpreter, launcher). */
-  | 'launch-failed';
+  | 'launch-failed'
+  /** A program the request waits for did not answer in the time allowed (the trainer's plan). */
+  | 'timed-out';
 
 export class DomainError extends Error {
   constructor(
@@ -36,3 +38,4 @@ export const folderInUse = (message: string) => new DomainError('folder-in-use',
 export const wrongState = (message: string) => new DomainError('wrong-state', message);
 export const unreadable = (message: string) => new DomainError('unreadable', message);
 export const launchFailed = (message: string) => new DomainError('launch-failed', message);
+export const timedOut = (message: string) => new DomainError('timed-out', message);

@@ -2,19 +2,23 @@
  * The training service's HTTP rules, written once for the service (service/src/routes) and the
  * mock (mocks/training-handlers.ts): each route's method, path, request schemas and success
  * status; the status of each domain error kind; the JSON-only rule for state changes; the texts of
- * the 400s the request layer answers before any domain code runs.
+ * the 400s the request layer answers before any domain code runs; the log's paging and the plan's
+ * time-out, which the service's domain and the mock's fake domain both follow.
  */
 import * as z from 'zod/mini';
-import { badInput, type DomainError, type DomainErrorKind } from './domain-errors';
+import { badInput, timedOut, type DomainError, type DomainErrorKind } from './domain-errors';
 import {
   DatasetParamsSchema,
   DatasetSchema,
+  LOG_TAIL,
   LogsQuerySchema,
   MetricsQuerySchema,
   RunParamsSchema,
   SERVICE_ENDPOINTS,
   TrainRequestSchema,
   formatIssues,
+  type LogsQuery,
+  type LogsResponse,
   type ServiceInfo,
 } from './training-api';
 import { trainingMessages } from './training-messages';
@@ -28,6 +32,7 @@ export const ERROR_STATUS: Record<DomainErrorKind, number> = {
   'wrong-state': 409,
   unreadable: 422,
   'launch-failed': 500,
+  'timed-out': 504,
 };
 
 /** The request parts a route validates, by Fastify's names for them. */
@@ -134,3 +139,43 @@ export const serviceInfo = (name: string, version: string): ServiceInfo => ({
   docs: 'service/README.md in the repository (section "Endpoints")',
   endpoints: [...SERVICE_ENDPOINTS],
 });
+
+/** Lines a GET /logs/{id}?offset=K page holds when it names no `limit`. */
+export const LOG_PAGE_LINES = 100;
+
+/** A run's log as GET /logs/{id} reads it (the service's LogStore; a fake run's lines). */
+export interface LogSource {
+  /** Committed lines so far (read once the answer's lines are). */
+  readonly total: number;
+  /** The last `n` lines (a line still being written may be the last). */
+  tail(n: number): string[];
+  /** Committed lines `offset`…`offset+limit-1` (none past the end). */
+  page(offset: number, limit: number): string[] | Promise<string[]>;
+}
+
+/**
+ * GET /logs/{id}: `offset=K` (and `limit=L`, default {@link LOG_PAGE_LINES}) pages through the
+ * committed lines, `next_offset` being where the next page starts; otherwise the last `tail=N`
+ * lines (default `LOG_TAIL`), `next_offset` the end of the log. Both forms at once are a 400.
+ */
+export async function readLog(log: LogSource, query: LogsQuery): Promise<LogsResponse> {
+  if (query.tail !== undefined && (query.offset !== undefined || query.limit !== undefined))
+    throw badInput(trainingMessages.tailAndOffset());
+  if (query.offset !== undefined) {
+    const lines = await log.page(query.offset, query.limit ?? LOG_PAGE_LINES);
+    return { lines, total: log.total, next_offset: query.offset + lines.length };
+  }
+  return { lines: log.tail(query.tail ?? LOG_TAIL), total: log.total, next_offset: log.total };
+}
+
+/** How long POST /train/plan waits for the trainer (it reads the tokenizer and the whole data). */
+export const PLAN_TIMEOUT_MS = 60_000;
+
+/** POST /train/plan's answer (504) when the trainer did not finish planning within `timeoutMs`. */
+export function planTimedOut(timeoutMs: number): DomainError {
+  const seconds = (timeoutMs / 1000).toLocaleString('en-US', { maximumFractionDigits: 1 });
+  return timedOut(
+    `The trainer did not finish planning within ${seconds} s (a large dataset or a slow ` +
+      'disk?); the run itself can still be started.',
+  );
+}

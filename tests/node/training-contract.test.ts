@@ -2,17 +2,21 @@
  * One contract, two implementations: the same API cases — every endpoint, its success and each
  * documented error — run against the real training service (service/, on a free loopback port,
  * fixture trainers) and against the MSW handlers of mock mode (mocks/training-handlers.ts), so the
- * mock cannot drift from the service. Status codes, response shapes (the shared schemas) and
- * error texts must agree; where a text holds a path the service resolves, the case says so.
+ * mock cannot drift from the service. Status codes, response shapes (the shared schemas), error
+ * texts and the log's paging must agree; where a text holds a path the service resolves, the case
+ * says so.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTrainingMock } from '../../mocks/training-handlers';
+import { LOG_PAGE_LINES, PLAN_TIMEOUT_MS, planTimedOut } from '../../src/shared/service-http';
 import {
   DatasetResponseSchema,
+  LOG_TAIL,
   LogsResponseSchema,
+  MAX_LOG_LINES,
   MetricsResponseSchema,
   ModelListSchema,
   RunDatasetSchema,
@@ -46,6 +50,11 @@ interface Target {
   body(kind: 'quick' | 'long', patch?: Record<string, unknown>): Record<string, unknown>;
   /** Waits for a quick run's end. */
   finish(id: string): Promise<RunInfo>;
+  /**
+   * Makes the trainer's plan miss its time (a trainer that never answers within a short limit;
+   * the mock's `plan-timeout` scenario): the body to plan, the time allowed, and the undo.
+   */
+  slowPlan(): { body: Record<string, unknown>; timeoutMs: number; restore(): void };
   /** The data file the bodies name holds these entries. */
   entries: { prompt: string; completion: string }[];
   close(): Promise<void>;
@@ -75,20 +84,32 @@ async function realTarget(): Promise<Target> {
     });
     return { status: reply.status, json: reply.json };
   };
+  const body: Target['body'] = (kind, patch = {}) => ({
+    script_path: join(FIXTURES, kind === 'quick' ? 'hf-trainer.mjs' : 'hang.mjs'),
+    output_dir: `out/contract-${++outputs}`,
+    data_file: 'data/input_data.json',
+    base_model: 'meta-llama/Llama-3.2-3B-Instruct',
+    ...TRAINING_PARAMS,
+    max_steps: 3,
+    ...patch,
+  });
   return {
     name: 'the real service',
     call,
     entries: ENTRIES,
-    body: (kind, patch = {}) => ({
-      script_path: join(FIXTURES, kind === 'quick' ? 'hf-trainer.mjs' : 'hang.mjs'),
-      output_dir: `out/contract-${++outputs}`,
-      data_file: 'data/input_data.json',
-      base_model: 'meta-llama/Llama-3.2-3B-Instruct',
-      ...TRAINING_PARAMS,
-      max_steps: 3,
-      ...patch,
-    }),
+    body,
     finish: (id) => svc.waitForEnd(id),
+    slowPlan: () => {
+      svc.service.runs.planTimeoutMs = 300;
+      return {
+        body: body('quick', {
+          script_path: join(FIXTURES, 'plan-trainer.mjs'),
+          base_model: 'plan-hang',
+        }),
+        timeoutMs: 300,
+        restore: () => (svc.service.runs.planTimeoutMs = PLAN_TIMEOUT_MS),
+      };
+    },
     close: () => svc.close(),
   };
 }
@@ -113,19 +134,20 @@ async function mockTarget(): Promise<Target> {
     }
     return { status: response.status, json };
   };
+  const body: Target['body'] = (_kind, patch = {}) => ({
+    script_path: 'training/finetune.py',
+    output_dir: `out/contract-${++outputs}`,
+    data_file: 'service-data/datasets/contract.json',
+    base_model: 'meta-llama/Llama-3.2-3B-Instruct',
+    ...TRAINING_PARAMS,
+    max_steps: 3,
+    ...patch,
+  });
   return {
     name: 'the mock (MSW)',
     call,
     entries: ENTRIES,
-    body: (_kind, patch = {}) => ({
-      script_path: 'training/finetune.py',
-      output_dir: `out/contract-${++outputs}`,
-      data_file: 'service-data/datasets/contract.json',
-      base_model: 'meta-llama/Llama-3.2-3B-Instruct',
-      ...TRAINING_PARAMS,
-      max_steps: 3,
-      ...patch,
-    }),
+    body,
     // The mock's runs advance as their log is polled, as the page polls it.
     finish: async (id) => {
       for (let i = 0; i < 50; i++) {
@@ -135,6 +157,14 @@ async function mockTarget(): Promise<Target> {
         await sleep(5);
       }
       throw new Error(`mock run ${id} did not end`);
+    },
+    slowPlan: () => {
+      mock.setScenario('plan-timeout');
+      return {
+        body: body('quick'),
+        timeoutMs: PLAN_TIMEOUT_MS,
+        restore: () => mock.setScenario('progress'),
+      };
     },
     close: async () => {
       server.close();
@@ -282,6 +312,66 @@ describe.each([
       400,
       'Use either tail=N or offset=K&limit=L, not both',
     ]);
+  });
+
+  it('GET /logs/{id}: the tail, or pages from an offset (100 lines unless a limit is named)', async () => {
+    const started = await target.call('POST', '/train', target.body('quick', { max_steps: 60 }));
+    const { run_id: id } = TrainResponseSchema.parse(started.json);
+    await target.finish(id);
+    const logs = async (query: string) => {
+      const answer = await target.call('GET', `/logs/${id}${query}`);
+      expect(answer.status, `${query}: ${errorOf(answer)}`).toBe(200);
+      return LogsResponseSchema.parse(answer.json);
+    };
+    const all = await logs(`?tail=${MAX_LOG_LINES}`);
+    const total = all.lines.length;
+    // Longer than one default page, so the default limit shows.
+    expect(total).toBeGreaterThan(LOG_PAGE_LINES);
+    expect(all).toEqual({ lines: all.lines, total, next_offset: total });
+    const last = { lines: all.lines.slice(-LOG_TAIL), total, next_offset: total };
+    expect(await logs('')).toEqual(last);
+    expect(await logs('?tail=3')).toEqual({
+      lines: all.lines.slice(-3),
+      total,
+      next_offset: total,
+    });
+    // A limit without an offset is the default tail.
+    expect(await logs('?limit=3')).toEqual(last);
+    expect(await logs('?offset=0')).toEqual({
+      lines: all.lines.slice(0, LOG_PAGE_LINES),
+      total,
+      next_offset: LOG_PAGE_LINES,
+    });
+    expect(await logs('?offset=5&limit=3')).toEqual({
+      lines: all.lines.slice(5, 8),
+      total,
+      next_offset: 8,
+    });
+    expect(await logs(`?offset=${total - 2}&limit=10`)).toEqual({
+      lines: all.lines.slice(-2),
+      total,
+      next_offset: total,
+    });
+    expect(await logs(`?offset=${total + 5}`)).toEqual({
+      lines: [],
+      total,
+      next_offset: total + 5,
+    });
+    const both = await target.call('GET', `/logs/${id}?tail=5&limit=3`);
+    expect([both.status, errorOf(both)]).toEqual([
+      400,
+      'Use either tail=N or offset=K&limit=L, not both',
+    ]);
+  });
+
+  it('POST /train/plan: a trainer that does not finish planning in time is a 504 saying so', async () => {
+    const slow = target.slowPlan();
+    try {
+      const answer = await target.call('POST', '/train/plan', slow.body);
+      expect([answer.status, errorOf(answer)]).toEqual([504, planTimedOut(slow.timeoutMs).message]);
+    } finally {
+      slow.restore();
+    }
   });
 
   it('PUT /datasets/{name}: stored, or 400 for a bad name or an empty dataset', async () => {

@@ -12,8 +12,13 @@ import { SERVICE_ROUTES } from '../../../src/shared/service-http';
 import { TRAINED_MODEL_OWNER, type ModelList } from '../../../src/shared/training-api';
 import { basename, dirname } from 'node:path';
 import { notFound } from '../errors';
-import { checkModelFile, listModels, modelFolder, resolveModelFile } from '../models';
-import type { RunManager } from '../runs';
+import {
+  checkModelFile,
+  listModels,
+  modelFolder,
+  resolveModelFile,
+  type ModelSources,
+} from '../models';
 
 const ModelFileParamsSchema = z.object({
   name: z.string().check(z.regex(/^[A-Za-z0-9_][A-Za-z0-9._-]{0,119}$/, 'is not a model name')),
@@ -28,7 +33,7 @@ const ModelFileParamsSchema = z.object({
  */
 const SEND_OPTIONS = { cacheControl: false, dotfiles: 'allow' as const, highWaterMark: 1 << 20 };
 
-export function registerModelRoutes(app: FastifyInstance, runs: RunManager): void {
+export function registerModelRoutes(app: FastifyInstance, runs: ModelSources): void {
   // Only reply.sendFile: no route of the plugin's own (every file is checked below first).
   void app.register(fastifyStatic, { serve: false, root: '/' });
   app.get(SERVICE_ROUTES.models.url, async (): Promise<ModelList> => ({

@@ -4,39 +4,31 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { SERVICE_ROUTES as ROUTES } from '../../../src/shared/service-http';
+import type { RunsDomain } from '../../../src/shared/service-domain';
 import type {
   LogsQuery,
   MetricsQuery,
-  ErrorResponse,
   PlanResponse,
   RunDataset,
   RunList,
   TrainRequest,
   TrainResponse,
 } from '../../../src/shared/training-api';
-import { PlanTimeoutError } from '../plan';
-import type { RunManager } from '../runs';
 
 type ById = { Params: { id: string } };
 
-export function registerRunRoutes(app: FastifyInstance, runs: RunManager): void {
+export function registerRunRoutes(app: FastifyInstance, runs: RunsDomain): void {
   app.post<{ Body: TrainRequest }>(
     ROUTES.train.url,
     { schema: ROUTES.train.schema },
     async (request): Promise<TrainResponse> => ({ run_id: (await runs.start(request.body)).id }),
   );
 
+  // A trainer that does not answer in time is the shared `planTimedOut` (504).
   app.post<{ Body: TrainRequest }>(
     ROUTES.plan.url,
     { schema: ROUTES.plan.schema },
-    async (request, reply): Promise<PlanResponse | ErrorResponse> => {
-      try {
-        return await runs.plan(request.body);
-      } catch (error) {
-        if (!(error instanceof PlanTimeoutError)) throw error;
-        return reply.code(504).send({ error: error.message });
-      }
-    },
+    (request): Promise<PlanResponse> => runs.plan(request.body),
   );
 
   app.get(ROUTES.runs.url, (): RunList => ({ runs: runs.list(), active: runs.activeId }));

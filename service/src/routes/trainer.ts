@@ -5,10 +5,10 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { SERVICE_ROUTES as ROUTES } from '../../../src/shared/service-http';
+import type { TrainerDomain } from '../../../src/shared/service-domain';
 import type { TrainerInfo, TrainerSetup } from '../../../src/shared/training-api';
-import type { TrainerEnv } from '../trainer-env';
 
-export function registerTrainerRoutes(app: FastifyInstance, trainer: TrainerEnv): void {
+export function registerTrainerRoutes(app: FastifyInstance, trainer: TrainerDomain): void {
   app.get(ROUTES.trainer.url, (): Promise<TrainerInfo> => trainer.info());
   // The set-up takes no options (its body schema allows only `{}`).
   app.post(
