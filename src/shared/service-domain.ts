@@ -4,46 +4,33 @@
  * these, and the mock's fake domain (mocks/fake) implements the same ones. Methods throw
  * DomainError (domain-errors.ts); the routes turn them into statuses (service-http.ts).
  */
-import type {
-  DatasetEntry,
-  DatasetResponse,
-  LogsQuery,
-  LogsResponse,
-  MetricsResponse,
-  PlanResponse,
-  RunInfo,
-  RunSplit,
-  TrainRequest,
-  TrainerInfo,
-  TrainerSetup,
-  TrainingEntry,
-} from './training-api';
+import type * as api from './training-api';
 
 /** The runs: what POST /train, /train/plan, GET /runs…, GET /logs/{id} and the run actions call. */
 export interface RunsDomain {
   /** The running run's id, or null. */
   readonly activeId: string | null;
-  start(request: TrainRequest): Promise<RunInfo>;
-  plan(request: TrainRequest): Promise<PlanResponse>;
+  start(request: api.TrainRequest): Promise<api.RunInfo>;
+  plan(request: api.TrainRequest): Promise<api.PlanResponse>;
   /** Every run, newest first. */
-  list(): RunInfo[];
-  get(id: string): RunInfo;
-  logs(id: string, query: LogsQuery): Promise<LogsResponse>;
-  metrics(id: string, after?: number, evalAfter?: number): Promise<MetricsResponse>;
-  split(id: string): Promise<RunSplit>;
-  dataset(id: string): Promise<DatasetEntry[]>;
-  cancel(id: string): Promise<RunInfo>;
-  resume(id: string): Promise<RunInfo>;
+  list(): api.RunInfo[];
+  get(id: string): api.RunInfo;
+  logs(id: string, query: api.LogsQuery): Promise<api.LogsResponse>;
+  metrics(id: string, after?: number, evalAfter?: number): Promise<api.MetricsResponse>;
+  split(id: string): Promise<api.RunSplit>;
+  dataset(id: string): Promise<api.DatasetEntry[]>;
+  cancel(id: string): Promise<api.RunInfo>;
+  resume(id: string): Promise<api.RunInfo>;
 }
 
 /** The trainer's environment: GET /trainer, POST and GET /trainer/setup. */
 export interface TrainerDomain {
-  info(): Promise<TrainerInfo>;
-  startSetup(): TrainerSetup;
-  setup(): TrainerSetup;
+  info(): Promise<api.TrainerInfo>;
+  startSetup(): api.TrainerSetup;
+  setup(): api.TrainerSetup;
 }
 
 /** The stored datasets: PUT /datasets/{name}. */
 export interface DatasetsDomain {
-  save(name: string, entries: TrainingEntry[]): Promise<DatasetResponse>;
+  save(name: string, entries: api.TrainingEntry[]): Promise<api.DatasetResponse>;
 }
