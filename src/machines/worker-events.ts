@@ -1,5 +1,6 @@
 import type { ActorRef, Snapshot } from 'xstate';
 import type {
+  CountResponse,
   FaultResponse,
   GenerationResponse,
   HeartbeatResponse,
@@ -31,9 +32,12 @@ type StorageError = Extract<StorageResponse, { status: 'storage-error' }>;
 export type ModelWorkerEvent = EventOf<
   LoadResponse | ReferenceResponse | FaultResponse | PlanResponse | StorageError | HeartbeatResponse
 >;
-/** What the chat machine accepts from the worker: `loading` (a switch), `ready`, its generations, faults, heartbeats. */
+/**
+ * What the chat machine accepts from the worker: `loading` (a switch), `ready`, its generations,
+ * its token counts, faults, heartbeats.
+ */
 export type ChatWorkerEvent = EventOf<
-  Loading | Ready | GenerationResponse | FaultResponse | HeartbeatResponse
+  Loading | Ready | GenerationResponse | CountResponse | FaultResponse | HeartbeatResponse
 >;
 /** What the stored-models machine hears: the cache listing, deletions, their errors. */
 export type StoredModelsWorkerEvent = EventOf<Exclude<StorageResponse, PlanResponse>>;
@@ -157,6 +161,9 @@ export function routeWorkerResponse(message: WorkerResponse, evaluating = false)
     case 'update':
     case 'complete':
       return routeGeneration(message);
+    case 'count':
+      // Only the chat counts tokens (the usage line under its input).
+      return { chat: eventOf(message) };
   }
 }
 

@@ -24,5 +24,6 @@ export function loadSpecOf(option: ModelOption, picker: PickerSetting): ModelLoa
     label: option.label,
     runsWithoutF16: modelsWithoutF16(picker.models),
     trainerReference: option.trainerReference,
+    contextLimit: option.contextLimit,
   };
 }

@@ -35,6 +35,11 @@ export interface ModelOption {
    * worker replays after the load: "Checked on this GPU" (src/shared/reference-check.ts).
    */
   trainerReference?: boolean;
+  /**
+   * A context window lower than the config's `max_position_embeddings` (tokens), where the export
+   * or the app cannot use the model's full length (src/shared/context-window.ts).
+   */
+  contextLimit?: number;
 }
 
 export const MODELS: readonly ModelOption[] = [

@@ -9,6 +9,7 @@ import type { ReferenceCheck } from './reference-check';
  */
 import type { GenerationStats } from './generation-stats';
 import type { GenerationSettings } from './generation-settings';
+import type { ContextWindow, WindowFit } from './context-window';
 
 /** A chat message. Any role other than 'assistant' is treated as 'user'. */
 export interface ChatMessage {
@@ -45,6 +46,8 @@ export interface ModelLoadSpec {
    * reference from `host` (never from anywhere else) and replays it (src/shared/reference-check.ts).
    */
   trainerReference?: boolean | undefined;
+  /** The model entry's context limit, when lower than its config's (src/shared/context-window.ts). */
+  contextLimit?: number | undefined;
 }
 
 /** Generation knobs posted with `generate` (see src/shared/generation-settings.ts). */
@@ -61,7 +64,18 @@ export interface GenerateOptions {
    * rendered with that message left open and no generation prompt.
    */
   continue?: boolean | undefined;
+  /**
+   * When the conversation and its reply pass the model's window: leave out the oldest turns
+   * (default) or refuse with the counts.
+   */
+  whenTooLong?: WhenTooLong | undefined;
 }
+
+/** What a turn past the model's window does: leave out the oldest turns, or refuse. */
+export type WhenTooLong = 'drop-oldest' | 'refuse';
+
+/** Why a generation was refused before it started: what is too long for the window. */
+export type TooLong = Extract<WindowFit, { ok: false }>['tooLong'];
 
 /**
  * Who asked for a generation: the chat, 'Format Input' running on the local model, or Compare
@@ -85,6 +99,17 @@ export type WorkerRequest =
     }
   | { type: 'interrupt' }
   | { type: 'reset' }
+  /**
+   * How many tokens the model sees for the conversation with `draft` as the next message (and for
+   * the draft alone), counted with its own template and tokenizer; `seq` comes back in the answer.
+   */
+  | {
+      type: 'count';
+      data: ChatMessage[];
+      draft: string;
+      options?: Pick<GenerateOptions, 'systemPrompt'> | undefined;
+      seq: number;
+    }
   | StorageRequest
   /**
    * Tests only: destroys the GPU device ONNX Runtime uses, so the e2e can provoke `device.lost`.
@@ -118,6 +143,8 @@ export type LoadResponse =
         systemRole?: boolean | undefined;
         /** The trainer's reference is replayed next: a `reference` message follows. */
         checking?: boolean | undefined;
+        /** The usable context window and why it is what it is (src/shared/context-window.ts). */
+        contextWindow?: ContextWindow | undefined;
       };
     }
   | { status: 'error'; data: string; phase: 'load' };
@@ -143,7 +170,12 @@ export type FinishReason = 'stopped' | 'length' | 'end';
  * longer the current one of its purpose.
  */
 export type GenerationResponse = (
-  | { status: 'start'; purpose?: Purpose }
+  | {
+      status: 'start';
+      /** How many of the conversation's first messages were left out to fit the window (absent: none). */
+      omitted?: number | undefined;
+      purpose?: Purpose;
+    }
   | {
       status: 'update';
       /** Text since the previous update (the worker batches several tokens per message). */
@@ -166,7 +198,14 @@ export type GenerationResponse = (
       finish?: FinishReason | undefined;
       purpose?: Purpose;
     }
-  | { status: 'error'; data: string; phase: 'generate'; purpose?: Purpose }
+  | {
+      status: 'error';
+      data: string;
+      phase: 'generate';
+      /** Refused before it started: this is too long for the model's window. */
+      tooLong?: TooLong | undefined;
+      purpose?: Purpose;
+    }
 ) & { requestId?: number | undefined };
 
 /**
@@ -183,6 +222,11 @@ export type FaultResponse = { status: 'fault'; kind: FaultKind; data: string };
  */
 export type HeartbeatResponse = { status: 'alive' };
 
+/** The answer to `count` (owned by the chat): the tokens, or why they could not be counted. */
+export type CountResponse =
+  | { status: 'count'; seq: number; tokens: number; draftTokens: number }
+  | { status: 'count'; seq: number; error: string };
+
 /** Worker → main thread. Field names as in PRODUCT.md §3. Stored models and download plans: storage-protocol.ts. */
 export type WorkerResponse =
   | LoadResponse
@@ -190,6 +234,7 @@ export type WorkerResponse =
   | GenerationResponse
   | FaultResponse
   | HeartbeatResponse
+  | CountResponse
   | StorageResponse;
 
 /** The message shown for a fault: says what happened and the way back. */

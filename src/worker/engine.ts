@@ -24,8 +24,16 @@ import type {
   LoadResponse,
   ModelLoadSpec,
   ReferenceResponse,
+  TooLong,
 } from '../shared/worker-protocol';
 import { GenerationClock } from '../shared/generation-stats';
+import {
+  contextWindow,
+  fitToWindow,
+  kvShapeOf,
+  type BufferLimits,
+  type ContextWindow,
+} from '../shared/context-window';
 import { DEFAULT_MODEL_HOST, missingVariantMessage } from '../shared/models';
 import { recommendedFromGenerationConfig } from '../shared/generation-settings';
 import { compareReplay, replaySteps, type ReferenceCheck } from '../shared/reference-check';
@@ -61,6 +69,8 @@ export interface EngineDeps {
   hosts: HostGate;
   /** Reads the trainer's reference (export.json) for the replay after a load. */
   reference: ReportDeps;
+  /** The GPU adapter's buffer limits, which bound the KV cache (none on the CPU). */
+  limits?: (() => Promise<BufferLimits | null>) | undefined;
   /** After a model is created (the worker watches the GPU device it runs on). */
   afterCreate?: (() => Promise<void>) | undefined;
   /** Before the previous model is freed (its device's loss is then expected, not a fault). */
@@ -92,7 +102,11 @@ interface Loaded {
   format: ChatFormat;
   /** The generation config's eos ids plus the template's end of turn. */
   stop: number[];
+  /** The usable context window, found at load. */
+  window: ContextWindow;
 }
+
+type Prompt = { input_ids: Tensor; attention_mask: Tensor };
 
 export class LlmEngine {
   private loaded: Loaded | null = null;
@@ -203,6 +217,13 @@ export class LlmEngine {
         generationConfig?.eos_token_id ??
         ('eos_token_id' in model.config ? model.config.eos_token_id : undefined);
       this.turnCache.enabled = spec.reuseCache !== false;
+      const config: Record<string, unknown> = { ...model.config };
+      const window = contextWindow({
+        maxPositions: config.max_position_embeddings,
+        entryLimit: spec.contextLimit,
+        kv: kvShapeOf(config, variant.dtype),
+        limits: (await this.deps.limits?.().catch(() => null)) ?? null,
+      });
       const current: Loaded = {
         tokenizer,
         model,
@@ -211,6 +232,7 @@ export class LlmEngine {
         thinkCloseId: tokenIdOf(tokenizer, spec.thinkTokens?.close),
         format,
         stop: stopIds(eos, format),
+        window,
       };
       this.loaded = current;
       const checking = spec.trainerReference === true;
@@ -224,6 +246,7 @@ export class LlmEngine {
           id: variant.id,
           dtype: variant.dtype,
           systemRole: format.systemRole,
+          contextWindow: window,
           ...(Object.keys(recommended).length > 0 ? { recommended } : {}),
           ...(checking ? { checking } : {}),
         },
@@ -270,12 +293,24 @@ export class LlmEngine {
     }
     const { tokenizer, model, thinkOpenId, thinkCloseId, stop } = loaded;
     const { useCache, options } = call;
+    const args = samplingArgs(options);
+    let fitted: { prompt: Prompt; omitted: number };
+    try {
+      const fit = this.fit(loaded, call.messages, options, args.max_new_tokens);
+      if ('error' in fit) {
+        emit({ status: 'error', data: fit.error, phase: 'generate', tooLong: fit.tooLong });
+        return;
+      }
+      fitted = fit;
+    } catch (error) {
+      emit({ status: 'error', data: describeLoadError(error), phase: 'generate' });
+      return;
+    }
     this.generating = true;
     let endGeneration = () => {};
     this.generationDone = new Promise<void>((resolve) => (endGeneration = resolve));
     this.stopping.reset();
     if (stoppedWhileWaiting) this.stopping.interrupt();
-    const args = samplingArgs(options);
     let clock = new GenerationClock(0);
     const streamer = new TokenTextStreamer({
       decode: (ids) => tokenizer.decode(ids, { skip_special_tokens: true }),
@@ -291,9 +326,9 @@ export class LlmEngine {
           channel,
         }),
     });
-    emit({ status: 'start' });
+    emit(fitted.omitted > 0 ? { status: 'start', omitted: fitted.omitted } : { status: 'start' });
     try {
-      const inputs = this.promptOf(loaded, call.messages, options);
+      const inputs = fitted.prompt;
       const promptIds = firstRow(inputs.input_ids);
       clock = new GenerationClock(promptIds.length);
       const result = generateOutput(
@@ -376,12 +411,58 @@ export class LlmEngine {
     return firstRow(this.promptOf(loaded, messages, options).input_ids).length;
   }
 
+  /**
+   * The tokens of the conversation with `draft` as its next message, and of the draft alone (with
+   * the system prompt): what the chat shows under its input, and what it checks before a send.
+   */
+  countUsage(
+    messages: ChatMessage[],
+    draft: string,
+    options?: Pick<GenerateOptions, 'systemPrompt'>,
+  ): { tokens: number; draftTokens: number } {
+    const next: ChatMessage[] = draft ? [{ role: 'user', content: draft }] : [];
+    return {
+      tokens: this.countTokens([...messages, ...next], options),
+      draftTokens: this.countTokens(next, options),
+    };
+  }
+
+  /**
+   * The prompt that fits the window with its reply: the whole conversation, or its last turns
+   * (context-window.ts fitToWindow), or why it is refused. Each candidate is tokenized once.
+   */
+  private fit(
+    loaded: Loaded,
+    messages: ChatMessage[],
+    options: GenerateOptions | undefined,
+    maxNewTokens: number,
+  ): { prompt: Prompt; omitted: number } | { error: string; tooLong: TooLong } {
+    const prompts = new Map<number, Prompt>();
+    const promptFrom = (start: number) => {
+      const known = prompts.get(start);
+      if (known) return known;
+      const prompt = this.promptOf(loaded, messages.slice(start), options);
+      prompts.set(start, prompt);
+      return prompt;
+    };
+    const fit = fitToWindow({
+      messages,
+      count: (kept) => firstRow(promptFrom(messages.length - kept.length).input_ids).length,
+      maxNewTokens,
+      window: loaded.window.tokens,
+      keep: options?.continue ? 2 : 1,
+      refuse: options?.whenTooLong === 'refuse',
+    });
+    if (!fit.ok) return { error: fit.error, tooLong: fit.tooLong };
+    return { prompt: promptFrom(fit.omitted), omitted: fit.omitted };
+  }
+
   /** The prompt's input ids and attention mask, as generate() takes them. */
   private promptOf(
     { tokenizer, format }: Loaded,
     messages: ChatMessage[],
     options: Pick<GenerateOptions, 'systemPrompt' | 'continue'> | undefined,
-  ): { input_ids: Tensor; attention_mask: Tensor } {
+  ): Prompt {
     // Where the template has no system role, the prompt starts the first user message.
     const conversation = withSystemPrompt(messages, options?.systemPrompt, format);
     // Continue: the last reply is left open and the model writes on into it.

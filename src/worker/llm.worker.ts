@@ -11,6 +11,7 @@ import ortWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm?url
 import ortMjsUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.mjs?url';
 import {
   faultMessage,
+  type CountResponse,
   type GenerationResponse,
   type WorkerRequest,
   type WorkerResponse,
@@ -57,6 +58,7 @@ const engine = new LlmEngine({
   device: 'webgpu',
   hosts,
   reference: { fetch: (url, init) => self.fetch(url, init), caches: self.caches },
+  limits: () => adapterLimits(),
   afterCreate: () => device.watch(),
   beforeRelease: () => device.release(),
 });
@@ -126,6 +128,23 @@ async function generate(request: Extract<WorkerRequest, { type: 'generate' }>) {
   );
 }
 
+/** The chat's token count: synchronous tokenization, no heartbeat needed. */
+function countAnswer(request: Extract<WorkerRequest, { type: 'count' }>): CountResponse {
+  try {
+    return {
+      status: 'count',
+      seq: request.seq,
+      ...engine.countUsage(request.data, request.draft, request.options),
+    };
+  } catch (error) {
+    return {
+      status: 'count',
+      seq: request.seq,
+      error: error instanceof Error ? error.message : String(error),
+    };
+  }
+}
+
 self.addEventListener('message', (event: MessageEvent<WorkerRequest>) => {
   const request = event.data;
   switch (request.type) {
@@ -150,6 +169,9 @@ self.addEventListener('message', (event: MessageEvent<WorkerRequest>) => {
       break;
     case 'reset':
       engine.reset();
+      break;
+    case 'count':
+      post(countAnswer(request));
       break;
     case 'storage.list':
     case 'storage.delete':

@@ -3,30 +3,44 @@
  * `scripts/make-tiny-model.mjs`, served like the Hub, loaded through the real transformers.js path
  * on the CPU. Load, greedy generation (the same tokens as a plain generate()), interrupt mid-stream,
  * reset (the KV cache goes), the busy refusal, dispose, and countTokens (the template's tokens).
+ * The context window: reported at load, counted as the generate path builds its prompt, and — on
+ * a copy of the model whose config allows 128 positions — a conversation that grows past it.
  */
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { env, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
 import { LlmEngine, type EngineGenerationReply } from '../../src/worker/engine';
 import { HostGate } from '../../src/worker/host-gate';
 import { probeChatFormat, stopIds } from '../../src/worker/chat-format';
-import type { ChatMessage, LoadResponse, ModelLoadSpec } from '../../src/shared/worker-protocol';
+import type {
+  ChatMessage,
+  GenerateOptions,
+  LoadResponse,
+  ModelLoadSpec,
+} from '../../src/shared/worker-protocol';
 import { FAMILY, generateTinyModels, loadModel, serveForTransformers } from './family-models';
 
 // Replies of this variant re-encode token for token, so a second turn really reuses the cache.
 const MODEL = FAMILY.llamaBare;
 
+/** The same model with a 128-token window (its config's max_position_embeddings). */
+const SMALL_WINDOW = { id: 'local/tiny-llama-window-128', tokens: 128 };
+let smallDir = '';
+
 let hub: Awaited<ReturnType<typeof serveForTransformers>>;
 let engine: LlmEngine;
 let plain: { tokenizer: PreTrainedTokenizer; model: PreTrainedModel };
 
-function spec(): ModelLoadSpec {
-  return { id: MODEL.id, dtype: 'fp32', shaderF16: false, host: hub.server.url };
+function spec(id: string = MODEL.id): ModelLoadSpec {
+  return { id, dtype: 'fp32', shaderF16: false, host: hub.server.url };
 }
 
 /** One generation: every reply, the text streamed, and how it ended. */
 async function generate(
   messages: ChatMessage[],
-  options: { maxNewTokens: number; systemPrompt?: string },
+  options: GenerateOptions,
   { useCache = true, onUpdate }: { useCache?: boolean; onUpdate?: () => void } = {},
 ) {
   const replies: EngineGenerationReply[] = [];
@@ -42,7 +56,15 @@ async function generate(
 
 beforeAll(async () => {
   generateTinyModels();
-  hub = await serveForTransformers({ [MODEL.id]: MODEL.dir });
+  smallDir = mkdtempSync(join(tmpdir(), 'tiny-window-'));
+  cpSync(MODEL.dir, smallDir, { recursive: true });
+  const configFile = join(smallDir, 'config.json');
+  const config = JSON.parse(readFileSync(configFile, 'utf8')) as Record<string, unknown>;
+  writeFileSync(
+    configFile,
+    JSON.stringify({ ...config, max_position_embeddings: SMALL_WINDOW.tokens }),
+  );
+  hub = await serveForTransformers({ [MODEL.id]: MODEL.dir, [SMALL_WINDOW.id]: smallDir });
   engine = new LlmEngine({
     device: 'cpu',
     hosts: new HostGate((host) => (env.remoteHost = host)),
@@ -55,6 +77,7 @@ afterAll(async () => {
   await engine?.dispose();
   await plain?.model.dispose();
   await hub?.close();
+  if (smallDir) rmSync(smallDir, { recursive: true, force: true });
 });
 
 describe('LlmEngine in Node (tiny Llama, CPU)', () => {
@@ -70,7 +93,7 @@ describe('LlmEngine in Node (tiny Llama, CPU)', () => {
     expect(messages[0]).toEqual({ status: 'loading', data: 'Loading model...' });
     expect(messages.at(-1)).toMatchObject({
       status: 'ready',
-      data: { id: MODEL.id, dtype: 'fp32' },
+      data: { id: MODEL.id, dtype: 'fp32', contextWindow: { tokens: 4096, source: 'config' } },
     });
   }, 60_000);
 
@@ -165,12 +188,109 @@ describe('LlmEngine in Node (tiny Llama, CPU)', () => {
     expect(withSystem).toBeGreaterThan(engine.countTokens(messages));
   });
 
+  it('countUsage counts what the generate path sends: the conversation with the draft', async () => {
+    const history: ChatMessage[] = [
+      { role: 'user', content: 'Write about music.' },
+      { role: 'assistant', content: 'The music is loud.' },
+    ];
+    const draft = 'And about water?';
+    const options = { maxNewTokens: 2, systemPrompt: 'Be brief.' };
+    const usage = engine.countUsage(history, draft, options);
+    const { complete } = await generate([...history, { role: 'user', content: draft }], options, {
+      useCache: false,
+    });
+    expect(complete?.status === 'complete' && complete.stats?.promptTokens).toBe(usage.tokens);
+    expect(usage.draftTokens).toBe(
+      engine.countTokens([{ role: 'user', content: draft }], { systemPrompt: 'Be brief.' }),
+    );
+    expect(usage.draftTokens).toBeLessThan(usage.tokens);
+  }, 60_000);
+
   it('dispose frees the model: generation and counting are refused after', async () => {
     await engine.dispose();
     const { error } = await generate([{ role: 'user', content: 'Hi' }], { maxNewTokens: 4 });
     expect(error).toEqual({ status: 'error', data: 'No model is loaded.', phase: 'generate' });
     expect(() => engine.countTokens([{ role: 'user', content: 'Hi' }])).toThrow(
       'No model is loaded.',
+    );
+  });
+});
+
+describe('LlmEngine past the context window (tiny Llama with 128 positions)', () => {
+  const NEW_TOKENS = 16;
+
+  it('reports the window; a conversation grows past it: the oldest turns go, replies keep coming, no stale cache', async () => {
+    const loads: LoadResponse[] = [];
+    await engine.load(spec(SMALL_WINDOW.id), (m) => {
+      if (m.status !== 'reference') loads.push(m);
+    });
+    expect(loads.at(-1)).toMatchObject({
+      status: 'ready',
+      data: { contextWindow: { tokens: 128, source: 'config' } },
+    });
+    const messages: ChatMessage[] = [];
+    const omittedByTurn: number[] = [];
+    for (let turn = 0; turn < 8; turn++) {
+      messages.push({ role: 'user', content: `Tell me about music and water, part ${turn}.` });
+      const reusedBefore = engine.reusedTurns;
+      const { replies, text, complete } = await generate(messages, { maxNewTokens: NEW_TOKENS });
+      const start = replies[0];
+      const omitted = start?.status === 'start' ? (start.omitted ?? 0) : -1;
+      expect(complete?.status).toBe('complete');
+      expect(text.length).toBeGreaterThan(0);
+      const promptTokens =
+        complete?.status === 'complete' ? (complete.stats?.promptTokens ?? 0) : 0;
+      // What was sent and its reply fit the window; what was left out is whole turns.
+      expect(promptTokens + NEW_TOKENS).toBeLessThanOrEqual(SMALL_WINDOW.tokens);
+      expect(messages[omitted]?.role).toBe('user');
+      // A prompt whose start moved shares no prefix with the cached one: never reused.
+      if (omitted !== (omittedByTurn.at(-1) ?? 0)) expect(engine.reusedTurns).toBe(reusedBefore);
+      omittedByTurn.push(omitted);
+      messages.push({ role: 'assistant', content: text });
+    }
+    expect(omittedByTurn[0]).toBe(0);
+    expect(omittedByTurn.at(-1)).toBeGreaterThan(0);
+    // The truncated turn gives the reply a fresh prefill of the same prompt gives.
+    const last = messages.slice(0, -1);
+    engine.reset();
+    const fresh = await generate(last, { maxNewTokens: NEW_TOKENS });
+    expect(fresh.text).toBe(messages.at(-1)?.content);
+  }, 120_000);
+
+  it('refusal instead: the counts are named, nothing starts', async () => {
+    const messages: ChatMessage[] = [];
+    for (let i = 0; i < 6; i++)
+      messages.push(
+        { role: 'user', content: `Tell me about music and water, part ${i}.` },
+        { role: 'assistant', content: 'The music is loud and the water is cold today.' },
+      );
+    messages.push({ role: 'user', content: 'More.' });
+    const tokens = engine.countTokens(messages);
+    const { replies, error } = await generate(messages, {
+      maxNewTokens: NEW_TOKENS,
+      whenTooLong: 'refuse',
+    });
+    expect(replies).toHaveLength(1);
+    expect(error).toEqual({
+      status: 'error',
+      phase: 'generate',
+      tooLong: 'conversation',
+      data: `The conversation is ${tokens} tokens; with Max new tokens (${NEW_TOKENS}) that is more than the model's window of 128 tokens. Start a new conversation, lower Max new tokens, or allow earlier messages to be left out.`,
+    });
+  });
+
+  it('a message longer than the window, or Max new tokens past it, is refused before it starts', async () => {
+    const long: ChatMessage[] = [{ role: 'user', content: 'music water '.repeat(80) }];
+    const tooLong = await generate(long, { maxNewTokens: NEW_TOKENS });
+    expect(tooLong.replies).toHaveLength(1);
+    expect(tooLong.error).toMatchObject({ tooLong: 'message' });
+    expect(tooLong.error?.status === 'error' && tooLong.error.data).toContain(
+      `This message is ${engine.countTokens(long)} tokens as the model sees it`,
+    );
+    const greedy = await generate([{ role: 'user', content: 'Hi' }], { maxNewTokens: 200 });
+    expect(greedy.error).toMatchObject({ tooLong: 'max-new-tokens' });
+    expect(greedy.error?.status === 'error' && greedy.error.data).toBe(
+      "Max new tokens (200) leaves no room in the model's window of 128 tokens: lower it below 128.",
     );
   });
 });
