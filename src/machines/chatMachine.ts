@@ -1,5 +1,6 @@
-import { assign, sendTo, setup, type SnapshotFrom } from 'xstate';
-import type { ChatMessage } from '../shared/worker-protocol';
+import { assign, enqueueActions, sendTo, setup, type SnapshotFrom } from 'xstate';
+import type { ChatMessage, WhenTooLong } from '../shared/worker-protocol';
+import type { ContextWindow } from '../shared/context-window';
 import { toGenerateOptions } from '../shared/generate-options';
 import { REPLY_SILENCE_MS } from '../shared/liveness';
 import type { GenerationStats } from '../shared/generation-stats';
@@ -59,6 +60,18 @@ export interface ChatContext {
   settingsChosen: boolean;
   /** The cap came from `?maxTokens=` (then a model's recommendation does not lift it). */
   capExplicit: boolean;
+  /** The loaded model's usable context window (from `ready`), null before one is ready. */
+  contextWindow: ContextWindow | null;
+  /** The latest token count: the conversation with `draft` as its next message. */
+  usage: { tokens: number; draft: string } | null;
+  /** The number of the latest `count` request (an older answer is dropped). */
+  countSeq: number;
+  /** How many of the first messages the model no longer saw in the latest reply's prompt. */
+  omitted: number;
+  /** A turn past the window: leave out the oldest turns (default) or refuse. */
+  whenTooLong: WhenTooLong;
+  /** The text of the send being answered: it goes back to the box if refused as too long. */
+  sentText: string | null;
 }
 
 export interface ChatInput {
@@ -91,6 +104,10 @@ export type ChatEvent =
   | { type: 'chat.continue' }
   /** Show version `version` of message `index` (the pager). */
   | { type: 'chat.version'; index: number; version: number }
+  /** What a turn past the model's window does. */
+  | { type: 'chat.whenTooLong'; value: WhenTooLong }
+  /** Count the tokens now (raised by `scheduleCount` after the typing pauses). */
+  | { type: 'chat.count' }
   | ChatWorkerEvent;
 
 /**
@@ -154,7 +171,41 @@ export const chatMachine = setup({
         ...context.messages,
         { role: 'user' as const, content: textOf(context, send) },
       ],
+      sentText: ({ context }, send: ChatEventOf<'chat.send'>) => textOf(context, send),
     }),
+    /** A count after the typing pauses for `countDebounce` (each call restarts the wait). */
+    scheduleCount: enqueueActions(({ enqueue }) => {
+      enqueue.cancel('count');
+      enqueue.raise({ type: 'chat.count' }, { id: 'count', delay: 'countDebounce' });
+    }),
+    postCount: enqueueActions(({ context, enqueue }) => {
+      const seq = context.countSeq + 1;
+      enqueue.assign({ countSeq: seq });
+      enqueue.sendTo(context.worker, {
+        type: 'count',
+        data: toWorkerMessages(context.messages),
+        draft: context.draft.trim(),
+        options: { systemPrompt: context.settings.systemPrompt || undefined },
+        seq,
+      });
+    }),
+    storeUsage: assign({
+      usage: ({ context }, message: ChatEventOf<'worker.count'>['message']) =>
+        message.seq !== context.countSeq
+          ? context.usage
+          : 'tokens' in message
+            ? { tokens: message.tokens, draft: context.draft.trim() }
+            : null,
+    }),
+    storeOmitted: assign({
+      omitted: (_, message: ChatEventOf<'worker.start'>['message']) => message.omitted ?? 0,
+    }),
+    /** A send refused as too long for the window: its text goes back to the box. */
+    returnSentText: assign(({ context }, message: ChatEventOf<'worker.error'>['message']) =>
+      message.tooLong && context.sentText !== null && context.messages.at(-1)?.role === 'user'
+        ? { messages: context.messages.slice(0, -1), draft: context.sentText, sentText: null }
+        : {},
+    ),
     clearDraftAndStats: assign({ draft: '', ...noStats }),
     clearStats: assign(noStats),
     regenerateReply: assign({
@@ -182,6 +233,7 @@ export const chatMachine = setup({
         options: {
           ...toGenerateOptions(context.settings, capOf(context)),
           ...(params?.continue ? { continue: true } : {}),
+          ...(context.whenTooLong === 'refuse' ? { whenTooLong: context.whenTooLong } : {}),
         },
       }),
     ),
@@ -189,6 +241,7 @@ export const chatMachine = setup({
     postReset: sendTo(({ context }) => context.worker, { type: 'reset' }),
     clearConversation: assign({
       messages: [],
+      omitted: 0,
       tps: null,
       numTokens: null,
       seconds: null,
@@ -254,6 +307,7 @@ export const chatMachine = setup({
         settings: load.fresh ? freshSettings(context) : load.settings,
         settingsChosen: !load.fresh,
         draft: '',
+        omitted: 0,
         tps: null,
         numTokens: null,
         seconds: null,
@@ -274,6 +328,8 @@ export const chatMachine = setup({
       return {
         modelId: message?.data?.id ?? context.modelId,
         recommended,
+        contextWindow: message?.data?.contextWindow ?? null,
+        usage: null,
         // An empty conversation whose settings the user has not touched follows the model.
         ...(context.messages.length === 0 && !context.settingsChosen
           ? { settings: freshSettings(next) }
@@ -286,6 +342,7 @@ export const chatMachine = setup({
   },
   delays: {
     replyStall: ({ context }) => context.replyStallMs,
+    countDebounce: 250,
   },
 }).createMachine({
   id: 'chat',
@@ -305,11 +362,23 @@ export const chatMachine = setup({
     recommended: null,
     settingsChosen: false,
     capExplicit: input.maxNewTokens !== undefined,
+    contextWindow: null,
+    usage: null,
+    countSeq: 0,
+    omitted: 0,
+    whenTooLong: 'drop-oldest',
+    sentText: null,
   }),
   initial: 'unavailable',
   on: {
-    'chat.input': { actions: { type: 'setDraft', params: ({ event }) => event.text } },
-    'chat.settings': { actions: { type: 'changeSettings', params: ({ event }) => event.patch } },
+    'chat.input': {
+      actions: [{ type: 'setDraft', params: ({ event }) => event.text }, 'scheduleCount'],
+    },
+    'chat.settings': {
+      actions: [{ type: 'changeSettings', params: ({ event }) => event.patch }, 'scheduleCount'],
+    },
+    'chat.whenTooLong': { actions: assign({ whenTooLong: ({ event }) => event.value }) },
+    'worker.count': { actions: { type: 'storeUsage', params: ({ event }) => event.message } },
     // The worker or its GPU is gone: wait for the model to be loaded again (the draft is kept).
     'worker.fault': '.unavailable',
   },
@@ -319,7 +388,10 @@ export const chatMachine = setup({
       on: {
         'worker.ready': {
           target: 'idle',
-          actions: { type: 'storeModelId', params: ({ event }) => event.message },
+          actions: [
+            { type: 'storeModelId', params: ({ event }) => event.message },
+            'scheduleCount',
+          ],
         },
         'chat.load': { actions: { type: 'loadConversation', params: ({ event }) => event } },
       },
@@ -328,8 +400,16 @@ export const chatMachine = setup({
       on: {
         // Another model is loading (a switch): the chat waits for it.
         'worker.loading': 'unavailable',
-        'worker.ready': { actions: { type: 'storeModelId', params: ({ event }) => event.message } },
-        'chat.load': { actions: { type: 'loadConversation', params: ({ event }) => event } },
+        'worker.ready': {
+          actions: [
+            { type: 'storeModelId', params: ({ event }) => event.message },
+            'scheduleCount',
+          ],
+        },
+        'chat.load': {
+          actions: [{ type: 'loadConversation', params: ({ event }) => event }, 'scheduleCount'],
+        },
+        'chat.count': { actions: 'postCount' },
         'chat.send': {
           guard: { type: 'hasText', params: ({ event }) => event },
           target: 'replying',
@@ -339,7 +419,7 @@ export const chatMachine = setup({
             'postGenerate',
           ],
         },
-        'chat.reset': { actions: ['postReset', 'clearConversation'] },
+        'chat.reset': { actions: ['postReset', 'clearConversation', 'scheduleCount'] },
         // Regenerate, Edit and Continue are handled here only: while a reply streams they are
         // refused (ignored) until it ends or is stopped.
         'chat.regenerate': {
@@ -348,6 +428,7 @@ export const chatMachine = setup({
           actions: [
             'regenerateReply',
             'clearStats',
+            assign({ sentText: null }),
             { type: 'postGenerate', params: { dropLast: true } },
           ],
         },
@@ -357,6 +438,7 @@ export const chatMachine = setup({
           actions: [
             { type: 'editMessage', params: ({ event }) => event },
             'clearStats',
+            assign({ sentText: null }),
             'postGenerate',
           ],
         },
@@ -366,10 +448,13 @@ export const chatMachine = setup({
           actions: [
             'reopenReply',
             'clearStats',
+            assign({ sentText: null }),
             { type: 'postGenerate', params: { continue: true } },
           ],
         },
-        'chat.version': { actions: { type: 'showVersion', params: ({ event }) => event } },
+        'chat.version': {
+          actions: [{ type: 'showVersion', params: ({ event }) => event }, 'scheduleCount'],
+        },
       },
     },
     /**
@@ -381,15 +466,21 @@ export const chatMachine = setup({
       on: {
         'worker.complete': {
           target: 'idle',
-          actions: { type: 'storeCompletion', params: ({ event }) => event.message },
+          actions: [
+            { type: 'storeCompletion', params: ({ event }) => event.message },
+            'scheduleCount',
+          ],
         },
         'worker.error': {
           target: 'idle',
           actions: [
             { type: 'logError', params: ({ event }) => event.message.data },
             { type: 'storeError', params: ({ event }) => event.message.data },
+            { type: 'returnSentText', params: ({ event }) => event.message },
+            'scheduleCount',
           ],
         },
+        'chat.count': { actions: 'postCount' },
       },
       states: {
         generating: {
@@ -399,7 +490,10 @@ export const chatMachine = setup({
             'worker.start': {
               target: 'generating',
               reenter: true,
-              actions: 'openReply',
+              actions: [
+                'openReply',
+                { type: 'storeOmitted', params: ({ event }) => event.message },
+              ],
             },
             'worker.update': {
               target: 'generating',
