@@ -11,8 +11,13 @@
 import type { RequestHandler } from 'msw';
 import { resolveTrainingUrl } from '../src/actors/training-client';
 import { SERVICE_ROUTES as ROUTES, serviceInfo } from '../src/shared/service-http';
-import { DEFAULT_TRAINING_URL, type TrainRequest } from '../src/shared/training-api';
+import {
+  DEFAULT_TRAINING_URL,
+  type CachedModel,
+  type TrainRequest,
+} from '../src/shared/training-api';
 import { FakeDatasets } from './fake/fake-datasets';
+import { FakeHubCache } from './fake/fake-hub-cache';
 import type { MockRun } from './fake/fake-run';
 import { FakeRuns } from './fake/fake-runs';
 import { FakeTrainerEnv } from './fake/fake-trainer-env';
@@ -34,6 +39,8 @@ export interface TrainingMockOptions {
   trainer?: 'ready' | 'missing';
   /** Steps a run advances per GET /logs (default 12: 10 polls, 20 s in the browser). */
   stepsPerPoll?: number;
+  /** The base models the Hub cache holds at the start (GET /hub-cache; default none). */
+  hubCache?: readonly Omit<CachedModel, 'inUse'>[];
 }
 
 export interface TrainingMock {
@@ -46,6 +53,8 @@ export interface TrainingMock {
   /** The bodies POST /train received. */
   starts: TrainRequest[];
   runs: Map<string, MockRun>;
+  /** The Hub cache (GET /hub-cache, DELETE /hub-cache/models/…): `hold` sets its models. */
+  hubCache: FakeHubCache;
   /** GET /runs/{id}/split for that run: 404 (`missing`) or 422 (`malformed`) from now on. */
   setSplit(runId: string, split: MockSplit): void;
 }
@@ -57,6 +66,10 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
   const runs = new FakeRuns(datasets, options.scenario ?? 'progress', options.stepsPerPoll ?? 12);
   const trainer = new FakeTrainerEnv(trainerReady, () => runs.activeId !== null);
   runs.settingUp = () => trainer.settingUp;
+  const hubCache = new FakeHubCache(() =>
+    runs.activeId ? runs.get(runs.activeId).base_model : null,
+  );
+  hubCache.hold(options.hubCache ?? []);
   const requests: string[] = [];
   const starts: TrainRequest[] = [];
   const record = (request: Request) => {
@@ -90,6 +103,10 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
     route(ROUTES.setup, () => trainer.setup()),
     route(ROUTES.startSetup, () => trainer.startSetup()),
     route(ROUTES.saveDataset, ({ params, body }) => datasets.save(params.name, body)),
+    route(ROUTES.hubCache, () => hubCache.list()),
+    route(ROUTES.removeCachedModel, ({ params }) =>
+      hubCache.remove(`${params.org}/${params.name}`),
+    ),
   ];
 
   return {
@@ -97,6 +114,7 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
     requests,
     starts,
     runs: runs.runs,
+    hubCache,
     setScenario: (next) => {
       runs.scenario = next;
     },
@@ -108,6 +126,7 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
       trainer.reset(trainerReady);
       runs.reset();
       datasets.clear();
+      hubCache.hold(options.hubCache ?? []);
       requests.length = 0;
       starts.length = 0;
     },
@@ -122,6 +141,8 @@ function scenarioFromLocation(): TrainingScenario {
 /** The mock mode's training service: the app's service URL and the page's query options. */
 export const trainingMock = createTrainingMock({
   baseUrl: resolveTrainingUrl(),
+  // One base already downloaded, so the panel's cache section shows a row to remove.
+  hubCache: [{ id: 'Qwen/Qwen2.5-0.5B-Instruct', bytes: 988_097_824, revisions: 1 }],
   scenario: scenarioFromLocation(),
   trainer:
     new URLSearchParams(globalThis.location?.search ?? '').get('trainer') === 'missing'

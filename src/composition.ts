@@ -137,6 +137,10 @@ export function createServices(options: ServicesOptions = {}): Services {
       setup: async (signal) => (await loadTraining()).client.fetchTrainerSetup(signal),
       startSetup: async () => (await loadTraining()).client.startTrainerSetup(),
     },
+    hubCache: {
+      list: async (signal) => (await loadTraining()).client.fetchHubCache(signal),
+      remove: async (modelId) => (await loadTraining()).client.removeCachedModel(modelId),
+    },
     storeDataset: async (entries, name) =>
       (await (await loadTraining()).client.putDataset(name, entries)).path,
     // Loaded with the first 'Format Input' on the local model.

@@ -37,7 +37,7 @@ export interface RouteInput<R extends ServiceRoute> {
 const errorResponse = (status: number, message: string) =>
   HttpResponse.json<ErrorResponse>({ error: message }, { status });
 
-const METHODS = { GET: http.get, POST: http.post, PUT: http.put } as const;
+const METHODS = { GET: http.get, POST: http.post, PUT: http.put, DELETE: http.delete } as const;
 
 /** Reads the body of a state change as JSON; a parse failure is a string (the parser's words). */
 async function jsonBody(request: Request): Promise<{ value: unknown } | string> {

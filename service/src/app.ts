@@ -10,6 +10,8 @@ import { REPO_ROOT, type ServiceConfig } from './config';
 import { DatasetStore } from './datasets';
 import { registerDatasetRoutes } from './routes/datasets';
 import { registerErrorHandling } from './routes/error-handler';
+import { HubCacheStore } from './hub-cache';
+import { registerHubCacheRoutes } from './routes/hub-cache';
 import { registerInfoRoutes } from './routes/info';
 import { registerModelRoutes } from './routes/models';
 import { registerRunRoutes } from './routes/runs';
@@ -65,6 +67,13 @@ export function buildService(config: ServiceConfig, deps: AppDeps = {}): Trainin
   );
   registerModelRoutes(app, runs);
   registerTrainerRoutes(app, trainer);
+  registerHubCacheRoutes(
+    app,
+    new HubCacheStore(config.hubCacheDir, () => {
+      const id = runs.activeId;
+      return new Set(id ? [runs.get(id).base_model] : []);
+    }),
+  );
 
   return {
     app,

@@ -3,7 +3,7 @@
  * Every path is absolute and every root is resolved through symlinks once, at start-up.
  */
 import { realpathSync, mkdirSync } from 'node:fs';
-import { delimiter, isAbsolute, resolve } from 'node:path';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { DATASET_LIMIT_BYTES } from '../../src/shared/training-api';
 
 /** The repository root: service/src/../.. */
@@ -21,6 +21,12 @@ export interface ServiceConfig {
    * to it as TRAINING_BASE_EXPORTS; default `<dataDir>/base-exports`.
    */
   baseExportsDir: string;
+  /**
+   * huggingface_hub's cache of downloaded base models, passed to every trainer as HF_HUB_CACHE
+   * (HUB_CACHE_DIR, else the service's own HF_HUB_CACHE; default `<dataDir>/hub-cache`: inside
+   * the data folder, where the user sees it, and GET /hub-cache lists it).
+   */
+  hubCacheDir: string;
   /** Scripts may only be run from inside these folders (real paths). */
   scriptRoots: string[];
   /** data_file must be inside these folders (real paths). */
@@ -136,6 +142,10 @@ export function loadConfig(
     baseDir,
     dataDir,
     baseExportsDir: resolve(dataDir, env.TRAINING_BASE_EXPORTS ?? 'base-exports'),
+    hubCacheDir: resolve(
+      baseDir,
+      env.HUB_CACHE_DIR || env.HF_HUB_CACHE || join(dataDir, 'hub-cache'),
+    ),
     scriptRoots,
     dataRoots,
     outputRoots,

@@ -96,6 +96,7 @@ export class LineAssembler {
 }
 
 const CHECKPOINT_EVERY = 1024;
+const REDACTED = '[hub token]';
 
 /** The committed lines of one run: a ring in memory, all of them on disk. */
 export class LogStore {
@@ -111,6 +112,8 @@ export class LogStore {
   private out: WriteStream | null = null;
   /** Open lines of the live streams, shown after the committed ones. */
   readonly assemblers: LineAssembler[] = [];
+  /** Secrets of the run (its Hub token) never kept or shown: replaced in every line. */
+  private readonly secrets: string[] = [];
 
   constructor(
     private readonly file: string,
@@ -146,10 +149,22 @@ export class LogStore {
     this.bytes += Buffer.byteLength(line) + 1;
   }
 
+  /** From now on, `secret` is replaced by "[hub token]" in every line kept or shown. */
+  redact(secret: string): void {
+    if (secret !== '') this.secrets.push(secret);
+  }
+
+  private scrub(line: string): string {
+    let clean = line;
+    for (const secret of this.secrets) clean = clean.replaceAll(secret, REDACTED);
+    return clean;
+  }
+
   /** Adds a committed line (in memory now, on disk at the next flush). */
   append(line: string): void {
-    this.record(line);
-    this.batch.push(line);
+    const clean = this.scrub(line);
+    this.record(clean);
+    this.batch.push(clean);
   }
 
   /**
@@ -192,7 +207,7 @@ export class LogStore {
     return this.assemblers
       .filter((a) => a.open !== '')
       .sort((a, b) => a.updatedAt - b.updatedAt)
-      .map((a) => a.open);
+      .map((a) => this.scrub(a.open));
   }
 
   /** The last `n` lines (open lines included): cost O(n), whatever the log's size. */

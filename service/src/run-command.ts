@@ -78,7 +78,7 @@ export async function planRun(
     script: checked.script,
     spawnFn,
     timeoutMs,
-    env: { TRAINING_BASE_EXPORTS: config.baseExportsDir },
+    env: { TRAINING_BASE_EXPORTS: config.baseExportsDir, HF_HUB_CACHE: config.hubCacheDir },
   });
   const memory = plan.device_memory_bytes ?? (plan.device === 'cpu' ? totalmem() : null);
   return { plan, device_memory_bytes: memory, device_name: plan.device };

@@ -79,6 +79,10 @@ export class RunLifecycle {
     }
     const active = this.prepare(id, request, command);
     active.record.data_sha256 = dataSha256;
+    if (request.hub_token) {
+      active.hubToken = request.hub_token;
+      active.store.redact(request.hub_token);
+    }
     await this.launch(active);
     return publicView(active.record);
   }

@@ -25,6 +25,11 @@ export interface ActiveRun {
   cancelRequested: boolean;
   /** The interpreter chosen for a `.py` trainer (for the error when it cannot start). */
   python: string;
+  /**
+   * The Hub token the start request carried (this run's HF_TOKEN), held in memory only: never in
+   * the record, and redacted from the log.
+   */
+  hubToken?: string | undefined;
   /** Resolves when every process of the run has ended and the record is final. */
   ended: Promise<void>;
 }
@@ -56,6 +61,9 @@ export async function spawnChild(ctx: RunContext, active: ActiveRun) {
         ...process.env,
         PYTHONUNBUFFERED: '1',
         TRAINING_BASE_EXPORTS: ctx.config.baseExportsDir,
+        HF_HUB_CACHE: ctx.config.hubCacheDir,
+        // The request's token wins over the service's own HF_TOKEN, for this run only.
+        ...(active.hubToken ? { HF_TOKEN: active.hubToken } : {}),
         [RUN_MARKER]: record.id,
       },
     });

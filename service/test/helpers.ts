@@ -64,6 +64,9 @@ export function rawRequest(port: number, options: RequestOptions): Promise<Reply
     if (value === undefined) delete headers[key.toLowerCase()];
     else headers[key.toLowerCase()] = value;
   }
+  // node:http sends a DELETE's body neither chunked nor with a length unless told: its length.
+  if (options.method === 'DELETE' && options.body !== undefined && !headers['content-length'])
+    headers['content-length'] = String(Buffer.byteLength(options.body));
   return new Promise((ok, fail) => {
     const req = httpRequest(
       {

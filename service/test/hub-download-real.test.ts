@@ -3,8 +3,9 @@
  * .venv) and the real huggingface_hub, against a stand-in Hub on loopback
  * (training/stand_in_hub.py, reached through HF_ENDPOINT): the download comes first with its
  * progress lines, which never move the run's step count; a gated id fails at once with what to
- * do; the token given reaches the Hub and no file the service or the trainer wrote. Skipped
- * without the trainer's packages.
+ * do, a wrong token with the Hub's 401; the token the start request carries reaches the Hub and no
+ * file the service or the trainer wrote, nor any answer; the service's Hub cache lists what was
+ * downloaded and removes it (not while a run uses it). Skipped without the trainer's packages.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -13,9 +14,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LogsResponse } from '../../src/shared/training-api';
+import type { HubCache, LogsResponse } from '../../src/shared/training-api';
 import { downloadLine } from '../../src/shared/training-progress';
-import { startRun, startTestService, type TestService } from './helpers';
+import { postJson, startRun, startTestService, type TestService } from './helpers';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const PYTHON = join(ROOT, '.venv', 'bin', 'python');
@@ -48,8 +49,12 @@ beforeAll(async () => {
       `org/tiny=${model}`,
       '--model',
       `org/gated=${model}`,
+      '--model',
+      `org/gated2=${model}`,
       '--gated',
       'org/gated',
+      '--gated',
+      'org/gated2',
       '--token',
       `${TOKEN}=org/gated`,
     ],
@@ -63,7 +68,11 @@ beforeAll(async () => {
     hub?.once('exit', (code) => fail(new Error(`the stand-in Hub exited (${code})`)));
   });
   endpoint = `http://127.0.0.1:${port}`;
-  svc = await startTestService({ python: PYTHON, killGraceMs: 5000 });
+  svc = await startTestService({
+    python: PYTHON,
+    killGraceMs: 5000,
+    hubCacheDir: join(tmp, 'cache'),
+  });
   writeFileSync(
     svc.dataFile,
     JSON.stringify([{ prompt: 'Where is the harbour?', completion: 'By the mill.' }]),
@@ -89,19 +98,16 @@ function filesUnder(dir: string): string[] {
     .filter((path) => statSync(path).isFile());
 }
 
-const env = () => ({
-  HF_ENDPOINT: endpoint,
-  HF_HUB_CACHE: join(tmp, 'cache'),
-  HF_HUB_OFFLINE: '',
-  HF_TOKEN: TOKEN,
-});
+// The service's own HF_TOKEN is one the Hub refuses: a request's hub_token must win over it.
+const env = () => ({ HF_ENDPOINT: endpoint, HF_HUB_OFFLINE: '', HF_TOKEN: 'hf_refused_0000' });
+const tiny = { max_len: 64, repeat: 1, max_steps: 2, eval_fraction: 0 };
 
 describe.skipIf(!hasTorch)('a Hub base with training/finetune.py and a stand-in Hub', () => {
   it('downloads first with progress lines that are not steps, then trains; the token is written nowhere', async () => {
     const id = await startRun(
       svc,
       'finetune-no-export.py',
-      { base_model: 'org/gated', max_len: 64, repeat: 1, max_steps: 2, eval_fraction: 0 },
+      { base_model: 'org/gated', ...tiny, hub_token: TOKEN },
       env(),
     );
     const ended = await svc.waitForEnd(id, 240_000);
@@ -118,21 +124,77 @@ describe.skipIf(!hasTorch)('a Hub base with training/finetune.py and a stand-in 
     expect(written.length).toBeGreaterThan(5);
     for (const file of written)
       expect(readFileSync(file).includes(Buffer.from(TOKEN)), file).toBe(false);
+    for (const path of [`/runs/${id}`, '/runs', `/logs/${id}?offset=0&limit=1000`, '/hub-cache'])
+      expect((await svc.request({ path })).text, path).not.toContain(TOKEN);
   }, 300_000);
+
+  it('GET /hub-cache lists the downloaded base; DELETE removes it, refused while a run uses it', async () => {
+    const files = readdirSync(join(tmp, 'llama'));
+    const listed = (await svc.request({ path: '/hub-cache' })).json as HubCache;
+    expect(listed.dir).toBe(join(tmp, 'cache'));
+    const gated = listed.models.find((m) => m.id === 'org/gated');
+    expect(gated).toMatchObject({ revisions: 1, inUse: false });
+    // What the download chose of the model's files (all but what a causal LM does not read).
+    const sizes = files.map((f) => statSync(join(tmp, 'llama', f)).size);
+    expect(gated?.bytes).toBeGreaterThan(Math.max(...sizes));
+    expect(gated?.bytes).toBeLessThanOrEqual(sizes.reduce((a, b) => a + b, 0));
+    expect(listed.bytes).toBe(listed.models.reduce((sum, m) => sum + m.bytes, 0));
+
+    const remove = () =>
+      svc.request({
+        method: 'DELETE',
+        path: '/hub-cache/models/org/gated',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+    const holder = await startRun(svc, 'hang.mjs', { base_model: 'org/gated' });
+    try {
+      const refused = await remove();
+      expect(refused.status, refused.text).toBe(409);
+      expect(refused.text).toContain('org/gated is the base model of the run going now');
+      const during = (await svc.request({ path: '/hub-cache' })).json as HubCache;
+      expect(during.models.find((m) => m.id === 'org/gated')?.inUse).toBe(true);
+    } finally {
+      await postJson(svc, `/runs/${holder}/cancel`);
+      await svc.waitForEnd(holder);
+    }
+    const removed = await remove();
+    expect(removed.status, removed.text).toBe(200);
+    expect((removed.json as HubCache).models.map((m) => m.id)).not.toContain('org/gated');
+    expect(existsSync(join(tmp, 'cache', 'models--org--gated'))).toBe(false);
+    expect((await remove()).status).toBe(404);
+  }, 60_000);
 
   it('a gated id without a token fails at once, saying where to accept the licence and how to give a token', async () => {
     const id = await startRun(
       svc,
       'finetune-no-export.py',
-      { base_model: 'org/gated', max_len: 64, repeat: 1, max_steps: 2, eval_fraction: 0 },
-      { ...env(), HF_TOKEN: '', HF_HUB_CACHE: join(tmp, 'empty-cache') },
+      { base_model: 'org/gated2', ...tiny },
+      { ...env(), HF_TOKEN: '' },
     );
     const ended = await svc.waitForEnd(id, 120_000);
     const log = await lines(id);
     expect(ended.state, log.join('\n')).toBe('failed');
     expect(log.join('\n')).toContain(
-      `error: org/gated is a gated model: accept its licence at ${endpoint}/org/gated (signed in), then give the trainer a Hub token`,
+      `error: org/gated2 is a gated model: accept its licence at ${endpoint}/org/gated2 (signed in), then give the trainer a Hub token`,
     );
     expect(ended.current ?? 0).toBe(0);
+  }, 180_000);
+
+  it("a wrong token in the request fails with the Hub's 401 and its message, the token redacted", async () => {
+    const wrong = 'hf_not_a_known_token_5c1';
+    const id = await startRun(
+      svc,
+      'finetune-no-export.py',
+      { base_model: 'org/gated2', ...tiny, hub_token: wrong },
+      env(),
+    );
+    const ended = await svc.waitForEnd(id, 120_000);
+    const log = (await lines(id)).join('\n');
+    expect(ended.state, log).toBe('failed');
+    expect(log).toContain(
+      `error: the Hub at ${endpoint} refused the token (Invalid credentials in Authorization header)`,
+    );
+    expect(log).not.toContain(wrong);
   }, 180_000);
 });

@@ -14,6 +14,7 @@ import { ApiError, createApiError, type HttpFailure } from '../shared/api-error'
 import { errorMessage } from '../shared/errors';
 import {
   DatasetResponseSchema,
+  HubCacheSchema,
   LOG_TAIL,
   LogsResponseSchema,
   MetricsResponseSchema,
@@ -29,6 +30,7 @@ import {
   parseOrThrow,
   type TrainingEntry,
   type DatasetResponse,
+  type HubCache,
   type LogsResponse,
   type MetricsResponse,
   type ModelList,
@@ -101,6 +103,10 @@ export interface TrainingClient {
   fetchTrainerSetup(signal?: AbortSignal): Promise<TrainerSetup>;
   /** POST /trainer/setup: starts the fixed set-up (202). */
   startTrainerSetup(signal?: AbortSignal): Promise<TrainerSetup>;
+  /** GET /hub-cache: the downloaded base models, their folder and sizes. */
+  fetchHubCache(signal?: AbortSignal): Promise<HubCache>;
+  /** DELETE /hub-cache/models/{org}/{name}: removes one (409 while a run uses it). */
+  removeCachedModel(modelId: string, signal?: AbortSignal): Promise<HubCache>;
 }
 
 export function createTrainingClient(options: TrainingClientOptions = {}): TrainingClient {
@@ -183,6 +189,15 @@ export function createTrainingClient(options: TrainingClientOptions = {}): Train
     fetchTrainerSetup: (signal) =>
       call(TrainerSetupSchema, 'GET', '/trainer/setup', undefined, signal),
     startTrainerSetup: (signal) => call(TrainerSetupSchema, 'POST', '/trainer/setup', {}, signal),
+    fetchHubCache: (signal) => call(HubCacheSchema, 'GET', '/hub-cache', undefined, signal),
+    removeCachedModel: (modelId, signal) =>
+      call(
+        HubCacheSchema,
+        'DELETE',
+        `/hub-cache/models/${modelId.split('/').map(encodeURIComponent).join('/')}`,
+        {},
+        signal,
+      ),
   };
 }
 

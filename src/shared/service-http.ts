@@ -10,6 +10,7 @@ import { badInput, timedOut, type DomainError, type DomainErrorKind } from './do
 import {
   DatasetParamsSchema,
   DatasetSchema,
+  HubModelParamsSchema,
   LOG_TAIL,
   LogsQuerySchema,
   MetricsQuerySchema,
@@ -87,7 +88,7 @@ export const SetupBodySchema = z.strictObject({});
 
 /** A route of the service: what the service registers and what the mock answers. */
 export interface ServiceRoute {
-  method: 'GET' | 'POST' | 'PUT';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Fastify's path syntax (`:id`), which MSW reads the same way. */
   url: string;
   /** The schemas of the parts the route validates (Fastify's route `schema` option). */
@@ -130,6 +131,12 @@ export const SERVICE_ROUTES = {
     status: 202,
   },
   setup: { method: 'GET', url: '/trainer/setup' },
+  hubCache: { method: 'GET', url: '/hub-cache' },
+  removeCachedModel: {
+    method: 'DELETE',
+    url: '/hub-cache/models/:org/:name',
+    schema: { params: HubModelParamsSchema },
+  },
 } as const satisfies Record<string, ServiceRoute>;
 
 /** GET /: who answers (the service, or the mock), and where the API is documented. */

@@ -39,6 +39,9 @@ function argText(what: string, max = 4096) {
     );
 }
 
+/** The longest Hub token a start request may carry. */
+const HUB_TOKEN_MAX = 256;
+
 /**
  * POST /train body (and POST /train/plan's): the paths, then every option of the training table
  * (training-fields.json: required ones required, each with its range). Unknown fields are rejected.
@@ -49,6 +52,21 @@ export const TrainRequestSchema = z.strictObject({
   data_file: argText('a path'),
   base_model: argText('a model id or path', 512),
   ...trainingOptionShape(),
+  /**
+   * A Hugging Face access token for this run only (a gated or private base): the service gives it
+   * to the trainer as HF_TOKEN and never stores, logs or returns it. Messages never echo it.
+   */
+  hub_token: z.optional(
+    z
+      .string({ error: 'must be a string (a Hub access token, hf_…)' })
+      .check(
+        z.maxLength(HUB_TOKEN_MAX, `must be at most ${HUB_TOKEN_MAX} characters`),
+        z.regex(
+          /^hf_[A-Za-z0-9_-]{4,}$/,
+          'must be a Hub access token: hf_ followed by letters, digits, "_" or "-" (from https://huggingface.co/settings/tokens)',
+        ),
+      ),
+  ),
 });
 export type TrainRequest = z.infer<typeof TrainRequestSchema>;
 
@@ -336,6 +354,8 @@ export const SERVICE_ENDPOINTS = [
   'GET /trainer',
   'POST /trainer/setup',
   'GET /trainer/setup',
+  'GET /hub-cache',
+  'DELETE /hub-cache/models/{org}/{name}',
 ] as const;
 
 /** GET /: who answers, and where the API is documented. */
@@ -502,6 +522,45 @@ export const TrainerInfoSchema = z.object({
   setup: TrainerSetupSchema,
 });
 export type TrainerInfo = z.infer<typeof TrainerInfoSchema>;
+
+/** One base model in the service's Hub cache (GET /hub-cache). */
+export const CachedModelSchema = z.object({
+  /** The Hub id, `org/name`. */
+  id: z.string(),
+  /** Bytes of its files (each stored once, however many revisions name it). */
+  bytes: z.number(),
+  /** Revisions (commits) it holds. */
+  revisions: z.number(),
+  /** When a run last read or wrote its files (ISO time), when known. */
+  lastUsed: z.optional(z.string()),
+  /** A run going now trains from it: it cannot be removed. */
+  inUse: z.boolean(),
+});
+export type CachedModel = z.infer<typeof CachedModelSchema>;
+
+/** GET /hub-cache: where downloaded base models are kept, their total size and each model. */
+export const HubCacheSchema = z.object({
+  dir: z.string(),
+  bytes: z.number(),
+  models: z.array(CachedModelSchema),
+});
+export type HubCache = z.infer<typeof HubCacheSchema>;
+
+const hubName = (what: string) =>
+  z
+    .string()
+    .check(
+      z.regex(
+        /^(?!.*(?:--|\.\.))[A-Za-z0-9][A-Za-z0-9._-]{0,95}$/,
+        `is not a Hub ${what} (letters, digits, ".", "_" and "-"; no "--" or "..")`,
+      ),
+    );
+
+/** DELETE /hub-cache/models/{org}/{name}: a Hub id's two parts. */
+export const HubModelParamsSchema = z.object({
+  org: hubName('organisation'),
+  name: hubName('name'),
+});
 
 /** Every error the service sends: one sentence a person can act on. */
 export const ErrorResponseSchema = z.object({ error: z.string() });

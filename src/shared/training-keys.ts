@@ -15,4 +15,6 @@ export const trainingKeys = {
   dataset: (baseUrl: string, runId: string) =>
     [...trainingKeys.all(baseUrl), 'dataset', runId] as const,
   trainerSetup: (baseUrl: string) => [...trainingKeys.all(baseUrl), 'trainer', 'setup'] as const,
+  /** GET /hub-cache: the downloaded base models (the panel's section, the Base model field). */
+  hubCache: (baseUrl: string) => [...trainingKeys.all(baseUrl), 'hub-cache'] as const,
 };

@@ -4,6 +4,10 @@
  * runs the same cases against both, so the mock cannot drift from the service.
  */
 export const trainingMessages = {
+  notInHubCache: (dir: string, id: string) =>
+    `The Hub cache in ${dir} holds no model ${id} (see GET /hub-cache)`,
+  hubModelInUse: (id: string) =>
+    `${id} is the base model of the run going now: it can be removed from the Hub cache once that run has ended`,
   runActive: (id: string, startedAt: string) =>
     `A training run is already in progress (run ${id}, started ${startedAt}). Cancel it or wait for it to finish before starting another.`,
   settingUp: () =>

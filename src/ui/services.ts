@@ -10,6 +10,7 @@ import type { datasetMachine } from '../machines/datasetMachine';
 import type { trainingMachine } from '../machines/trainingMachine';
 import type { CompareServices } from '../actors/compare-services';
 import type {
+  HubCache,
   TrainingEntry,
   PlanResponse,
   TrainRequest,
@@ -41,6 +42,11 @@ export interface Services {
     info: (signal?: AbortSignal) => Promise<TrainerInfo>;
     setup: (signal?: AbortSignal) => Promise<TrainerSetup>;
     startSetup: () => Promise<TrainerSetup>;
+  };
+  /** The service's Hub cache of downloaded base models: list, and remove one. */
+  hubCache: {
+    list: (signal?: AbortSignal) => Promise<HubCache>;
+    remove: (modelId: string) => Promise<HubCache>;
   };
   /** PUT /datasets/{name}: stores a 'Format Input' dataset, resolves with its path on the service. */
   storeDataset: (entries: TrainingEntry[], name: string) => Promise<string>;

@@ -12,8 +12,10 @@ import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTrainingMock } from '../../mocks/training-handlers';
 import { LOG_PAGE_LINES, PLAN_TIMEOUT_MS, planTimedOut } from '../../src/shared/service-http';
+import { trainingMessages } from '../../src/shared/training-messages';
 import {
   DatasetResponseSchema,
+  HubCacheSchema,
   LOG_TAIL,
   LogsResponseSchema,
   MAX_LOG_LINES,
@@ -401,5 +403,25 @@ describe.each([
       400,
       'Invalid body: body has unknown field: packages',
     ]);
+  });
+
+  it('the Hub cache: listed, 404 for a model it lacks, 400 for a bad id; a bad hub_token is a 400', async () => {
+    const cache = await target.call('GET', '/hub-cache');
+    expect(cache.status).toBe(200);
+    expect(HubCacheSchema.parse(cache.json)).toMatchObject({ bytes: 0, models: [] });
+    const dir = HubCacheSchema.parse(cache.json).dir;
+    const missing = await target.call('DELETE', '/hub-cache/models/org/none', {});
+    expect([missing.status, errorOf(missing)]).toEqual([
+      404,
+      trainingMessages.notInHubCache(dir, 'org/none'),
+    ]);
+    const bad = await target.call('DELETE', '/hub-cache/models/org/a--b', {});
+    expect([bad.status, errorOf(bad)]).toEqual([
+      400,
+      'Invalid path: name is not a Hub name (letters, digits, ".", "_" and "-"; no "--" or "..")',
+    ]);
+    const token = await target.call('POST', '/train', target.body('quick', { hub_token: 'x' }));
+    expect(token.status).toBe(400);
+    expect(errorOf(token)).toMatch(/^Invalid body: hub_token must be a Hub access token: hf_/);
   });
 });

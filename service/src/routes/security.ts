@@ -56,7 +56,7 @@ export function registerSecurity(
   // The CORS answers themselves (allowed origins only: the hook above refused the others).
   void app.register(fastifyCors, {
     origin: [...origins],
-    methods: ['GET', 'HEAD', 'POST', 'PUT', 'OPTIONS'],
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
     allowedHeaders: ['Content-Type', 'Range'],
     exposedHeaders: ['Content-Length', 'Content-Range', 'Accept-Ranges', 'ETag'],
     maxAge: 600,
