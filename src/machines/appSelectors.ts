@@ -8,3 +8,5 @@ export const selectConversationsRef = (s: AppSnapshot) => s.context.conversation
 export const selectStoredModelsRef = (s: AppSnapshot) => s.context.storedModels;
 export const selectWorkerRef = (s: AppSnapshot) => s.context.worker;
 export const selectMaxNewTokensCap = (s: AppSnapshot) => s.context.input.maxNewTokens;
+/** The page's `?stallSeconds=` in ms (undefined: the liveness rule's default), chat and Compare alike. */
+export const selectReplyStallMs = (s: AppSnapshot) => s.context.input.replyStallMs;

@@ -64,7 +64,7 @@ export type EvaluationStoreResult =
 export interface EvaluationInput {
   worker: WorkerPort;
   session: SessionPort;
-  /** Silence allowed while a reply is due (default REPLY_SILENCE_MS; the page's `?replyStall=`). */
+  /** Silence allowed while a reply is due (default REPLY_SILENCE_MS; the page's `?stallSeconds=`). */
   replySilenceMs?: number | undefined;
 }
 

@@ -51,11 +51,14 @@ async function finishedRun({
 
 /**
  * The app actor with a scripted worker: a load of an id in `failLoads` fails; every answer of a
- * model is `answers(modelId, question)`.
+ * model is `answers(modelId, question)`; with `silent`, a generate request hears nothing at all
+ * (a hung worker). `replyStallMs` is the page's `?stallSeconds=`.
  */
 function startApp(script: {
   failLoads?: Set<string>;
   answers?: (model: string, question: string) => string;
+  silent?: boolean;
+  replyStallMs?: number;
 }) {
   const posted: WorkerActorEvent[] = [];
   let loaded = '';
@@ -73,7 +76,7 @@ function startApp(script: {
         loaded = request.data.id;
         reply({ status: 'ready', data: { id: request.data.id, dtype: request.data.dtype } });
       }
-      if (request.type === 'generate') {
+      if (request.type === 'generate' && !script.silent) {
         const purpose = request.purpose;
         const text = script.answers?.(loaded, request.data[0]?.content ?? '') ?? 'an answer';
         reply({ status: 'start', purpose });
@@ -99,7 +102,7 @@ function startApp(script: {
         llmWorker,
       },
     }),
-    { input: { models: MODELS, maxNewTokens: 64 } },
+    { input: { models: MODELS, maxNewTokens: 64, replyStallMs: script.replyStallMs } },
   ).start();
   return { app, posted };
 }
@@ -246,6 +249,18 @@ describe('Compare view', () => {
     await screen.findByText(/^The chat's model is now Phi 3\.5 mini/);
     expect(screen.queryByText(/^The comparison stopped:/)).toBeNull();
     expect(screen.getByText('B closer on 0 of 1')).toBeInTheDocument();
+  });
+
+  // Broke: Compare ignored ?stallSeconds= and waited the default 10 s where the chat did not.
+  it("a silent worker: given up after the page's ?stallSeconds=, as in the chat", async () => {
+    const { user } = await renderCompare({ script: { silent: true, replyStallMs: 1500 } });
+    await user.selectOptions(screen.getByLabelText('Model A (before)'), 'llama-3.2-1b');
+    await user.selectOptions(screen.getByLabelText('Model B (after)'), 'llama-3.2-1b');
+    await user.type(pasteBox(), 'Q?\tA.');
+    await user.click(screen.getByRole('button', { name: 'Compare' }));
+    expect(
+      await screen.findByText(/no word from it for 1\.5 seconds/, {}, { timeout: 5000 }),
+    ).toBeInTheDocument();
   });
 
   it('storage full when saving: the table stays and the error says why', async () => {

@@ -11,6 +11,7 @@ import {
   selectGate,
   selectMaxNewTokensCap,
   selectModelRef,
+  selectReplyStallMs,
   selectWorkerRef,
 } from '../../machines/appSelectors';
 import { selectIsChatBusy } from '../../machines/chatSelectors';
@@ -54,9 +55,11 @@ export function Compare({
   const gate = useSelector(app, selectGate);
   const model = useSelector(app, selectModelRef);
   const worker = useSelector(app, selectWorkerRef);
+  const replySilenceMs = useSelector(app, selectReplyStallMs);
   const actor = useMemo(
-    () => (worker ? evaluationActor(compare.logic, { worker, session: app }) : null),
-    [compare.logic, worker, app],
+    () =>
+      worker ? evaluationActor(compare.logic, { worker, session: app, replySilenceMs }) : null,
+    [compare.logic, worker, app, replySilenceMs],
   );
   return (
     <section className="compare" aria-labelledby="compare-title">
