@@ -2,7 +2,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createActor } from 'xstate';
 import { chatMachine } from './chatMachine';
-import { selectContextWindow, selectOmitted, selectUsedTokens } from './chatSelectors';
+import { selectOmitted } from './chatSelectors';
+import { selectContextWindow, selectUsedTokens } from './contextSelectors';
 import { fakeWorker } from './test-helpers';
 
 const WINDOW = {
@@ -46,7 +47,7 @@ describe('chatMachine: the context window', () => {
     vi.advanceTimersByTime(1);
     expect(counts(worker)).toEqual([
       expect.objectContaining({ seq: 1 }),
-      { type: 'count', data: [], draft: 'Hello', options: { systemPrompt: undefined }, seq: 2 },
+      { type: 'count', data: [], draft: 'Hello', options: { systemPrompt: '' }, seq: 2 },
     ]);
   });
 

@@ -62,8 +62,8 @@ export interface ChatContext {
   capExplicit: boolean;
   /** The loaded model's usable context window (from `ready`), null before one is ready. */
   contextWindow: ContextWindow | null;
-  /** The latest token count: the conversation with `draft` as its next message. */
-  usage: { tokens: number; draft: string } | null;
+  /** The latest token count: the conversation with the draft as its next message. */
+  usage: number | null;
   /** The number of the latest `count` request (an older answer is dropped). */
   countSeq: number;
   /** How many of the first messages the model no longer saw in the latest reply's prompt. */
@@ -185,7 +185,7 @@ export const chatMachine = setup({
         type: 'count',
         data: toWorkerMessages(context.messages),
         draft: context.draft.trim(),
-        options: { systemPrompt: context.settings.systemPrompt || undefined },
+        options: { systemPrompt: context.settings.systemPrompt },
         seq,
       });
     }),
@@ -194,7 +194,7 @@ export const chatMachine = setup({
         message.seq !== context.countSeq
           ? context.usage
           : 'tokens' in message
-            ? { tokens: message.tokens, draft: context.draft.trim() }
+            ? message.tokens
             : null,
     }),
     storeOmitted: assign({
@@ -379,6 +379,8 @@ export const chatMachine = setup({
     },
     'chat.whenTooLong': { actions: assign({ whenTooLong: ({ event }) => event.value }) },
     'worker.count': { actions: { type: 'storeUsage', params: ({ event }) => event.message } },
+    // Before a model is ready the worker answers with an error, and the usage line stays empty.
+    'chat.count': { actions: 'postCount' },
     // The worker or its GPU is gone: wait for the model to be loaded again (the draft is kept).
     'worker.fault': '.unavailable',
   },
@@ -409,7 +411,6 @@ export const chatMachine = setup({
         'chat.load': {
           actions: [{ type: 'loadConversation', params: ({ event }) => event }, 'scheduleCount'],
         },
-        'chat.count': { actions: 'postCount' },
         'chat.send': {
           guard: { type: 'hasText', params: ({ event }) => event },
           target: 'replying',
@@ -480,7 +481,6 @@ export const chatMachine = setup({
             'scheduleCount',
           ],
         },
-        'chat.count': { actions: 'postCount' },
       },
       states: {
         generating: {

@@ -23,11 +23,5 @@ export const selectSeconds = (s: ChatSnapshot) => s.context.seconds;
 /** Whether a chat (if there is one) is replying. */
 export const selectIsChatBusy = (s: ChatSnapshot | undefined) =>
   s !== undefined && selectIsGenerating(s);
-/** The loaded model's usable context window and why (null before a model is ready). */
-export const selectContextWindow = (s: ChatSnapshot) => s.context.contextWindow;
-/** Tokens the model would see for the conversation with the draft as the next message, or null. */
-export const selectUsedTokens = (s: ChatSnapshot) => s.context.usage?.tokens ?? null;
 /** How many of the first messages the model no longer saw in the latest reply's prompt. */
 export const selectOmitted = (s: ChatSnapshot) => s.context.omitted;
-/** What a turn past the window does: leave out the oldest turns, or refuse. */
-export const selectWhenTooLong = (s: ChatSnapshot) => s.context.whenTooLong;

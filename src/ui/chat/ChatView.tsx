@@ -1,4 +1,4 @@
-import { useCallback } from 'react';
+import { Suspense, lazy, useCallback } from 'react';
 import { useSelector } from '@xstate/react';
 import type { ActorRefFrom } from 'xstate';
 import { type ChatEvent, type chatMachine } from '../../machines/chatMachine';
@@ -9,6 +9,7 @@ import {
   selectIsReady,
   selectMessages,
   selectNumTokens,
+  selectOmitted,
   selectSeconds,
   selectStats,
   selectTps,
@@ -16,6 +17,9 @@ import {
 import { ChatInput } from './ChatInput';
 import { MessageList } from './MessageList';
 import { SpeedLine } from './SpeedLine';
+
+// The context window's usage line and marker load with the first ready model, not the first screen.
+const ContextUsage = lazy(() => import('./ContextUsage'));
 
 /** Spec: three clickable example prompts for an empty conversation. */
 export const EXAMPLE_PROMPTS = [
@@ -41,6 +45,7 @@ export function ChatView({
   const seconds = useSelector(chat, selectSeconds);
   const stats = useSelector(chat, selectStats);
   const error = useSelector(chat, selectChatError);
+  const omitted = useSelector(chat, selectOmitted);
   // Stable, so the memoized messages do not re-render for it.
   const send = useCallback((event: ChatEvent) => chat.send(event), [chat]);
 
@@ -53,6 +58,18 @@ export function ChatView({
           examples={EXAMPLE_PROMPTS}
           onExample={(text) => chat.send({ type: 'chat.send', text })}
           send={send}
+          cut={
+            omitted > 0
+              ? {
+                  index: omitted,
+                  node: (
+                    <Suspense fallback={null}>
+                      <ContextUsage chat={chat} cut />
+                    </Suspense>
+                  ),
+                }
+              : undefined
+          }
         />
       )}
       {error && (
@@ -76,6 +93,11 @@ export function ChatView({
         onSend={() => chat.send({ type: 'chat.send' })}
         onStop={() => chat.send({ type: 'chat.stop' })}
       />
+      {ready && (
+        <Suspense fallback={null}>
+          <ContextUsage chat={chat} />
+        </Suspense>
+      )}
     </section>
   );
 }

@@ -1,4 +1,4 @@
-import { useLayoutEffect, useRef } from 'react';
+import { Fragment, useLayoutEffect, useRef, type ReactNode } from 'react';
 import type { ChatEvent, DisplayMessage } from '../../machines/chatMachine';
 import { isNearBottom } from '../format';
 import { Message } from './Message';
@@ -11,6 +11,8 @@ export interface MessageListProps {
   onExample?: (prompt: string) => void;
   /** Sends the message actions' events (Regenerate, Edit, Continue, the pager); a stable function. */
   send?: ((event: ChatEvent) => void) | undefined;
+  /** The marker shown before message `index`, the first the model still sees. */
+  cut?: { index: number; node: ReactNode } | undefined;
 }
 
 /**
@@ -23,6 +25,7 @@ export function MessageList({
   examples = [],
   onExample,
   send,
+  cut,
 }: MessageListProps) {
   const ref = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
@@ -56,15 +59,17 @@ export function MessageList({
       ) : (
         <ol className="messages">
           {messages.map((m, i) => (
-            <Message
-              key={i}
-              message={m}
-              streaming={generating && i === messages.length - 1}
-              index={i}
-              last={i === messages.length - 1}
-              busy={generating}
-              send={send}
-            />
+            <Fragment key={i}>
+              {cut?.index === i && cut.node}
+              <Message
+                message={m}
+                streaming={generating && i === messages.length - 1}
+                index={i}
+                last={i === messages.length - 1}
+                busy={generating}
+                send={send}
+              />
+            </Fragment>
           ))}
         </ol>
       )}
