@@ -42,7 +42,9 @@ describe('TrainingPanel: the trainer and the method', () => {
     expect(
       await screen.findByText('Trainer: torch 2.13 · CPU only', {}, { timeout: 5000 }),
     ).toBeInTheDocument();
-    expect(screen.getByRole('note')).toHaveTextContent(
+    expect(
+      screen.getByText(/has about 3 billion parameters/, { selector: '[role=note]' }),
+    ).toHaveTextContent(
       'meta-llama/Llama-3.2-3B-Instruct has about 3 billion parameters: on the CPU alone a run takes hours',
     );
     // A warning, not a refusal.
@@ -412,9 +414,10 @@ describe('TrainingPanel', () => {
     const list = document.getElementById(input.getAttribute('list') ?? '');
     const values = [...(list?.querySelectorAll('option') ?? [])].map((o) => o.value);
     expect(values).toContain('meta-llama/Llama-3.2-1B-Instruct');
-    // The app's default first, then the in-browser models (each once).
+    // The app's default first, its ungated alternative, then the in-browser models (each once).
     expect(values).toEqual([
       DEFAULT_BASE_MODEL,
+      'Qwen/Qwen2.5-3B-Instruct',
       ...baseModelSuggestions()
         .map((m) => m.id)
         .filter((v) => v !== DEFAULT_BASE_MODEL),

@@ -45,7 +45,7 @@ import { sizeWarning, trainerSummary } from './trainer-fit';
 import { lazyWithQuery } from '../lazy-with-query';
 import { resultWritten } from '../../shared/training-messages';
 import { DatasetFileInput } from './DatasetFileInput';
-import { baseModelOptions } from './base-model-options';
+import { UNGATED_ALTERNATIVE, baseModelOptions, isGatedBase } from './base-model-options';
 import './training.css';
 
 // Its logs are TanStack queries: TanStack Query and the app's client come with the list.
@@ -56,6 +56,10 @@ const FailedRun = lazy(() => import('./FailedRun'));
 const TrainerSetup = lazyWithQuery(() => import('./TrainerSetup'));
 // The run's plan (POST /train/plan) is a TanStack query: its chunk comes with TanStack Query.
 const RunPlan = lazyWithQuery(() => import('./RunPlan'));
+// The service's Hub cache (GET /hub-cache), with TanStack Query too.
+const HubCache = lazyWithQuery(() => import('./HubCache'));
+
+const HUB = 'https://huggingface.co';
 
 const METHODS: { value: TrainingMethod; label: string; cost: string }[] = [
   {
@@ -151,12 +155,17 @@ export function TrainingPanel({
     if (dataFileFromDataset) setForm((f) => ({ ...f, dataFile: dataFileFromDataset }));
   }
   useEffect(() => saveForm(form), [form]);
+  // The Hub token lives in this component's memory only: never in the saved form or storage.
+  const [hubToken, setHubToken] = useState('');
+  const [cachedBases, setCachedBases] = useState<readonly string[]>([]);
 
   const id = useId();
   const logId = `${id}-log`;
   const dataHintId = `${id}-data-hint`;
   const suggestId = `${id}-base-models`;
   const baseHintId = `${id}-base-hint`;
+  const tokenHintId = `${id}-token-hint`;
+  const gated = isGatedBase(form.baseModel);
   const noDataset = form.dataFile.trim() === '';
   const warning = sizeWarning(trainer ?? undefined, form.baseModel.trim(), form.method);
 
@@ -177,8 +186,12 @@ export function TrainingPanel({
 
   const options = formOptions(form);
   const optionsInvalid = options.errors.length > 0;
-  /** The start request as the form stands: the paths, the method, the options it sends. */
-  function startRequest(): { request: TrainRequest } | { error: string } {
+  /**
+   * The start request as the form stands: the paths, the method, the options it sends, and the
+   * Hub token when one is typed (`withToken`: the start only, never the plan).
+   */
+  function startRequest(withToken: boolean): { request: TrainRequest } | { error: string } {
+    const token = withToken ? hubToken.trim() : '';
     const baseModel = form.baseModel.trim();
     const parsed = z.safeParse(TrainRequestSchema, {
       script_path: form.scriptPath.trim(),
@@ -189,12 +202,13 @@ export function TrainingPanel({
       method: form.method,
       // Compare needs the base in the browser: export it unless it is one of the in-browser models.
       ...(baseModelSuggestions.some((m) => m.id === baseModel) ? {} : { export_base: true }),
+      ...(token ? { hub_token: token } : {}),
     });
     return parsed.success
       ? { request: parsed.data }
       : { error: formatIssues(parsed.error.issues, 'request') };
   }
-  const planned = noDataset || optionsInvalid ? null : startRequest();
+  const planned = noDataset || optionsInvalid ? null : startRequest(false);
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -203,7 +217,7 @@ export function TrainingPanel({
       return;
     }
     if (optionsInvalid) return;
-    const start = startRequest();
+    const start = startRequest(true);
     if ('error' in start) {
       setStartError(start.error);
       return;
@@ -256,8 +270,49 @@ export function TrainingPanel({
                 service already has.
               </p>
             )}
+            {key === 'baseModel' && gated && (
+              <p className="training-warning" role="note">
+                {form.baseModel.trim()} is gated on the Hub: accept its licence on{' '}
+                <a href={`${HUB}/${form.baseModel.trim()}`} target="_blank" rel="noreferrer">
+                  its page
+                </a>{' '}
+                (signed in) and give a Hub token below. Not gated, the same size:{' '}
+                <button
+                  type="button"
+                  className="training-link-button"
+                  disabled={busy}
+                  onClick={() => setForm((f) => ({ ...f, baseModel: UNGATED_ALTERNATIVE }))}
+                >
+                  use {UNGATED_ALTERNATIVE}
+                </button>
+                .
+              </p>
+            )}
           </div>
         ))}
+        <div className="training-field">
+          <label htmlFor={`${id}-hubToken`}>Hub token (optional)</label>
+          <input
+            id={`${id}-hubToken`}
+            name="hubToken"
+            type="password"
+            value={hubToken}
+            placeholder="hf_…"
+            autoComplete="off"
+            spellCheck={false}
+            disabled={busy}
+            aria-describedby={tokenHintId}
+            onChange={(e) => setHubToken(e.target.value)}
+          />
+          <p className="training-hint" id={tokenHintId}>
+            For a gated or private base model: a read token from{' '}
+            <a href={`${HUB}/settings/tokens`} target="_blank" rel="noreferrer">
+              your Hub settings
+            </a>
+            . Kept only in this tab&apos;s memory and sent only to the local training service, for
+            the next run.
+          </p>
+        </div>
         <fieldset className="training-method" disabled={busy}>
           <legend>Method</legend>
           {METHODS.map((m) => (
@@ -306,7 +361,7 @@ export function TrainingPanel({
           </Suspense>
         )}
         <datalist id={suggestId}>
-          {baseModelOptions(baseModelSuggestions, trainedModels).map((m) => (
+          {baseModelOptions(baseModelSuggestions, trainedModels, cachedBases).map((m) => (
             <option key={m.value} value={m.value}>
               {m.label}
             </option>
@@ -391,6 +446,13 @@ export function TrainingPanel({
             {lines.join('\n')}
           </pre>
         </div>
+      )}
+
+      {/* Asked once the service has answered (its chunk loads after the panel's first paint). */}
+      {trainer !== null && (
+        <Suspense fallback={null}>
+          <HubCache busy={busy} onModels={setCachedBases} />
+        </Suspense>
       )}
 
       {runs.length > 0 && (

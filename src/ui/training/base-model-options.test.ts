@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_BASE_MODEL, type TrainedModel } from '../../shared/training-api';
-import { baseModelOptions } from './base-model-options';
+import { UNGATED_ALTERNATIVE, baseModelOptions, isGatedBase } from './base-model-options';
 
 const model = (patch: Partial<TrainedModel>): TrainedModel => ({
   id: 'trained/harbour',
@@ -26,11 +26,12 @@ describe('baseModelOptions', () => {
     );
     expect(options.map((o) => o.value)).toEqual([
       DEFAULT_BASE_MODEL,
+      UNGATED_ALTERNATIVE,
       'meta-llama/Llama-3.2-1B-Instruct',
       'service-data/outputs/harbour/merged',
       '/models/qwen3-0.6b',
     ]);
-    expect(options[2]?.label).toBe('harbour (fine-tuned), on the training service');
+    expect(options[3]?.label).toBe('harbour (fine-tuned), on the training service');
   });
 
   it('each value once (a base exported twice, the default among the suggestions)', () => {
@@ -39,6 +40,28 @@ describe('baseModelOptions', () => {
       [{ id: DEFAULT_BASE_MODEL, label: 'Llama 3.2 3B' }],
       [base, { ...base, id: 'trained/other-base' }],
     );
-    expect(options.map((o) => o.value)).toEqual([DEFAULT_BASE_MODEL]);
+    expect(options.map((o) => o.value)).toEqual([DEFAULT_BASE_MODEL, UNGATED_ALTERNATIVE]);
+  });
+
+  it('marks the bases the Hub cache holds "downloaded", and adds the ones not suggested yet', () => {
+    const options = baseModelOptions([], [], [DEFAULT_BASE_MODEL, 'org/cached']);
+    expect(options[0]).toEqual({
+      value: DEFAULT_BASE_MODEL,
+      label: 'the default base (3B, instruct) (downloaded)',
+    });
+    expect(options.at(-1)).toEqual({
+      value: 'org/cached',
+      label: 'on the training service (downloaded)',
+    });
+    expect(options.filter((o) => o.value === DEFAULT_BASE_MODEL)).toHaveLength(1);
+  });
+});
+
+describe('isGatedBase', () => {
+  it("Meta's Llama and Google's Gemma ids; not Qwen, not a folder", () => {
+    expect(isGatedBase(DEFAULT_BASE_MODEL)).toBe(true);
+    expect(isGatedBase('google/gemma-2-2b-it')).toBe(true);
+    expect(isGatedBase(UNGATED_ALTERNATIVE)).toBe(false);
+    expect(isGatedBase('/models/meta-llama/Llama-3.2-1B')).toBe(false);
   });
 });
