@@ -21,7 +21,12 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { buildService, type TrainingService } from '../src/app';
 import { loadConfig, type ServiceConfig } from '../src/config';
 import { RUN_MARKER } from '../src/proc-tree';
-import { RunInfoSchema, type RunInfo, type TrainResponse } from '../../src/shared/training-api';
+import {
+  RunInfoSchema,
+  type HubCache,
+  type RunInfo,
+  type TrainResponse,
+} from '../../src/shared/training-api';
 
 export const FIXTURES = resolve(import.meta.dirname, 'fixtures');
 /** The tiny model that `npm run tiny-model` writes: the exports of hf-trainer.mjs copy it. */
@@ -299,4 +304,31 @@ export async function trainToEnd(
 ) {
   const id = await startRun(svc, 'hf-trainer.mjs', patch, { FIXTURE_STEP_MS: '2', ...env });
   return RunInfoSchema.parse(await svc.waitForEnd(id));
+}
+
+/** DELETE /hub-cache/models/{id}: removes a base model from the service's Hub cache. */
+export const removeCached = (svc: TestService, id: string) =>
+  svc.request({
+    method: 'DELETE',
+    path: `/hub-cache/models/${id}`,
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
+
+/**
+ * While a run (the fixture hang.mjs) trains from `id`, the Hub cache shows it in use and refuses
+ * to remove it (409); the run is cancelled after, whatever happened.
+ */
+export async function expectHeldByRun(svc: TestService, id: string) {
+  const run = await startRun(svc, 'hang.mjs', { base_model: id });
+  try {
+    const refused = await removeCached(svc, id);
+    expect(refused.status, refused.text).toBe(409);
+    expect(refused.text).toContain(`${id} is the base model of the run going now`);
+    const cache = (await svc.request({ path: '/hub-cache' })).json as HubCache;
+    expect(cache.models.find((m) => m.id === id)?.inUse).toBe(true);
+  } finally {
+    await postJson(svc, `/runs/${run}/cancel`);
+    await svc.waitForEnd(run);
+  }
 }

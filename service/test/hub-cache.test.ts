@@ -7,7 +7,13 @@ import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { HubCache } from '../../src/shared/training-api';
-import { serviceForFile, startRun, postJson, type TestService } from './helpers';
+import {
+  expectHeldByRun,
+  removeCached,
+  serviceForFile,
+  startRun,
+  type TestService,
+} from './helpers';
 
 let svc: TestService;
 serviceForFile((s) => (svc = s));
@@ -33,13 +39,7 @@ function cacheModel(id: string, files: Record<string, number>, revisions = 1) {
   return folder;
 }
 
-const remove = (path: string) =>
-  svc.request({
-    method: 'DELETE',
-    path,
-    headers: { 'content-type': 'application/json' },
-    body: '{}',
-  });
+const remove = (path: string) => removeCached(svc, path.replace('/hub-cache/models/', ''));
 
 describe('the Hub cache', () => {
   it('is the service setting: every trainer gets it as HF_HUB_CACHE', async () => {
@@ -83,17 +83,7 @@ describe('the Hub cache', () => {
 
   it('refuses (409) to remove the base of the run going now, and shows it in use', async () => {
     cacheModel('org/held', { 'config.json': 10 });
-    const id = await startRun(svc, 'hang.mjs', { base_model: 'org/held' });
-    try {
-      const refused = await remove('/hub-cache/models/org/held');
-      expect(refused.status, refused.text).toBe(409);
-      expect(refused.text).toContain('org/held is the base model of the run going now');
-      const cache = (await svc.request({ path: '/hub-cache' })).json as HubCache;
-      expect(cache.models.find((m) => m.id === 'org/held')?.inUse).toBe(true);
-    } finally {
-      await postJson(svc, `/runs/${id}/cancel`);
-      await svc.waitForEnd(id);
-    }
+    await expectHeldByRun(svc, 'org/held');
     expect((await remove('/hub-cache/models/org/held')).status).toBe(200);
   });
 });

@@ -16,7 +16,13 @@ import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HubCache, LogsResponse } from '../../src/shared/training-api';
 import { downloadLine } from '../../src/shared/training-progress';
-import { postJson, startRun, startTestService, type TestService } from './helpers';
+import {
+  expectHeldByRun,
+  removeCached,
+  startRun,
+  startTestService,
+  type TestService,
+} from './helpers';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const PYTHON = join(ROOT, '.venv', 'bin', 'python');
@@ -140,24 +146,8 @@ describe.skipIf(!hasTorch)('a Hub base with training/finetune.py and a stand-in 
     expect(gated?.bytes).toBeLessThanOrEqual(sizes.reduce((a, b) => a + b, 0));
     expect(listed.bytes).toBe(listed.models.reduce((sum, m) => sum + m.bytes, 0));
 
-    const remove = () =>
-      svc.request({
-        method: 'DELETE',
-        path: '/hub-cache/models/org/gated',
-        headers: { 'content-type': 'application/json' },
-        body: '{}',
-      });
-    const holder = await startRun(svc, 'hang.mjs', { base_model: 'org/gated' });
-    try {
-      const refused = await remove();
-      expect(refused.status, refused.text).toBe(409);
-      expect(refused.text).toContain('org/gated is the base model of the run going now');
-      const during = (await svc.request({ path: '/hub-cache' })).json as HubCache;
-      expect(during.models.find((m) => m.id === 'org/gated')?.inUse).toBe(true);
-    } finally {
-      await postJson(svc, `/runs/${holder}/cancel`);
-      await svc.waitForEnd(holder);
-    }
+    const remove = () => removeCached(svc, 'org/gated');
+    await expectHeldByRun(svc, 'org/gated');
     const removed = await remove();
     expect(removed.status, removed.text).toBe(200);
     expect((removed.json as HubCache).models.map((m) => m.id)).not.toContain('org/gated');
