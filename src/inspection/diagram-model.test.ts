@@ -101,6 +101,10 @@ describe('buildDiagramModel', () => {
       [
         'chat --chat.input--> (self)',
         'chat --chat.settings--> (self)',
+        // The context window: the refusal setting, the token count asked and answered.
+        'chat --chat.whenTooLong--> (self)',
+        'chat --worker.count--> (self)',
+        'chat --chat.count--> (self)',
         'chat --worker.fault--> chat.unavailable',
         'chat.unavailable --worker.ready--> chat.idle',
         'chat.unavailable --chat.load--> (self)',
