@@ -19,7 +19,7 @@ function codes(items: SnippetItem[]): string[] {
 
 afterEach(() => vi.restoreAllMocks());
 
-describe('getLibrarySnippets: the spec messages in place of a snippet (exact text)', () => {
+describe("getLibrarySnippets: PRODUCT.md's messages in place of a snippet (exact text)", () => {
   const cases: Array<[string, Record<string, unknown>]> = [
     [SNIPPET_MESSAGES.typeUnknown, { library_name: 'transformers', pipeline_tag: 'fill-mask' }],
     [SNIPPET_MESSAGES.typeUnknownDot, { library_name: 'audiocraft', tags: [] }],

@@ -13,7 +13,7 @@ function start(shaderF16 = true) {
 }
 
 describe('modelMachine', () => {
-  it('none → model.load without a selection does nothing (spec)', () => {
+  it('none → model.load without a selection does nothing (PRODUCT.md §2)', () => {
     const { actor, worker } = start();
     actor.send({ type: 'model.load' });
     expect(actor.getSnapshot().value).toBe('none');
@@ -94,7 +94,7 @@ describe('modelMachine', () => {
     expect(actor.getSnapshot().context.loaded).toEqual({ id: 'x', dtype: 'q4f16' });
   });
 
-  it('loading → worker.error → failed stores the message and disables Load (spec)', () => {
+  it('loading → worker.error → failed stores the message and disables Load (PRODUCT.md §2)', () => {
     const { actor, worker } = start();
     actor.send({ type: 'model.select', value: 'phi-3.5-mini' });
     actor.send({ type: 'model.load' });

@@ -244,7 +244,7 @@ export const modelMachine = setup({
             'postPlan',
           ],
         },
-        // Spec: "Load model does nothing with no model selected."
+        // PRODUCT.md §2: "Load model does nothing with no model selected."
         'model.load': { guard: 'hasSelection', target: 'loading' },
         // The worker failed to start, or WebGPU failed inside it: show it before any load.
         'worker.error': {

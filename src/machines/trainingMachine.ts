@@ -8,7 +8,7 @@
  * `pollInterval` (2000 ms): log tail, run status and new loss points; the last `current/total`
  * gives the progress. The run is finished only when the service says `succeeded` (the trainer
  * exited 0 with its result saved); phase `saving` reads as 100 % "Saving…". Poll failures are
- * ignored (spec), but after `unreachableAfter` in a row the snapshot says the service is
+ * ignored (PRODUCT.md §4), but after `unreachableAfter` in a row the snapshot says the service is
  * unreachable; the run is kept. Selectors: trainingSelectors.ts. HTTP is provided at the edge.
  */
 import { assign, emit, fromPromise, setup, type ErrorActorEvent, type SnapshotFrom } from 'xstate';
@@ -333,7 +333,7 @@ export const trainingMachine = setup({
           target: 'running',
           actions: { type: 'storeRunId', params: ({ event }) => event.output.runId },
         },
-        // Spec: a non-OK start shows the server's text in an alert and returns to idle.
+        // PRODUCT.md §4: a non-OK start shows the server's text in an alert and returns to idle.
         onError: {
           target: 'idle',
           actions: {
@@ -418,7 +418,7 @@ export const trainingMachine = setup({
                 target: '#training.ended.failed',
                 actions: 'storeGone',
               },
-              // Spec: log-poll failures are ignored; they are counted for the warning.
+              // PRODUCT.md §4: log-poll failures are ignored; they are counted for the warning.
               {
                 target: 'waiting',
                 actions: {

@@ -7,7 +7,7 @@
 import * as z from 'zod/mini';
 import { basicDefaults, defaultFor, trainingOptionShape } from './training-fields';
 
-/** The spec's four training values the app sends with every run (the table's basic defaults). */
+/** The four training values the app sends with every run (PRODUCT.md §6) (the table's basic defaults). */
 export const TRAINING_PARAMS = basicDefaults('lora');
 /** How a run trains: LoRA adapters on every linear layer, or every weight of the model. */
 export const TRAINING_METHODS = ['lora', 'full'] as const;
@@ -157,7 +157,7 @@ export const LogsQuerySchema = z.object({
 export type LogsQuery = z.infer<typeof LogsQuerySchema>;
 
 /**
- * GET /logs/{id} response. Spec: `lines`. Beyond the spec: `total` committed lines so far and
+ * GET /logs/{id} response. PRODUCT.md §5: `lines`. Beyond it: `total` committed lines so far and
  * `next_offset`, the cursor for the next page (offset form) or the end of the log (tail form).
  */
 export const LogsResponseSchema = z.object({

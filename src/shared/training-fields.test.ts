@@ -58,7 +58,7 @@ describe('training-fields.json', () => {
     expect(TRAINING_FIELDS.map((f) => f.name)).toEqual(Object.keys(trainingOptionShape()));
   });
 
-  it("the spec's four values and the held-out share are the table's defaults", () => {
+  it("PRODUCT.md's four values and the held-out share are the table's defaults", () => {
     expect(TRAINING_PARAMS).toEqual({ max_len: 256, repeat: 30, max_steps: 120, lr: 2e-4 });
     expect(DEFAULT_EVAL_FRACTION).toBe(0.1);
     expect(defaultFor('lr', 'full')).toBe(2e-5);

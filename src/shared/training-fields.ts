@@ -191,7 +191,7 @@ function numberDefault(name: string, method: Method): number {
   return value;
 }
 
-/** The spec's four values every run sends (the basic group), for a method. */
+/** The four values every run sends (PRODUCT.md §6) (the basic group), for a method. */
 export function basicDefaults(method: Method = 'lora') {
   return {
     max_len: numberDefault('max_len', method),

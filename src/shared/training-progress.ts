@@ -41,7 +41,7 @@ export function toPercent({ current, total }: StepCount): number {
   return Math.round(ratio * 10_000) / 100;
 }
 
-/** The percentage shown with two decimals, as the spec's progress text. */
+/** The percentage shown with two decimals, as the progress text (PRODUCT.md §6). */
 export function formatPercent(percent: number): string {
   return `${percent.toFixed(2)}%`;
 }
@@ -51,7 +51,7 @@ export interface ProgressUpdate {
   percent: number;
   /** The step count that gave it, if any line had one. */
   step: StepCount | null;
-  /** The last step count reached its total (spec: finished, polling stops). */
+  /** The last step count reached its total (PRODUCT.md §4: finished, polling stops). */
   reachedTotal: boolean;
 }
 

@@ -12,7 +12,7 @@ export interface ModelDropdownProps {
   value?: string | undefined;
   defaultValue?: string;
   onChange?: (value: string) => void;
-  /** Spec: 'Choose LLM model' on the start screen; 'Select an LLM Model' in the other variant. */
+  /** PRODUCT.md §2: 'Choose LLM model' on the start screen; 'Select an LLM Model' in the other variant. */
   placeholder?: string;
   disabled?: boolean;
   label?: string;

@@ -22,7 +22,7 @@ export function formatTps(tps: number): string {
   return `${tps.toFixed(2)} tokens/second`;
 }
 
-/** Spec: auto-scroll only if the user is within 120 px of the bottom. */
+/** PRODUCT.md §2: auto-scroll only if the user is within 120 px of the bottom. */
 export const AUTO_SCROLL_THRESHOLD_PX = 120;
 
 export function isNearBottom(
@@ -32,7 +32,7 @@ export function isNearBottom(
   return el.scrollHeight - el.scrollTop - el.clientHeight <= threshold;
 }
 
-/** Spec: the input grows from 24 to 200 px. */
+/** PRODUCT.md §2: the input grows from 24 to 200 px. */
 export const INPUT_MIN_HEIGHT_PX = 24;
 export const INPUT_MAX_HEIGHT_PX = 200;
 

@@ -118,7 +118,7 @@ describe('train → chat in Chromium', () => {
       stdio: 'ignore',
     });
     writeFileSync(join(svc.base, 'data', 'harbour.json'), JSON.stringify(HARBOUR));
-    // The panel's lr (2e-4, the spec's) teaches a random-weight tiny model nothing in 120 steps,
+    // The panel's lr (2e-4, PRODUCT.md §6) teaches a random-weight tiny model nothing in 120 steps,
     // so this run is started over the API, as curl would, at lr 1e-2 for 200 steps; the page
     // attaches to it as it does to any run on the service.
     const runId = await startRunViaApi(svc, {

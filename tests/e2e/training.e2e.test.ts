@@ -77,7 +77,7 @@ describe('fine-tuning in Chromium', () => {
       expect(await panel.locator('pre').textContent()).toMatch(/step 120\/120/);
       await screenshot(page, 'training-finished');
 
-      // The run the service knows about is the one the page started, with the spec's parameters.
+      // The run the service knows about is the one the page started, with PRODUCT.md's parameters.
       const [run] = svc.service.runs.list();
       expect(run).toMatchObject({ state: 'succeeded', exit_code: 0, current: 120, total: 120 });
       expect(svc.seenOrigins).toEqual(new Set([app.url.replace(/\/$/, '')]));

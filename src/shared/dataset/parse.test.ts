@@ -20,7 +20,7 @@ describe('parseDatasetOutput', () => {
   it('reads a single pair object as one item', () => {
     expect(parseDatasetOutput(JSON.stringify(pair))).toEqual({ ok: true, items: [pair] });
   });
-  it('strips json fences first (spec)', () => {
+  it('strips json fences first (PRODUCT.md §4)', () => {
     expect(parseDatasetOutput('```json\n' + JSON.stringify([pair]) + '\n```')).toEqual({
       ok: true,
       items: [pair],

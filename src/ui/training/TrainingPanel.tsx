@@ -102,8 +102,8 @@ export interface TrainingPanelProps {
 }
 
 /**
- * The fine-tuning panel (spec: Training control): fields, 'Train Model' → 'Training...' with a
- * progress bar → '✅ Training finished!'; beyond the spec: the run active on the service attached
+ * The fine-tuning panel (PRODUCT.md §2: Training control): fields, 'Train Model' → 'Training...' with a
+ * progress bar → '✅ Training finished!'; beyond it: the run active on the service attached
  * on load, "Saving…", the loss curve, last log lines, Cancel, failure with exit code, an
  * unreachable-service warning, the Runs list and "Load in chat" for a browser-ready model.
  */

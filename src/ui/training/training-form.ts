@@ -21,7 +21,7 @@ export interface TrainingForm {
   options: Record<string, string>;
 }
 
-/** The options the Advanced section offers: the spec's four values, then the advanced ones. */
+/** The options the Advanced section offers: PRODUCT.md's four values, then the advanced ones. */
 export const FORM_FIELDS: readonly TrainingField[] = TRAINING_FIELDS.filter(
   (f) => f.group === 'basic' || f.group === 'advanced',
 );
@@ -94,7 +94,7 @@ export interface OptionError {
 }
 
 /**
- * The options a start sends: the spec's four values always (the method's default unless typed),
+ * The options a start sends: PRODUCT.md's four values always (the method's default unless typed),
  * the others only when typed and different from the method's default; and what is refused.
  */
 export function formOptions(form: Pick<TrainingForm, 'method' | 'options'>): {
