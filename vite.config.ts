@@ -77,6 +77,9 @@ export default defineConfig({
     // the main thread; the main-thread budget is checked by tests/e2e/bundle-budget.e2e.test.ts.
     chunkSizeWarningLimit: 4096,
     assetsInlineLimit: 0,
+    // No modulepreload polyfill in the first load: every browser with WebGPU (the app's
+    // requirement) preloads modules natively.
+    modulePreload: { polyfill: false },
     // Rolldown's "JavaScript callbacks ran for N s" notice is a profiling hint, not a problem:
     // kept out of `npm start`'s output.
     rolldownOptions: {
