@@ -33,6 +33,51 @@ export interface MockRun {
 
 const now = () => new Date().toISOString();
 
+/**
+ * The `download` scenario's base: the files of a 3B instruct model in bf16 (names and sizes as the
+ * Hub lists them), fetched over `DOWNLOAD_POLLS` polls before training starts, one
+ * `{"download": …}` line a poll as training/hub_download.py prints them.
+ */
+const DOWNLOAD_FILES: readonly [string, number][] = [
+  ['config.json', 878],
+  ['tokenizer.json', 9_085_657],
+  ['model-00001-of-00002.safetensors', 4_965_799_096],
+  ['model-00002-of-00002.safetensors', 1_459_729_952],
+];
+const DOWNLOAD_POLLS = 4;
+const DOWNLOAD_RATE = 48_000_000;
+
+/** The download line after `poll` of `DOWNLOAD_POLLS` polls (0: the start). */
+function downloadLineAt(poll: number): string {
+  const total = DOWNLOAD_FILES.reduce((sum, [, size]) => sum + size, 0);
+  const bytes = Math.round((total * poll) / DOWNLOAD_POLLS);
+  let before = 0;
+  let filesDone = 0;
+  let current: [string, number] | undefined;
+  for (const file of DOWNLOAD_FILES) {
+    if (before + file[1] <= bytes) {
+      before += file[1];
+      filesDone += 1;
+    } else {
+      current = file;
+      break;
+    }
+  }
+  return JSON.stringify({
+    download: {
+      file: current?.[0] ?? null,
+      file_bytes: bytes - before,
+      file_total: current?.[1] ?? 0,
+      bytes,
+      total,
+      files_done: filesDone,
+      files: DOWNLOAD_FILES.length,
+      cached_bytes: 0,
+      bytes_per_second: poll === 0 ? 0 : DOWNLOAD_RATE,
+    },
+  });
+}
+
 export function newRun(
   id: string,
   sent: TrainRequest,
@@ -47,7 +92,10 @@ export function newRun(
     exportBase: sent.export_base === true,
     scenario,
     polls: 0,
-    log: [`loading ${sent.base_model}`, `step 0/${sent.max_steps}`],
+    log:
+      scenario === 'download'
+        ? [`loading ${sent.base_model}`, downloadLineAt(0)]
+        : [`loading ${sent.base_model}`, `step 0/${sent.max_steps}`],
     metrics: [],
     evals: [],
     info: {
@@ -112,6 +160,11 @@ export function advance(run: MockRun, stepsPerPoll: number): void {
     return;
   }
   const total = run.info.total ?? 1;
+  if (run.scenario === 'download' && run.polls <= DOWNLOAD_POLLS) {
+    run.log.push(downloadLineAt(run.polls));
+    if (run.polls === DOWNLOAD_POLLS) run.log.push(`step 0/${total}`);
+    return;
+  }
   const from = run.info.current ?? 0;
   if (from >= total) {
     // One poll in the saving phase (100 %, "Saving…"), then the trainer exits 0.

@@ -15,9 +15,10 @@ import mockDataset from './mock-dataset.json';
  * service's 504 for a trainer that did not finish planning in time; runs go as in `progress`).
  */
 export type TrainingScenario =
-  'progress' | 'fail-start' | 'fail-run' | 'web-model' | 'plan-timeout';
+  'progress' | 'download' | 'fail-start' | 'fail-run' | 'web-model' | 'plan-timeout';
 export const TRAINING_SCENARIOS: readonly TrainingScenario[] = [
   'progress',
+  'download',
   'fail-start',
   'fail-run',
   'web-model',

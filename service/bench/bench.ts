@@ -191,7 +191,10 @@ async function serveFile({ port, pid, base }: Running) {
   const model = join(base, 'bench-model');
   cpSync(TINY, model, { recursive: true });
   mkdirSync(join(model, 'onnx'), { recursive: true });
-  writeFileSync(join(model, 'onnx', 'model.onnx'), '');
+  // A new file, never the copy written in place: whatever the copy is (a link into the fixture
+  // included), the repo's tiny model stays as it is.
+  rmSync(join(model, 'onnx', 'model.onnx'), { force: true });
+  writeFileSync(join(model, 'onnx', 'model.onnx'), '', { flag: 'wx' });
   truncateSync(join(model, 'onnx', 'model.onnx'), FILE_BYTES); // sparse: measures the service, not the disk
   const modelRun = await train('hf-trainer.mjs', 'bench-served', 2);
   if ((await waitEnd(modelRun)) !== 'succeeded') throw new Error('model run did not succeed');

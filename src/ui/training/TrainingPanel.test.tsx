@@ -220,6 +220,25 @@ describe('TrainingPanel', () => {
     expect(trainButton()).toBeEnabled();
   });
 
+  it('a run that downloads its base first: the download bar, then the training bar', async () => {
+    mock.setScenario('download');
+    const user = userEvent.setup();
+    renderPanel();
+    await user.click(trainButton());
+    const download = await screen.findByRole('progressbar', { name: 'Base model download' });
+    expect(download).toHaveTextContent(/^Downloading the base model: [\d.]+ ?[KMG]?B of 5\.99GB$/);
+    expect(
+      await screen.findByText(/model-0000[12]-of-00002\.safetensors: .+ \(file [34] of 4\)/),
+    ).toBeInTheDocument();
+    // Once the download is done the training bar takes over, and the run ends as usual.
+    await waitFor(() =>
+      expect(
+        screen.queryByRole('progressbar', { name: 'Base model download' }),
+      ).not.toBeInTheDocument(),
+    );
+    expect(await screen.findByText('✅ Training finished!')).toBeInTheDocument();
+  });
+
   it('Cancel stops the run', async () => {
     const user = userEvent.setup();
     renderPanel({}, { pollInterval: 60_000 });
