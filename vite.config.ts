@@ -91,7 +91,7 @@ export default defineConfig({
           includeDependenciesRecursively: false,
           groups: [
             // XState in one chunk (the entry and several lazy chunks share it): left to itself the
-            // bundler cut it in three, each compressing worse (~0.5 KB more first-load JS).
+            // bundler cut it in three, each compressing worse (more first-load JS).
             { name: 'xstate', test: /node_modules[\\/]xstate[\\/]/ },
             // The training client, its zod schemas and the training machine: one chunk, loaded
             // with the training panel (src/composition.ts), instead of five small ones.

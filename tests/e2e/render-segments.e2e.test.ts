@@ -17,8 +17,8 @@ import { answer, formulasText, nestedListText, tableText, tokenize } from '../be
 /**
  * The goal is no task over 100 ms (`npm run bench:render` prints each case's longest task against
  * it). On a shared 2-core CI machine a frame's paint or a garbage collection under load lands a task
- * well over that now and then (283 ms once, in a case whose whole render in one task takes 72 ms),
- * so this test gates on what it guards against — a render that freezes the page in one task — with
+ * well over that now and then (even in a case whose whole render in one task is short), so this
+ * test gates on what it guards against — a render that freezes the page in one task — with
  * a ceiling, and as benchmarks do against noise, on the least of up to three tries: a render that
  * freezes does so every time, a stray collection does not.
  */

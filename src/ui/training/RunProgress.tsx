@@ -55,7 +55,7 @@ function Bar({
   );
 }
 
-/** "Downloading the base model: 1.2 of 6.4 GB", the file, and the speed once known. */
+/** "Downloading the base model: 1.20GB of 5.99GB", the file, and the speed once known. */
 function BaseDownload({ download }: { download: DownloadProgress }) {
   const percent = download.total > 0 ? Math.min(100, (download.bytes / download.total) * 100) : 0;
   const label = `Downloading the base model: ${formatBytes(download.bytes)} of ${formatBytes(download.total)}`;
