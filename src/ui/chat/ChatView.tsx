@@ -55,6 +55,7 @@ export function ChatView({
         <MessageList
           messages={messages}
           generating={generating}
+          ready={ready}
           examples={EXAMPLE_PROMPTS}
           onExample={(text) => chat.send({ type: 'chat.send', text })}
           send={send}

@@ -21,16 +21,30 @@ const regenerated: DisplayMessage[] = [
   },
 ];
 
-function list(messages: DisplayMessage[], generating = false) {
+function list(messages: DisplayMessage[], generating = false, ready = true) {
   const sent: ChatEvent[] = [];
   const send = (event: ChatEvent) => void sent.push(event);
-  const view = render(<MessageList messages={messages} generating={generating} send={send} />);
+  const view = render(
+    <MessageList messages={messages} generating={generating} ready={ready} send={send} />,
+  );
   return { sent, view };
 }
 
 const items = () => screen.getAllByRole('listitem');
 
 describe('message actions', () => {
+  it('with no model ready (after a reload): Copy works, Regenerate, Edit and the pager are disabled', async () => {
+    const user = userEvent.setup();
+    const { sent } = list(regenerated, false, false);
+    const reply = items()[1]!;
+    expect(await within(reply).findByRole('button', { name: 'Regenerate' })).toBeDisabled();
+    expect(within(reply).getByRole('button', { name: 'Previous version' })).toBeDisabled();
+    expect(within(items()[0]!).getByRole('button', { name: 'Edit and resend' })).toBeDisabled();
+    await user.click(within(reply).getByRole('button', { name: 'Copy message' }));
+    await expect(navigator.clipboard.readText()).resolves.toBe('**Second** answer');
+    expect(sent).toEqual([]);
+  });
+
   it('Copy puts the message’s Markdown on the clipboard and says "Copied"', async () => {
     const user = userEvent.setup();
     list(regenerated);

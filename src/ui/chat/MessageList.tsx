@@ -6,6 +6,11 @@ import { Message } from './Message';
 export interface MessageListProps {
   messages: DisplayMessage[];
   generating: boolean;
+  /**
+   * A model is ready (default): without one, Regenerate, Edit, Continue and the pager are disabled,
+   * as the chat machine ignores them then; Copy works.
+   */
+  ready?: boolean;
   /** Example prompts shown while the list is empty. */
   examples?: readonly string[];
   onExample?: (prompt: string) => void;
@@ -22,6 +27,7 @@ export interface MessageListProps {
 export function MessageList({
   messages,
   generating,
+  ready = true,
   examples = [],
   onExample,
   send,
@@ -66,7 +72,7 @@ export function MessageList({
                 streaming={generating && i === messages.length - 1}
                 index={i}
                 last={i === messages.length - 1}
-                busy={generating}
+                busy={generating || !ready}
                 send={send}
               />
             </Fragment>
