@@ -116,11 +116,11 @@ describe.each(SIZES)('first ten minutes at $width×$height', ({ name, width, hei
         await shot(page, `${name}-no-webgpu`);
 
         // The Hub, without WebGPU: each tab has its URL, Back works.
-        await page.getByRole('link', { name: 'Hub' }).click();
+        await page.getByRole('link', { name: 'Hub', exact: true }).click();
         await page.getByRole('heading', { name: 'Model hub' }).waitFor({ timeout: 30_000 });
-        expect(await page.getByRole('link', { name: 'Hub' }).getAttribute('aria-current')).toBe(
-          'page',
-        );
+        expect(
+          await page.getByRole('link', { name: 'Hub', exact: true }).getAttribute('aria-current'),
+        ).toBe('page');
         await page.getByRole('searchbox', { name: 'Search tasks' }).fill('text generation');
         expect(await sideways(page)).toBe(0);
         await page.getByRole('searchbox', { name: 'Search tasks' }).fill('');
