@@ -10,5 +10,8 @@ export default defineConfig({
     fileParallelism: false,
     testTimeout: 240_000,
     hookTimeout: 120_000,
+    // expect.poll's own default (1 s) is shorter than a busy 2-core machine takes to paint a
+    // screen; a poll that names its own timeout keeps it.
+    expect: { poll: { timeout: 20_000 } },
   },
 });
