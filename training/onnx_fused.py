@@ -68,8 +68,15 @@ refuses several new tokens on a non-empty past for batch > 1.
 
 Rotary frequencies come from the model's own Hugging Face rotary module (its rope type, scaling and
 attention_scaling, per layer type where the family has that), evaluated at every position up to
-max_position_embeddings; rope types whose frequencies depend on the sequence length (dynamic,
-longrope) are refused by fused_problem.
+max_position_embeddings; dynamic rope, whose frequencies depend on the sequence length, is refused
+by fused_problem. Phi 3's longrope is two fixed tables: transformers uses the short factors while
+the sequence (its last position + 1) is at most original_max_position_embeddings and the long ones
+past it, so both tables are written and an If on the mask's width picks one per step.
+
+Phi 3 maps onto Llama's ops: its fused qkv_proj and gate_up_proj are read as row slices (q, k, v;
+gate, up: the order transformers splits them in) into the same Linears, and its sliding_window,
+where the config has one, masks every layer (GroupQueryAttention's local_window_size, as Gemma's
+sliding layers).
 
 WebGPU (onnxruntime-web): every op here has a WebGPU kernel (contrib_ops/webgpu registers
 GroupQueryAttention, RotaryEmbedding, MatMulNBits, FastGelu, SimplifiedLayerNormalization and
@@ -89,7 +96,7 @@ import time
 
 import onnx_files
 
-FUSED_FAMILIES = ("llama", "qwen2", "qwen3", "gemma2", "gemma3_text")
+FUSED_FAMILIES = ("llama", "qwen2", "qwen3", "gemma2", "gemma3_text", "phi3")
 # Gemma's decoder: (1 + w) RMSNorms, four per layer, embeddings scaled by sqrt(hidden), a tanh-GELU
 # MLP, query_pre_attn_scalar, sliding-window layers (layer_types); Gemma 2 soft-caps the attention
 # scores and the logits, Gemma 3 norms q and k per head and has rope parameters per layer type.
@@ -113,6 +120,11 @@ READ_ROWS = 4096
 # Rope types whose frequencies are fixed per position (no dependence on the sequence length), so a
 # cos/sin table over every position is exactly what the model computes.
 STATIC_ROPE_TYPES = ("default", "linear", "llama3", "yarn")
+# Phi 3's fused projections, each split by rows into the Linears the graph writes (q, k, v sizes in
+# heads of head_dim; gate and up in halves): transformers slices qkv_proj's output in that order and
+# chunks gate_up_proj's into (gate, up).
+PHI3_SPLITS = {"self_attn.qkv_proj": ("self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj"),
+               "mlp.gate_up_proj": ("mlp.gate_proj", "mlp.up_proj")}
 
 
 # ------------------------------------------------------------------------------ what it can build
@@ -166,6 +178,10 @@ def fused_problem(config: dict) -> str | None:
             and all(isinstance(v, dict) for v in rope.values())):
         return "per-layer-type rope parameters are not supported by the fused ONNX builder"
     for rope_type in _rope_types(config):
+        # Phi 3's longrope switches between two fixed tables at original_max_position_embeddings
+        # (transformers: the long factors once the sequence passes it): an If on the length.
+        if rope_type == "longrope" and model_type == "phi3":
+            continue
         if rope_type not in STATIC_ROPE_TYPES:
             return (f"rope type {rope_type!r} is not one the fused ONNX builder can tabulate (it "
                     f"handles {', '.join(STATIC_ROPE_TYPES)})")
@@ -184,6 +200,13 @@ def fused_problem(config: dict) -> str | None:
                 isinstance(window, int) and window > 0):
             return (f"the model has sliding-window layers and a sliding_window of {window!r}, "
                     "which the fused ONNX builder cannot apply")
+    elif model_type == "phi3":
+        # Phi 3 masks every layer to its sliding_window when the config has one (transformers'
+        # sliding-window causal mask, the same rule as Gemma's sliding layers).
+        window = config.get("sliding_window")
+        if window is not None and not (isinstance(window, int) and window > 0):
+            return (f"the model has a sliding_window of {window!r}, which the fused ONNX builder "
+                    "cannot apply")
     else:
         if config.get("use_sliding_window"):
             return ("the model uses sliding-window attention, which the fused ONNX builder does "
@@ -224,12 +247,29 @@ class _Weights:
             with safe_open(single, framework="pt") as handle:
                 self.files = {name: single for name in handle.keys()}
 
+        # name -> (stored tensor, first row, end row): a tensor read as rows of another (Phi 3).
+        self.views: dict[str, tuple[str, int, int]] = {}
+
+    def split_rows(self, name: str, parts: list[tuple[str, int]]) -> None:
+        """Reads the stored tensor `name` as the tensors `parts` (name, rows), in order."""
+        total = self.shape(name)[0]
+        if sum(rows for _, rows in parts) != total:
+            raise ValueError(f"{name} has {total} rows, not the {sum(r for _, r in parts)} of "
+                             f"{', '.join(part for part, _ in parts)}")
+        start = 0
+        for part, rows in parts:
+            self.views[part] = (name, start, start + rows)
+            start += rows
+
     def __contains__(self, name: str) -> bool:
-        return name in self.files
+        return name in self.files or name in self.views
 
     def shape(self, name: str) -> list[int]:
         from safetensors import safe_open
 
+        if name in self.views:
+            stored, start, end = self.views[name]
+            return [end - start, *self.shape(stored)[1:]]
         with safe_open(self.files[name], framework="pt") as handle:
             return list(handle.get_slice(name).get_shape())
 
@@ -238,6 +278,9 @@ class _Weights:
         import torch
         from safetensors import safe_open
 
+        if name in self.views:
+            stored, first, _ = self.views[name]
+            return self.rows(stored, first + start, first + end)
         with safe_open(self.files[name], framework="pt") as handle:
             # copy=True: a float32 checkpoint's slice is copied too, so nothing refers to the file.
             return handle.get_slice(name)[start:end].to(torch.float32, copy=True).numpy()
@@ -352,7 +395,8 @@ class _Graph:
 def _rotary_caches(config, head_dim: int, max_positions: int, layer_type: str | None = None):
     """cos and sin [max_positions, head_dim / 2] float32, from the model's own rotary module
     (config: its transformers config; layer_type: the layer type whose rope parameters to use, for
-    the families with one set per layer type)."""
+    the families with one set per layer type). For longrope, the module's choice for a sequence of
+    max_positions: the short factors up to original_max_position_embeddings, the long ones past."""
     import numpy as np
     import torch
 
@@ -415,6 +459,14 @@ def build_decoder(merged_dir: str, onnx_path: str, variant: str,
     os.makedirs(folder, exist_ok=True)
     writer = onnx_files.ChunkedWriter(onnx_path, chunk_bytes)
     weights = _Weights(merged_dir)
+    if model_type == "phi3":
+        sizes = {"self_attn.qkv_proj": [heads * head_dim, kv_heads * head_dim, kv_heads * head_dim],
+                 "mlp.gate_up_proj": [config.intermediate_size] * 2}
+        for i in range(layers):
+            for fused, parts in PHI3_SPLITS.items():
+                weights.split_rows(f"model.layers.{i}.{fused}.weight",
+                                   [(f"model.layers.{i}.{part}.weight", rows)
+                                    for part, rows in zip(parts, sizes[fused])])
     g = _Graph(writer, dtype)
 
     def const(name: str, values, np_type) -> str:
@@ -437,6 +489,8 @@ def build_decoder(merged_dir: str, onnx_path: str, variant: str,
     gemma = model_type in GEMMA_FAMILIES
     layer_types = list(getattr(config, "layer_types", None) or ["full_attention"] * layers)
     sliding_window = getattr(config, "sliding_window", None)
+    # Phi 3 applies its sliding window (when it has one) to every layer.
+    phi3_window = sliding_window if model_type == "phi3" else None
     logit_softcap = float(getattr(config, "final_logit_softcapping", None) or 0.0) if gemma else 0.0
     scale = (float(config.query_pre_attn_scalar) ** -0.5 if gemma else float(head_dim ** -0.5))
 
@@ -450,6 +504,29 @@ def build_decoder(merged_dir: str, onnx_path: str, variant: str,
         suffix = f"_{kind}" if kind else ""
         rotary_tables[kind] = (g.tensor(f"cos_cache{suffix}", cos.astype(dtype)),
                                g.tensor(f"sin_cache{suffix}", sin.astype(dtype)))
+        del cos, sin
+    if _rope_types(config.to_dict()) == ["longrope"]:
+        # transformers takes the long factors once the sequence (the last position + 1, here the
+        # mask's width) passes original_max_position_embeddings, the short ones before: both
+        # tables, and an If on the length picks one for the whole step, as the model builder does.
+        original = int(config.rope_parameters["original_max_position_embeddings"])
+        cos, sin = _rotary_caches(config, head_dim, min(original, max_positions))
+        short = (g.tensor("cos_cache_short", cos.astype(dtype)),
+                 g.tensor("sin_cache_short", sin.astype(dtype)))
+        long = rotary_tables[None]
+        limit = const("/model/rotary/original_max", original, np.int32)
+        beyond = g.node("Greater", [total_len, limit], "/model/rotary/Greater")[0]
+
+        def branch(name: str, tables: tuple[str, str]):
+            outs = [helper.make_tensor_value_info(f"/model/rotary/{name}/{part}", onnx_type, None)
+                    for part in ("cos", "sin")]
+            nodes = [helper.make_node("Identity", [table], [out.name],
+                                      name=f"/model/rotary/{name}/Identity_{part}")
+                     for table, out, part in zip(tables, outs, ("cos", "sin"))]
+            return helper.make_graph(nodes, f"rotary_{name}", [], outs)
+        rotary_tables[None] = tuple(g.node("If", [beyond], "/model/rotary/If", 2,
+                                           then_branch=branch("long", long),
+                                           else_branch=branch("short", short)))
         del cos, sin
 
     embed_name = "model.embed_tokens.weight"
@@ -513,6 +590,8 @@ def build_decoder(merged_dir: str, onnx_path: str, variant: str,
                    f"/{a}/k_rotary/RotaryEmbedding", domain=MS_DOMAIN, num_heads=kv_heads,
                    interleaved=0)[0]
         attention = {"num_heads": heads, "kv_num_heads": kv_heads, "scale": scale}
+        if phi3_window:
+            attention["local_window_size"] = int(phi3_window)
         if gemma and layer_types[i] == "sliding_attention":
             # transformers' sliding mask keeps key j for query i when i - sliding_window < j <= i:
             # the last sliding_window tokens, the query's own included, which is what

@@ -96,11 +96,12 @@ class FusedDecoderTest(test_web_export.ExportTestCase):
     prefix = "onnx-fused-test."
     models: dict[str, str]
     references: dict[str, dict]
+    built: dict[tuple, tuple[str, dict]]
 
     @classmethod
     def setUpClass(cls) -> None:
         super().setUpClass()
-        cls.models, cls.references = {}, {}
+        cls.models, cls.references, cls.built = {}, {}, {}
         for kind in KINDS:
             merged = os.path.join(cls.tmp, "models", kind)
             model = make_taught(kind, merged)
@@ -109,8 +110,14 @@ class FusedDecoderTest(test_web_export.ExportTestCase):
             del model
 
     def build(self, kind: str, variant: str, name: str = "", **kwargs) -> tuple[str, dict]:
-        path = os.path.join(self.tmp, "out", kind + name, f"model_{variant}.onnx")
-        return path, onnx_fused.build_decoder(self.models[kind], path, variant, **kwargs)
+        """The decoder built once per class for each (kind, variant, name, options): the tests
+        read the built files and never change them, each checking its own properties."""
+        key = (kind, variant, name, tuple(sorted(kwargs.items())))
+        if key not in self.built:
+            path = os.path.join(self.tmp, "out", kind + name, f"model_{variant}.onnx")
+            self.built[key] = (path, onnx_fused.build_decoder(self.models[kind], path, variant,
+                                                              **kwargs))
+        return self.built[key]
 
     def test_every_variant_of_every_family_matches_pytorch(self):
         for kind in KINDS:
@@ -311,7 +318,7 @@ class FusedDecoderTest(test_web_export.ExportTestCase):
                                                   "long_factor": [2.0]}, rope_parameters=None),
             "sliding window": dict(qwen2, use_sliding_window=True, sliding_window=64),
             "sliding layers": dict(qwen2, layer_types=["full_attention", "sliding_attention"]),
-            "family": dict(llama, model_type="phi3"),
+            "family": dict(llama, model_type="mistral"),
             "activation": dict(llama, hidden_act="gelu_pytorch_tanh"),
             "head dim": dict(llama, head_dim=12),
             "quantized": dict(llama, quantization_config={"quant_method": "gptq"}),
