@@ -13,6 +13,7 @@ import argparse
 import json
 import math
 import os
+import re
 
 FIELDS_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "src", "shared",
                            "training-fields.json")
@@ -52,9 +53,25 @@ def add_arguments(parser: argparse.ArgumentParser, fields: list[dict] | None = N
             options["type"] = _number
         elif kind == "enum":
             options["choices"] = field["values"]
+        elif kind == "string":
+            options["type"] = str
         else:
             raise ValueError(f"training-fields.json: field {field['name']} has unknown type {kind}")
         parser.add_argument(field["flag"], **options)
+
+
+# A string field's characters: printable ASCII without spaces (the TypeScript side checks the same).
+TEXT_CHARS = re.compile(r"[\x21-\x7e]*")
+
+
+def text_problem(field: dict, value: str) -> str | None:
+    """Why a string field refuses `value` ("must be … characters"), or None."""
+    if not TEXT_CHARS.fullmatch(value):
+        return "must be printable characters without spaces"
+    longest = field.get("max_length", 200)
+    if len(value) > longest:
+        return f"must be at most {longest} characters"
+    return None
 
 
 def default_for(field: dict, method: str):
@@ -84,6 +101,10 @@ def resolve(parser: argparse.ArgumentParser, args: argparse.Namespace,
         if value is None:
             setattr(args, name, default_for(field, method))
             continue
+        if field["type"] == "string":
+            problem = text_problem(field, value)
+            if problem:
+                parser.error(f"{field['flag']} {problem}, got {value!r}")
         if field["type"] in ("int", "number"):
             low, high = field.get("min"), field.get("max")
             if (low is not None and value < low) or (high is not None and value > high):

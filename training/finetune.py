@@ -783,6 +783,9 @@ def main(argv: list[str] | None = None) -> int:
         fail(str(error))
     check_packages(args.web_export)
     args.base_model = check_base_model_path(args.base_model)
+    if args.base_revision and looks_like_path(args.base_model):
+        fail(f"--base_revision ({args.base_revision}) is for a Hub id, and {args.base_model} is a "
+             "local folder: leave the revision empty")
     report = Reporter(dist)
     # Library progress bars ("Loading weights: 100%| 21/21") would read as this run's progress: the
     # service takes the last `current/total` it sees. Only the `step N/M` lines say where we are.
@@ -801,11 +804,14 @@ def main(argv: list[str] | None = None) -> int:
             fail(f"no checkpoint to resume from in {checkpoints_dir(args.output_dir)}")
     if not looks_like_path(args.base_model):
         # A Hub id: the download is a step of its own, with its progress lines, its access
-        # check and its disk check, before anything is loaded (hub_download.py).
+        # check and its disk check, before anything is loaded (hub_download.py). It returns the
+        # cache's snapshot of the revision asked for (--base_revision, else main), so the config,
+        # tokenizer and model below, and the base export, all load that commit's files.
         import hub_download
 
         try:
             args.base_model = hub_download.fetch_base(args.base_model, report.say,
+                                                      revision=args.base_revision or None,
                                                       main=dist.main)
         except hub_download.HubError as error:
             fail(str(error))

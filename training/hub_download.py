@@ -217,7 +217,8 @@ def fetch_base(repo_id: str, say, revision: str | None = None, main: bool = True
         cached = sum(p.file_size or 0 for p in plan if not p.will_download)
         folder = cache_dir()
         if main:
-            say(f"base model {repo_id} ({info.sha[:12]}): {len(plan)} files, "
+            say(f"base model {repo_id}" + (f" at {revision}" if revision else "")
+                + f" ({info.sha[:12]}): {len(plan)} files, "
                 f"{human(total + cached)}; {human(total)} to download into {folder}"
                 + (f", {human(cached)} already cached" if cached else ""))
         if fetch:

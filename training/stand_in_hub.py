@@ -9,7 +9,8 @@ file_download.py `get_hf_file_metadata`, hf_api.py `model_info`/`list_repo_tree`
     HEAD /{repo}/resolve/{rev}/{file}            X-Repo-Commit, ETag/X-Linked-Etag, sizes
     GET  /{repo}/resolve/{rev}/{file}            the bytes, Range honoured (206)
 
-Models are local folders served under an id. A gated id answers the file requests with the
+Models are local folders served under an id (its main branch), and optionally more revisions
+(`refs`: id -> {branch or tag: folder}), each with its own commit sha. A gated id answers the file requests with the
 Hub's 401 (no token) or 403 (a token without access), X-Error-Code GatedRepo; an unknown id
 401 RepoNotFound; an unknown revision 404 RevisionNotFound; a token the stand-in does not know
 401 "Invalid credentials in Authorization header" on every request, as the Hub does. `slow`
@@ -37,8 +38,10 @@ CHUNK = 64 * 1024
 
 class StandInHub:
     def __init__(self, models: dict[str, str], gated: set[str] | None = None,
-                 tokens: dict[str, set[str]] | None = None) -> None:
+                 tokens: dict[str, set[str]] | None = None,
+                 refs: dict[str, dict[str, str]] | None = None) -> None:
         self.models = dict(models)
+        self.refs = {repo: dict(named) for repo, named in (refs or {}).items()}
         self.gated = set(gated or ())
         self.tokens = dict(tokens or {})  # token -> the gated ids it may read
         self.slow: int | None = None
@@ -62,11 +65,22 @@ class StandInHub:
         self.server.shutdown()
         self.server.server_close()
 
-    def sha(self, repo: str) -> str:
-        return hashlib.sha1(repo.encode()).hexdigest()
+    def sha(self, repo: str, ref: str | None = None) -> str:
+        """The commit of `repo`'s main branch, or of its branch or tag `ref`."""
+        return hashlib.sha1((repo + (f"@{ref}" if ref else "")).encode()).hexdigest()
 
-    def files(self, repo: str) -> dict[str, str]:
-        folder = self.models[repo]
+    def revision(self, repo: str, revision: str | None) -> tuple[str, str] | None:
+        """(commit sha, folder) of a known repo's revision (None or main: the main branch; a
+        branch, tag or commit sha), or None for a revision the repo does not have."""
+        if revision in (None, "main", self.sha(repo)):
+            return self.sha(repo), self.models[repo]
+        for ref, folder in self.refs.get(repo, {}).items():
+            if revision in (ref, self.sha(repo, ref)):
+                return self.sha(repo, ref), folder
+        return None
+
+    @staticmethod
+    def files(folder: str) -> dict[str, str]:
         return {name: os.path.join(folder, name) for name in sorted(os.listdir(folder))
                 if os.path.isfile(os.path.join(folder, name))}
 
@@ -131,19 +145,21 @@ class StandInHub:
                     return self.resolve(*resolve.groups(), token)
                 return self.error(404, None, "Not found")
 
-            def known(self, repo: str, revision: str | None) -> bool:
+            def known(self, repo: str, revision: str | None) -> tuple[str, str] | None:
                 if repo not in hub.models:
                     self.error(401, "RepoNotFound", "Repository not found")
-                    return False
-                if revision not in (None, "main", hub.sha(repo)):
-                    self.error(404, "RevisionNotFound", "Invalid rev id: " + revision)
-                    return False
-                return True
+                    return None
+                found = hub.revision(repo, revision)
+                if found is None:
+                    self.error(404, "RevisionNotFound", f"Invalid rev id: {revision}")
+                return found
 
             def api(self, repo: str, kind: str | None, revision: str | None) -> None:
-                if not self.known(repo, revision):
+                found = self.known(repo, revision)
+                if found is None:
                     return
-                files = hub.files(repo)
+                sha, folder = found
+                files = hub.files(folder)
                 if kind == "tree":
                     entries = []
                     for name, file in files.items():
@@ -156,13 +172,15 @@ class StandInHub:
                         entries.append(entry)
                     return self.json(entries)
                 return self.json({
-                    "id": repo, "modelId": repo, "sha": hub.sha(repo), "private": False,
+                    "id": repo, "modelId": repo, "sha": sha, "private": False,
                     "gated": "manual" if repo in hub.gated else False, "disabled": False,
                     "siblings": [{"rfilename": name} for name in files]})
 
             def resolve(self, repo: str, revision: str, name: str, token: str | None) -> None:
-                if not self.known(repo, revision):
+                found = self.known(repo, revision)
+                if found is None:
                     return
+                sha, folder = found
                 if repo in hub.gated and repo not in hub.tokens.get(token or "", set()):
                     if token is None:
                         return self.error(401, "GatedRepo", (
@@ -172,7 +190,7 @@ class StandInHub:
                         f"Access to model {repo} is restricted and you are not in the "
                         f"authorized list. Visit {self.headers.get('Host')}/{repo} to ask "
                         "for access."))
-                file = hub.files(repo).get(name)
+                file = hub.files(folder).get(name)
                 if file is None:
                     return self.error(404, "EntryNotFound", f"{name} does not exist")
                 size = os.path.getsize(file)
@@ -181,8 +199,10 @@ class StandInHub:
                 if match:
                     start = int(match.group(1))
                 self.send_response(206 if start else 200)
-                self.send_header("X-Repo-Commit", hub.sha(repo))
-                etag = f'"{file_sha256(file) if hub.is_lfs(name) else hub.sha(name)}"'
+                self.send_header("X-Repo-Commit", sha)
+                # The Hub's ETag: the LFS file's sha256, else the git blob's sha1 (by content: a
+                # file of the same name in another revision is another blob in the cache).
+                etag = f'"{file_sha256(file) if hub.is_lfs(name) else file_sha1(file)}"'
                 self.send_header("ETag", etag)
                 if hub.is_lfs(name):
                     self.send_header("X-Linked-Etag", etag)
@@ -224,6 +244,11 @@ class StandInHub:
 _SHA256: dict[tuple[str, float], str] = {}
 
 
+def file_sha1(path: str) -> str:
+    with open(path, "rb") as handle:
+        return hashlib.sha1(handle.read()).hexdigest()
+
+
 def file_sha256(path: str) -> str:
     key = (path, os.path.getmtime(path))
     if key not in _SHA256:
@@ -240,11 +265,18 @@ def main() -> None:
     parser.add_argument("--model", action="append", default=[], help="ID=FOLDER")
     parser.add_argument("--gated", action="append", default=[], help="a gated ID")
     parser.add_argument("--token", action="append", default=[], help="TOKEN=ID,ID (may read)")
+    parser.add_argument("--ref", action="append", default=[],
+                        help="ID@REF=FOLDER: a branch or tag of ID")
     args = parser.parse_args()
     models = dict(item.split("=", 1) for item in args.model)
+    refs: dict[str, dict[str, str]] = {}
+    for item in args.ref:
+        named, folder = item.split("=", 1)
+        repo, ref = named.split("@", 1)
+        refs.setdefault(repo, {})[ref] = folder
     tokens = {t.split("=", 1)[0]: set(filter(None, t.split("=", 1)[1].split(",")))
               for t in args.token}
-    hub = StandInHub(models, set(args.gated), tokens).start()
+    hub = StandInHub(models, set(args.gated), tokens, refs).start()
     print(f"port {hub.server.server_address[1]}", flush=True)
     threading.Event().wait()
 

@@ -17,7 +17,7 @@ from stand_in_hub import StandInHub  # noqa: E402
 
 TOKEN = "hf_standin_secret_4f9c2b7e"
 FETCH = ("import sys; sys.path.insert(0, sys.argv[1]); import hub_download as h\n"
-         "try:\n    print('FOLDER', h.fetch_base(sys.argv[2], print))\n"
+         "try:\n    print('FOLDER', h.fetch_base(sys.argv[2], print, *sys.argv[3:]))\n"
          "except h.HubError as e:\n    print('ERROR', e); sys.exit(2)")
 
 
@@ -39,9 +39,17 @@ class HubDownloadTest(unittest.TestCase):
         torch.manual_seed(0)
         AutoModelForCausalLM.from_config(config).save_pretrained(big)
         cls.big_bytes = os.path.getsize(os.path.join(big, "model.safetensors"))
+        # A tag v1 of the same model whose config says so: which revision was fetched shows.
+        tagged = os.path.join(cls.tmp, "tagged")
+        shutil.copytree(small, tagged)
+        with open(os.path.join(tagged, "config.json"), encoding="utf-8") as handle:
+            config_v1 = json.load(handle)
+        with open(os.path.join(tagged, "config.json"), "w", encoding="utf-8") as handle:
+            json.dump({**config_v1, "stand_in_revision": "v1"}, handle)
         cls.hub = StandInHub({"org/tiny": small, "org/big": big, "org/gated": small},
                              gated={"org/gated"},
-                             tokens={TOKEN: {"org/gated"}, "hf_no_access": set()}).start()
+                             tokens={TOKEN: {"org/gated"}, "hf_no_access": set()},
+                             refs={"org/tiny": {"v1": tagged}, "org/gated": {"v1": tagged}}).start()
         cls.runs = 0
 
     @classmethod
@@ -63,8 +71,9 @@ class HubDownloadTest(unittest.TestCase):
             env["HF_TOKEN"] = token
         return env
 
-    def fetch(self, repo: str, token: str | None = None, cache: str | None = None):
-        return subprocess.run([sys.executable, "-c", FETCH, HERE, repo],
+    def fetch(self, repo: str, token: str | None = None, cache: str | None = None,
+              revision: str | None = None):
+        return subprocess.run([sys.executable, "-c", FETCH, HERE, repo, *filter(None, [revision])],
                               env=self.env(token, cache), capture_output=True, text=True,
                               timeout=300)
 
@@ -135,6 +144,45 @@ class HubDownloadTest(unittest.TestCase):
         self.assertIn("ERROR cannot reach the Hub at http://127.0.0.1:9 to download org/tiny",
                       gone.stdout)
 
+    def test_a_revision_downloads_that_commit_and_an_unknown_one_is_refused_before_any_file(self):
+        tagged = self.fetch("org/tiny", revision="v1")
+        self.assertEqual(tagged.returncode, 0, tagged.stdout + tagged.stderr)
+        sha = self.hub.sha("org/tiny", "v1")
+        self.assertIn(f"base model org/tiny at v1 ({sha[:12]})", tagged.stdout)
+        folder = tagged.stdout.split("FOLDER ")[1].strip()
+        self.assertEqual(os.path.basename(folder), sha)
+        with open(os.path.join(folder, "config.json"), encoding="utf-8") as handle:
+            self.assertEqual(json.load(handle).get("stand_in_revision"), "v1")
+        main = self.fetch("org/tiny")
+        self.assertEqual(main.returncode, 0, main.stdout + main.stderr)
+        with open(os.path.join(main.stdout.split("FOLDER ")[1].strip(), "config.json"),
+                  encoding="utf-8") as handle:
+            self.assertNotIn("stand_in_revision", json.load(handle))
+        seen = len(self.hub.requests)
+        missing = self.fetch("org/tiny", revision="v9")
+        self.assertEqual(missing.returncode, 2, missing.stdout + missing.stderr)
+        self.assertIn(f"ERROR org/tiny has no revision 'v9' on {self.hub.url}: check the revision",
+                      missing.stdout)
+        self.assertFalse([r for r in self.hub.requests[seen:] if "/resolve/" in r["path"]])
+
+    def test_the_trainer_refuses_a_revision_for_a_local_folder_and_a_revision_with_a_space(self):
+        data = os.path.join(self.tmp, "data-revision.json")
+        with open(data, "w", encoding="utf-8") as handle:
+            json.dump([{"prompt": "q", "completion": "a"}], handle)
+        common = [sys.executable, os.path.join(HERE, "finetune.py"), "--data_file", data,
+                  "--output_dir", os.path.join(self.tmp, "out-revision"), "--no-web-export"]
+        local = subprocess.run(common + ["--base_model", self.hub.models["org/tiny"],
+                                         "--base_revision", "v1"],
+                               env=self.env(), capture_output=True, text=True, timeout=120)
+        self.assertEqual(local.returncode, 2, local.stderr)
+        self.assertIn(f"error: --base_revision (v1) is for a Hub id, and "
+                      f"{self.hub.models['org/tiny']} is a local folder", local.stderr)
+        spaced = subprocess.run(common + ["--base_model", "org/tiny", "--base_revision", "my tag"],
+                                env=self.env(), capture_output=True, text=True, timeout=120)
+        self.assertEqual(spaced.returncode, 2, spaced.stderr)
+        self.assertIn("--base_revision must be printable characters without spaces, got 'my tag'",
+                      spaced.stderr)
+
     def test_a_download_cut_half_way_resumes_where_it_stopped(self):
         # Cut once: the library asks for the rest (Range) and the file is whole.
         self.hub.drop_at, self.hub.drops = 11 * 2 ** 20, 1
@@ -195,10 +243,13 @@ class HubDownloadTest(unittest.TestCase):
         out = os.path.join(self.tmp, "out-train")
         run = subprocess.run(
             [sys.executable, os.path.join(HERE, "finetune.py"), "--base_model", "org/gated",
-             "--data_file", data, "--output_dir", out, "--max_steps", "2", "--eval_fraction", "0",
-             "--no-web-export"],
+             "--base_revision", "v1", "--data_file", data, "--output_dir", out, "--max_steps", "2",
+             "--eval_fraction", "0", "--no-web-export"],
             env=self.env(TOKEN), capture_output=True, text=True, timeout=600)
         self.assertEqual(run.returncode, 0, run.stdout[-3000:] + run.stderr[-3000:])
+        self.assertIn(f"base model org/gated at v1 ({self.hub.sha('org/gated', 'v1')[:12]})",
+                      run.stdout)
+        self.assertIn(f"/snapshots/{self.hub.sha('org/gated', 'v1')} on cpu", run.stdout)
         order = [line for line in run.stdout.splitlines()
                  if line.startswith(('{"download"', "step ", "loading "))]
         self.assertTrue(order[0].startswith('{"download"'), order[:3])

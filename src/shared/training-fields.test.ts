@@ -44,6 +44,7 @@ function otherValue(field: TrainingField): number | string | boolean {
   const defaults = [defaultFor(field, 'lora'), defaultFor(field, 'full')];
   if (field.type === 'bool') return true;
   if (field.type === 'enum') return (field.values ?? []).find((v) => !defaults.includes(v)) ?? '';
+  if (field.type === 'string') return 'v1.0';
   const max = field.max ?? 1;
   return defaults.includes(max) ? (field.min ?? 0) : max;
 }
@@ -83,6 +84,21 @@ describe.each(TRAINING_FIELDS.map((f) => [f.name, f] as const))('field %s', (nam
       expect(bodyError({ ...valid, [name]: 'other' })).toMatch(
         new RegExp(`^${name} must be (one of )?"`),
       );
+      return;
+    }
+    if (field.type === 'string') {
+      const longest = field.max_length ?? 200;
+      expect(bodyError({ ...valid, [name]: 'a'.repeat(longest) })).toBeNull();
+      expect(bodyError({ ...valid, [name]: 'refs/pr/1' })).toBeNull();
+      expect(bodyError({ ...valid, [name]: 'a'.repeat(longest + 1) })).toBe(
+        `${name} must be at most ${longest} characters`,
+      );
+      for (const bad of ['my tag', 'v1\n', 'v\u00e9'])
+        expect(bodyError({ ...valid, [name]: bad })).toBe(
+          `${name} must be printable characters without spaces`,
+        );
+      expect(bodyError({ ...valid, [name]: 5 })).toBe(`${name} must be text`);
+      expect(allowedText(field)).toBe(`printable characters without spaces, at most ${longest}`);
       return;
     }
     const { min, max } = field;

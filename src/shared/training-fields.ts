@@ -15,9 +15,10 @@ const ValueSchema = z.union([z.number(), z.string(), z.boolean()]);
 
 const TrainingFieldSchema = z.object({
   name: z.string().check(z.regex(/^[a-z][a-z0-9_]*$/)),
-  type: z.enum(['int', 'number', 'enum', 'bool']),
+  type: z.enum(['int', 'number', 'enum', 'bool', 'string']),
   min: z.optional(z.number()),
   max: z.optional(z.number()),
+  max_length: z.optional(z.number()),
   values: z.optional(z.array(z.string())),
   default: z.nullable(z.union([ValueSchema, z.object({ lora: ValueSchema, full: ValueSchema })])),
   flag: z.string().check(z.regex(/^--[a-z][a-z0-9_]*$/)),
@@ -55,6 +56,8 @@ export function formatFieldNumber(value: number): string {
 export function allowedText(field: TrainingField): string {
   if (field.type === 'bool') return 'true or false';
   if (field.type === 'enum') return `one of ${(field.values ?? []).join(', ')}`;
+  if (field.type === 'string')
+    return `printable characters without spaces, at most ${maxLength(field)}`;
   const min = field.min === undefined ? '' : formatFieldNumber(field.min);
   const max = field.max === undefined ? '' : formatFieldNumber(field.max);
   return `${min}–${max}`;
@@ -100,6 +103,23 @@ function choiceSchema<T extends string>(field: TrainingField): z.ZodMiniType<T> 
   });
 }
 
+/** A string option's longest value (the table's max_length; training/fields.py reads the same). */
+const maxLength = (field: TrainingField) => field.max_length ?? 200;
+
+/**
+ * A string option: printable ASCII without spaces (a branch, tag or commit name), at most the
+ * table's max_length characters; training/fields.py checks the same.
+ */
+function textSchema(field: TrainingField): z.ZodMiniType<string> {
+  const longest = maxLength(field);
+  return z
+    .string({ error: typeError('text') })
+    .check(
+      z.regex(/^[\x21-\x7e]*$/, 'must be printable characters without spaces'),
+      z.maxLength(longest, `must be at most ${longest} characters`),
+    );
+}
+
 function boolSchema(): z.ZodMiniType<boolean> {
   return z.boolean({ error: typeError('true or false') });
 }
@@ -108,6 +128,7 @@ function boolSchema(): z.ZodMiniType<boolean> {
 export function fieldSchema(field: TrainingField): z.ZodMiniType<FieldValue> {
   if (field.type === 'bool') return boolSchema();
   if (field.type === 'enum') return choiceSchema(field);
+  if (field.type === 'string') return textSchema(field);
   return numberSchema(field);
 }
 
@@ -151,6 +172,7 @@ export function trainingOptionShape() {
       choiceSchema<'auto' | 'on' | 'off'>(trainingField('gradient_checkpointing')),
     ),
     save_steps: opt('save_steps'),
+    base_revision: z.optional(textSchema(trainingField('base_revision'))),
   };
 }
 
@@ -163,7 +185,8 @@ export function trainerArgs(request: Readonly<Partial<Record<string, unknown>>>)
   const args: string[] = [];
   for (const field of TRAINING_FIELDS) {
     const value = request[field.name];
-    if (value === undefined || value === null) continue;
+    // An empty string option is its default (base_revision '': the main branch).
+    if (value === undefined || value === null || value === '') continue;
     if (field.type === 'bool') {
       if (value === true) args.push(field.flag);
     } else if (typeof value === 'number' || typeof value === 'string') {

@@ -207,6 +207,15 @@ describe.each([
       400,
       'Invalid body: method must be "lora" or "full"',
     ]);
+    const revision = await target.call(
+      'POST',
+      '/train',
+      target.body('quick', { base_revision: 'my tag' }),
+    );
+    expect([revision.status, errorOf(revision)]).toEqual([
+      400,
+      'Invalid body: base_revision must be printable characters without spaces',
+    ]);
     const form = await target.call('POST', '/train', 'a=1', 'text/plain');
     expect([form.status, errorOf(form)]).toEqual([
       415,

@@ -50,13 +50,17 @@ describe('AdvancedOptions', () => {
       const control = screen.getByLabelText(label(field.name));
       expect(control).toBeVisible();
       if (field.type === 'enum') expect(control.tagName).toBe('SELECT');
-      else {
+      else if (field.type === 'string') {
+        expect(control).toHaveAttribute('type', 'text');
+        expect(control).toHaveAttribute('maxlength', String(field.max_length));
+      } else {
         expect(control).toHaveAttribute('type', 'number');
         expect(control).toHaveAttribute('min', String(field.min));
         expect(control).toHaveAttribute('max', String(field.max));
       }
     }
-  });
+    // Every control queried by its label twice over: slow in jsdom on a loaded machine.
+  }, 20_000);
 
   it("learning rate shows the method's own default", () => {
     const { rerender } = render(<Harness />);
@@ -114,6 +118,30 @@ describe('the panel with Advanced', () => {
     // The Runs list names the options that differ from the method's defaults.
     expect(
       await screen.findByText('Batch size 4 · Gradient accumulation 2', {}, { timeout: 5000 }),
+    ).toBeInTheDocument();
+  }, 20_000);
+
+  it('a base revision is sent as typed; one with a space is refused beside the field', async () => {
+    const user = userEvent.setup();
+    renderPanel();
+    await screen.findByText(/Plan:/, {}, { timeout: 5000 });
+    await user.click(screen.getByText('Advanced'));
+    const revision = screen.getByLabelText(label('base_revision'));
+    expect(revision).toHaveAttribute('placeholder', 'main');
+    await user.type(revision, 'my tag');
+    const start = screen.getByRole('button', { name: 'Train Model' });
+    expect(start).toBeDisabled();
+    expect(screen.getByRole('alert')).toHaveTextContent(
+      'Base model revision must be printable characters without spaces (allowed: printable characters without spaces, at most 200)',
+    );
+    await user.clear(revision);
+    await user.type(revision, 'v1.0');
+    await waitFor(() => expect(start).toBeEnabled());
+    await user.click(start);
+    await waitFor(() => expect(mock.starts).toHaveLength(1));
+    expect(mock.starts[0]).toMatchObject({ base_revision: 'v1.0' });
+    expect(
+      await screen.findByText('Base model revision v1.0', {}, { timeout: 5000 }),
     ).toBeInTheDocument();
   }, 20_000);
 

@@ -29,6 +29,7 @@ const shown = (value: unknown) =>
 function defaultText(field: TrainingField, method: TrainingMethod): string {
   const value = defaultFor(field, method);
   if (value === null) return field.name === 'epochs' ? 'off (Max steps)' : 'none';
+  if (value === '') return field.name === 'base_revision' ? 'main' : 'none';
   return shown(value);
 }
 
@@ -84,6 +85,16 @@ export function AdvancedOptions({
                     </option>
                   ))}
                 </select>
+              ) : field.type === 'string' ? (
+                <input
+                  {...common}
+                  type="text"
+                  maxLength={field.max_length}
+                  placeholder={fallback}
+                  autoComplete="off"
+                  spellCheck={false}
+                  onChange={(e) => onChange(field.name, e.target.value)}
+                />
               ) : (
                 <input
                   {...common}
