@@ -5,22 +5,37 @@
  * progress lines, which never move the run's step count; a gated id fails at once with what to
  * do, a wrong token with the Hub's 401; the token the start request carries reaches the Hub and no
  * file the service or the trainer wrote, nor any answer; the service's Hub cache lists what was
- * downloaded and removes it (not while a run uses it). Skipped without the trainer's packages.
+ * downloaded and removes it (not while a run uses it); a second run asked for while one downloads
+ * is refused (the service runs one at a time: no second download of the same base); a base larger
+ * than the free space of the cache's disk (a small tmpfs mounted for the test) fails before any
+ * byte is fetched, with both figures. Skipped without the trainer's packages.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HubCache, LogsResponse } from '../../src/shared/training-api';
+import type { HubCache, LogsResponse, RunInfo } from '../../src/shared/training-api';
+import { trainingMessages } from '../../src/shared/training-messages';
 import { downloadLine } from '../../src/shared/training-progress';
+import { failureCause } from '../../src/ui/training/failure-cause';
 import {
+  FIXTURES,
   expectHeldByRun,
   removeCached,
   startRun,
   startTestService,
+  withEnv,
   type TestService,
 } from './helpers';
 
@@ -116,6 +131,17 @@ describe.skipIf(!hasTorch)('a Hub base with training/finetune.py and a stand-in 
       { base_model: 'org/gated', ...tiny, hub_token: TOKEN },
       env(),
     );
+    // Another run of the same base meanwhile is refused, not queued: one download at a time.
+    const second = await withEnv(env(), () =>
+      svc.train({
+        script_path: join(FIXTURES, 'finetune-no-export.py'),
+        base_model: 'org/gated',
+        ...tiny,
+      }),
+    );
+    expect(second.status, second.text).toBe(409);
+    const running = (await svc.request({ path: `/runs/${id}` })).json as RunInfo;
+    expect(second.text).toContain(trainingMessages.runActive(id, running.started_at));
     const ended = await svc.waitForEnd(id, 240_000);
     const log = await lines(id);
     expect(ended, log.join('\n')).toMatchObject({ state: 'succeeded', current: 2, total: 2 });
@@ -169,6 +195,46 @@ describe.skipIf(!hasTorch)('a Hub base with training/finetune.py and a stand-in 
       `error: org/gated2 is a gated model: accept its licence at ${endpoint}/org/gated2 (signed in), then give the trainer a Hub token`,
     );
     expect(ended.current ?? 0).toBe(0);
+  }, 180_000);
+
+  it('a base larger than the free space of the cache disk fails before the download, with both figures', async (ctx) => {
+    // The cache on a real small disk: a 64 kB tmpfs (mounting needs root; skipped otherwise).
+    const disk = join(tmp, 'small-disk');
+    mkdirSync(disk);
+    const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', disk]);
+    if (mounted.status !== 0) ctx.skip();
+    const small = await startTestService({
+      python: PYTHON,
+      killGraceMs: 5000,
+      hubCacheDir: join(disk, 'hub'),
+    }).catch((error: unknown) => {
+      spawnSync('umount', [disk]);
+      throw error;
+    });
+    try {
+      writeFileSync(small.dataFile, readFileSync(svc.dataFile));
+      const id = await startRun(
+        small,
+        'finetune-no-export.py',
+        { base_model: 'org/tiny', ...tiny },
+        { ...env(), HF_TOKEN: '' },
+      );
+      const ended = await small.waitForEnd(id, 120_000);
+      const reply = await small.request({ path: `/logs/${id}?offset=0&limit=1000` });
+      const log = (reply.json as LogsResponse).lines;
+      expect(ended.state, log.join('\n')).toBe('failed');
+      // What the panel shows as the failed run's cause.
+      expect(failureCause(log)).toMatch(
+        new RegExp(
+          `^the base model needs [\\d.]+ (kB|MB) more in ${join(disk, 'hub')}, which has [\\d.]+ (B|kB) free: free some space`,
+        ),
+      );
+      expect(log.filter((l) => downloadLine(l) !== null)).toEqual([]);
+      expect(filesUnder(join(disk, 'hub')).filter((f) => f.includes('/blobs/'))).toEqual([]);
+    } finally {
+      await small.close();
+      spawnSync('umount', [disk]);
+    }
   }, 180_000);
 
   it("a wrong token in the request fails with the Hub's 401 and its message, the token redacted", async () => {
