@@ -1,0 +1,101 @@
+/**
+ * Runs a GGUF file in llama.cpp (node-llama-cpp's prebuilt CPU binary, from the runtime folder that
+ * `npm run llama:setup` fills) and reports what training/gguf_export.py compares with PyTorch.
+ *
+ *   node training/gguf_check.mjs < request.json > result.json
+ *
+ * request: { runtime, model, prompt: [ids], tokens: [PyTorch's greedy ids], messages?: [{role,
+ *            content}] }
+ * result:  { ok, seconds: { load, evaluate }, steps: [{ top, second, topLogit, secondLogit,
+ *            refLogit }], promptFromTemplate?: [ids] } | { ok: false, error }
+ *
+ * The prompt and PyTorch's tokens are fed as they are (teacher forcing); at every position from
+ * the prompt's last token on, llama.cpp's two highest logits and the logit of PyTorch's next token
+ * are read. With `messages`, the chat template inside the GGUF renders them (node-llama-cpp's Jinja
+ * chat wrapper, the template as llama.cpp reads it from the file) and the text is tokenized by the
+ * GGUF's tokenizer, so that the ids can be compared with the Hugging Face tokenizer's.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+async function main() {
+  const request = JSON.parse(readFileSync(0, 'utf8'));
+  const entry = join(request.runtime, 'node_modules', 'node-llama-cpp', 'dist', 'index.js');
+  const lib = await import(pathToFileURL(entry).href);
+  const started = performance.now();
+  const llama = await lib.getLlama({
+    gpu: false,
+    build: 'never',
+    skipDownload: true,
+    logLevel: 'error',
+  });
+  const model = await llama.loadModel({ modelPath: request.model });
+  const { prompt, tokens } = request;
+  const context = await model.createContext({
+    contextSize: Math.max(256, prompt.length + tokens.length + 8),
+  });
+  const loaded = performance.now();
+  const sequence = context.getSequence();
+  const all = [...prompt, ...tokens.slice(0, -1)];
+  const input = all.map((token, i) =>
+    i < prompt.length - 1
+      ? token
+      : [
+          token,
+          {
+            generateNext: {
+              logits: { filter: { tokens: [tokens[i - prompt.length + 1]], includeTop: 2 } },
+            },
+          },
+        ],
+  );
+  const output = await sequence.controlledEvaluate(input);
+  const steps = [];
+  for (let i = prompt.length - 1; i < all.length; i++) {
+    const logits = output[i]?.next?.logits;
+    if (!logits) throw new Error(`llama.cpp returned no logits at position ${i}`);
+    const ranked = [...logits.entries()].sort((a, b) => b[1] - a[1]);
+    const ref = tokens[i - prompt.length + 1];
+    steps.push({
+      top: ranked[0][0],
+      second: ranked[1]?.[0] ?? null,
+      topLogit: ranked[0][1],
+      secondLogit: ranked[1]?.[1] ?? null,
+      refLogit: logits.get(ref) ?? null,
+    });
+  }
+  const evaluated = performance.now();
+  const result = {
+    ok: true,
+    seconds: { load: (loaded - started) / 1000, evaluate: (evaluated - loaded) / 1000 },
+    steps,
+  };
+  if (request.messages) {
+    const template = model.fileInfo.metadata.tokenizer?.chat_template;
+    if (typeof template !== 'string') throw new Error('the GGUF has no chat template');
+    const wrapper = new lib.JinjaTemplateChatWrapper({ template, tokenizer: model.tokenizer });
+    const history = request.messages.map((m) =>
+      m.role === 'user'
+        ? { type: 'user', text: m.content }
+        : m.role === 'system'
+          ? { type: 'system', text: m.content }
+          : { type: 'model', response: [m.content] },
+    );
+    if (history.at(-1)?.type !== 'model') history.push({ type: 'model', response: [] });
+    const { contextText } = wrapper.generateContextState({ chatHistory: history });
+    result.promptFromTemplate = contextText.tokenize(model.tokenizer);
+  }
+  await context.dispose();
+  await model.dispose();
+  await llama.dispose();
+  return result;
+}
+
+main().then(
+  (result) => process.stdout.write(JSON.stringify(result)),
+  (error) => {
+    process.stdout.write(JSON.stringify({ ok: false, error: String(error?.message ?? error) }));
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,472 @@
+"""GGUF for llama.cpp (and Ollama, LM Studio) from a merged Hugging Face causal LM, written with the
+`gguf` package (its GGUFWriter, tensor-name maps, vocabulary and special-token helpers, and its
+Q8_0 quantizer).
+
+    write_gguf(merged_dir, path, "F16" | "Q8_0") -> {"file", "bytes", "tensors", "seconds", ...}
+    gguf_problem(config) -> None, or one sentence saying why this model cannot be written
+
+Families: Llama, Qwen2, Qwen3 (llama.cpp's architectures of the same names). The weights are read
+one tensor at a time from the safetensors files (onnx_fused._Weights) and written one at a time
+(the writer's tensor infos first, then each tensor's data), so the peak memory is about the largest
+tensor, never the model.
+
+What llama.cpp needs beyond the tensors, and how it is met here:
+- names: the package's TensorNameMap for the architecture maps each Hugging Face tensor name;
+- rotary layout: llama.cpp's `llama` architecture rotates adjacent pairs of each head's dimensions,
+  Hugging Face's Llama the two halves (rotate_half), so q_proj's and k_proj's rows are reordered
+  per head (half i, half d/2 + i → rows 2i, 2i + 1). Qwen2 and Qwen3 are read by llama.cpp with
+  the halves layout (NEOX) and are written as they are;
+- Llama 3's rope scaling: llama.cpp divides each rotary frequency by the factor in the
+  `rope_freqs` tensor; the factors are read off the model's own rotary module (default inverse
+  frequencies ÷ the scaled ones), not recomputed from the formula;
+- the tokenizer: byte-level BPE (tokenizer.json) as the `gpt2` tokenizer model, its merges and
+  special tokens (the package's BpeVocab and SpecialVocab), the pre-tokenizer named by its split
+  rule (PRE_TOKENIZERS), the chat template (tokenizer_config.json, or chat_template.jinja where
+  transformers 5 keeps it) and the end-of-turn token as an end-of-generation id.
+Types: F16 (every 2-D weight in float16) and Q8_0 (every 2-D weight whose rows split into 32-value
+blocks, 8 bits per value and one float16 scale per block); 1-D tensors (norms, biases) and
+rope_freqs stay float32, as llama.cpp expects.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+TYPES = ("F16", "Q8_0")
+# transformers model_type -> llama.cpp architecture (gguf.MODEL_ARCH member name).
+ARCHES = {"llama": "LLAMA", "qwen2": "QWEN2", "qwen3": "QWEN3"}
+# Architectures llama.cpp rotates as adjacent pairs (q/k rows reordered when written).
+PAIRWISE_ROPE = ("llama",)
+# The byte-level pre-tokenizer's split rule (tokenizer.json) -> llama.cpp's name for it. An
+# unknown rule is refused: llama.cpp would split the text differently and the ids would differ.
+PRE_TOKENIZERS = {
+    # Llama 3
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+"
+    "[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+": "llama-bpe",
+    # Qwen2, Qwen2.5, Qwen3, DeepSeek R1 Distill Qwen
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+"
+    "[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+": "qwen2",
+}
+# A ByteLevel pre-tokenizer with its own (GPT-2) rule.
+GPT2_PRE = "gpt-2"
+
+
+class GgufSkipped(Exception):
+    """This model cannot be written as GGUF; the message says why."""
+
+
+def gguf_problem(config: dict) -> str | None:
+    """None when write_gguf can write this config.json's model, else why not."""
+    model_type = config.get("model_type")
+    if model_type not in ARCHES:
+        return (f"the GGUF writer handles model types {', '.join(ARCHES)}, and this one is "
+                f"{model_type!r}")
+    if config.get("quantization_config"):
+        return "the checkpoint is already quantized, and the GGUF writer reads float weights"
+    rope = config.get("rope_parameters") or config.get("rope_scaling") or {}
+    kind = str(rope.get("rope_type", rope.get("type", "default")) or "default") if isinstance(
+        rope, dict) else "default"
+    if kind not in ("default", "llama3"):
+        return f"rope type {kind!r} is not one the GGUF writer writes (default, llama3)"
+    if float(config.get("partial_rotary_factor") or 1.0) != 1.0:
+        return "partial rotary embeddings are not written by the GGUF writer"
+    if config.get("use_sliding_window"):
+        return "sliding-window attention is not written by the GGUF writer for this family"
+    return None
+
+
+def _read_json(path: str) -> dict:
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def chat_template(folder: str) -> str | None:
+    """The model's chat template: chat_template.jinja (transformers 5) or tokenizer_config.json."""
+    jinja = os.path.join(folder, "chat_template.jinja")
+    if os.path.isfile(jinja):
+        with open(jinja, encoding="utf-8") as handle:
+            return handle.read()
+    path = os.path.join(folder, "tokenizer_config.json")
+    template = _read_json(path).get("chat_template") if os.path.isfile(path) else None
+    return template if isinstance(template, str) else None
+
+
+def pre_tokenizer(tokenizer_json: dict) -> str:
+    """llama.cpp's name for the tokenizer's byte-level split rule (GgufSkipped if unknown)."""
+    pre = tokenizer_json.get("pre_tokenizer") or {}
+    steps = pre.get("pretokenizers", [pre]) if pre.get("type") == "Sequence" else [pre]
+    for step in steps:
+        if step.get("type") == "Split":
+            regex = (step.get("pattern") or {}).get("Regex")
+            if regex in PRE_TOKENIZERS:
+                return PRE_TOKENIZERS[regex]
+            raise GgufSkipped(f"the tokenizer splits text with a rule llama.cpp has no name for "
+                              f"({str(regex)[:60]}…)")
+    if any(step.get("type") == "ByteLevel" and step.get("use_regex", True) for step in steps):
+        return GPT2_PRE
+    raise GgufSkipped("the tokenizer has no byte-level pre-tokenizer llama.cpp knows")
+
+
+def _rope_freqs(config):
+    """Llama 3's per-frequency divisors for llama.cpp's rope_freqs, from the model's own rotary
+    module: default inverse frequencies ÷ scaled ones."""
+    import numpy as np
+    import torch
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    scaled = LlamaRotaryEmbedding(config=config).inv_freq.to(torch.float64)
+    head_dim = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
+    base = float(config.rope_parameters["rope_theta"])
+    default = 1.0 / (base ** (torch.arange(0, head_dim, 2, dtype=torch.float64) / head_dim))
+    return (default / scaled).numpy().astype(np.float32)
+
+
+def _pairwise(weight, heads: int):
+    """Rows of q_proj/k_proj from Hugging Face's halves layout to llama.cpp's adjacent pairs."""
+    rows, cols = weight.shape
+    return (weight.reshape(heads, 2, rows // heads // 2, cols).swapaxes(1, 2)
+            .reshape(rows, cols))
+
+
+def write_gguf(merged_dir: str, path: str, type_name: str, say=lambda _: None) -> dict:
+    """Writes merged_dir's model to path as GGUF of type_name (TYPES); the figures."""
+    import gguf
+    import numpy as np
+    from transformers import AutoConfig
+
+    import onnx_fused
+
+    started = time.monotonic()
+    if type_name not in TYPES:
+        raise ValueError(f"unknown GGUF type {type_name!r} (known: {', '.join(TYPES)})")
+    raw = _read_json(os.path.join(merged_dir, "config.json"))
+    problem = gguf_problem(raw)
+    if problem:
+        raise GgufSkipped(problem)
+    tokenizer_path = os.path.join(merged_dir, "tokenizer.json")
+    if not os.path.isfile(tokenizer_path):
+        raise GgufSkipped(f"{merged_dir} has no tokenizer.json, which the GGUF writer reads the "
+                          "vocabulary from")
+    tokenizer_json = _read_json(tokenizer_path)
+    pre = pre_tokenizer(tokenizer_json)
+    try:
+        vocab = gguf.BpeVocab(Path(merged_dir))
+    except FileNotFoundError as error:
+        raise GgufSkipped(f"the tokenizer is not byte-level BPE, which the GGUF writer reads "
+                          f"({error})") from error
+
+    config = AutoConfig.from_pretrained(merged_dir)
+    model_type = config.model_type
+    arch = getattr(gguf.MODEL_ARCH, ARCHES[model_type])
+    layers = config.num_hidden_layers
+    heads = config.num_attention_heads
+    kv_heads = config.num_key_value_heads or heads
+    head_dim = getattr(config, "head_dim", None) or config.hidden_size // heads
+    names = gguf.get_tensor_name_map(arch, layers)
+    weights = onnx_fused._Weights(merged_dir)
+    qtype = gguf.GGMLQuantizationType.F16 if type_name == "F16" else gguf.GGMLQuantizationType.Q8_0
+    block = gguf.GGML_QUANT_SIZES[gguf.GGMLQuantizationType.Q8_0][0]
+
+    # Which tensors, under which names and types; nothing is read yet.
+    plan: list[tuple[str, str, list[int], object]] = []  # (gguf name, hf name, shape, type)
+    for hf_name in sorted(weights.files):
+        if hf_name == "lm_head.weight" and config.tie_word_embeddings:
+            continue
+        name = names.get_name(hf_name, try_suffixes=(".weight", ".bias"))
+        if name is None:
+            raise GgufSkipped(f"the GGUF writer has no llama.cpp name for the tensor {hf_name}")
+        shape = weights.shape(hf_name)
+        if len(shape) == 1:
+            kind = gguf.GGMLQuantizationType.F32
+        elif qtype == gguf.GGMLQuantizationType.Q8_0 and shape[-1] % block:
+            kind = gguf.GGMLQuantizationType.F16
+        else:
+            kind = qtype
+        plan.append((name, hf_name, shape, kind))
+    rope = getattr(config, "rope_parameters", None) or {}
+    freqs = _rope_freqs(config) if rope.get("rope_type") == "llama3" else None
+
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    partial = path + ".partial"
+    writer = gguf.GGUFWriter(partial, gguf.MODEL_ARCH_NAMES[arch])
+    writer.add_name(os.path.basename(os.path.normpath(merged_dir)))
+    writer.add_context_length(config.max_position_embeddings)
+    writer.add_embedding_length(config.hidden_size)
+    writer.add_block_count(layers)
+    writer.add_feed_forward_length(config.intermediate_size)
+    writer.add_head_count(heads)
+    writer.add_head_count_kv(kv_heads)
+    writer.add_key_length(head_dim)
+    writer.add_value_length(head_dim)
+    writer.add_rope_dimension_count(head_dim)
+    writer.add_rope_freq_base(float(rope.get("rope_theta", getattr(config, "rope_theta", 10000.0))))
+    writer.add_layer_norm_rms_eps(float(config.rms_norm_eps))
+    writer.add_vocab_size(config.vocab_size)
+    writer.add_file_type(gguf.LlamaFileType.MOSTLY_F16 if type_name == "F16"
+                         else gguf.LlamaFileType.MOSTLY_Q8_0)
+    writer.add_quantization_version(gguf.GGML_QUANT_VERSION)
+
+    tokens, scores, types = [], [], []
+    for text, score, kind in vocab.all_tokens():
+        tokens.append(text)
+        scores.append(score)
+        types.append(kind)
+    if len(tokens) > config.vocab_size:
+        raise GgufSkipped(f"the tokenizer has {len(tokens)} tokens, more than the model's "
+                          f"vocab_size {config.vocab_size}")
+    # The embedding rows past the tokenizer (padding to a multiple) get placeholder tokens.
+    for i in range(len(tokens), config.vocab_size):
+        tokens.append(f"[PAD{i}]".encode())
+        scores.append(-1000.0)
+        types.append(gguf.TokenType.UNUSED)
+    writer.add_tokenizer_model("gpt2")
+    writer.add_tokenizer_pre(pre)
+    writer.add_token_list(tokens)
+    writer.add_token_scores(scores)
+    writer.add_token_types(types)
+    special = gguf.SpecialVocab(Path(merged_dir), load_merges=True,
+                                n_vocab=config.vocab_size)
+    template = chat_template(merged_dir)
+    special.chat_template = template
+    special.add_to_gguf(writer, quiet=True)
+    eot = _end_of_turn(merged_dir, tokenizer_json)
+    if eot is not None:
+        writer.add_eot_token_id(eot)
+
+    if freqs is not None:
+        writer.add_tensor_info(gguf.TENSOR_NAMES[gguf.MODEL_TENSOR.ROPE_FREQS] + ".weight",
+                               list(freqs.shape), np.float32, freqs.nbytes)
+    for name, _, shape, kind in plan:
+        byte_shape = gguf.quant_shape_to_byte_shape(shape, kind) if kind not in (
+            gguf.GGMLQuantizationType.F32, gguf.GGMLQuantizationType.F16) else shape
+        item = 4 if kind == gguf.GGMLQuantizationType.F32 else (
+            2 if kind == gguf.GGMLQuantizationType.F16 else 1)
+        nbytes = int(np.prod(byte_shape)) * item
+        if item == 1:  # quantized: the writer takes the byte shape and derives the real one
+            writer.add_tensor_info(name, byte_shape, np.uint8, nbytes, raw_dtype=kind)
+        else:
+            writer.add_tensor_info(name, shape, np.float32 if item == 4 else np.float16, nbytes)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_ti_data_to_file()
+    if freqs is not None:
+        writer.write_tensor_data(freqs)
+    for name, hf_name, shape, kind in plan:
+        if kind == gguf.GGMLQuantizationType.F32:
+            data = weights.get(hf_name, np.float32)
+        else:
+            data = weights.get(hf_name, np.float32)
+            if model_type in PAIRWISE_ROPE and hf_name.endswith(("q_proj.weight",
+                                                                  "k_proj.weight")):
+                data = _pairwise(data, heads if "q_proj" in hf_name else kv_heads)
+            data = (data.astype(np.float16) if kind == gguf.GGMLQuantizationType.F16
+                    else gguf.quants.quantize(data, kind))
+        writer.write_tensor_data(data)
+        del data
+    writer.close()
+    os.replace(partial, path)
+    say(f"GGUF {type_name}: {os.path.getsize(path) / 1e6:.1f} MB")
+    return {"file": os.path.basename(path), "type": type_name, "bytes": os.path.getsize(path),
+            "tensors": len(plan) + (freqs is not None), "architecture": gguf.MODEL_ARCH_NAMES[arch],
+            "pre_tokenizer": pre, "chat_template": template is not None,
+            "seconds": round(time.monotonic() - started, 3)}
+
+
+def _end_of_turn(folder: str, tokenizer_json: dict) -> int | None:
+    """The id of the token that ends an assistant turn in the chat template, when it is a special
+    token other than the end-of-sequence one llama.cpp already stops at."""
+    template = chat_template(folder) or ""
+    for added in tokenizer_json.get("added_tokens", []):
+        content = added.get("content", "")
+        if added.get("special") and content in ("<|eot_id|>", "<|im_end|>", "<end_of_turn>",
+                                                "<|end|>") and content in template:
+            return int(added["id"])
+    return None
+
+
+# ------------------------------------------------------------------ checked by llama.cpp itself
+
+# Logits tolerance per type: |llama.cpp - PyTorch| of PyTorch's next token <= ATOL * max(1, max
+# |PyTorch logit|) at every step; tokens compared where PyTorch's lead is at least CLEAR * that.
+ATOL = {"F16": 2e-2, "Q8_0": 0.1}
+CLEAR = {"F16": 2e-2, "Q8_0": 0.05}
+CHECK_STEPS = 24
+RULE = (
+    "Reference: the merged PyTorch model (fp32, eager attention), greedy, on the chat-templated "
+    "check prompt. The GGUF runs in llama.cpp (node-llama-cpp's CPU build) fed the prompt and "
+    "PyTorch's tokens (teacher forcing): at every step the logit of PyTorch's token is within "
+    "atol * max(1, max |PyTorch logit|), and where PyTorch's top-1 lead is at least clear * the "
+    "same scale, llama.cpp's top token is PyTorch's. The chat template inside the file renders the "
+    "check prompt to the tokenizer's ids.")
+RUNTIME_HINT = "run `npm run llama:setup` (installs llama.cpp's CPU build for the checks)"
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def runtime_dir() -> str:
+    """The folder `npm run llama:setup` installs node-llama-cpp into (LLAMA_RUNTIME_DIR to move)."""
+    return os.environ.get("LLAMA_RUNTIME_DIR") or os.path.join(ROOT, ".llama-runtime")
+
+
+def runtime_problem() -> str | None:
+    import shutil
+
+    entry = os.path.join(runtime_dir(), "node_modules", "node-llama-cpp", "dist", "index.js")
+    if not os.path.isfile(entry):
+        return f"llama.cpp's runtime is not installed in {runtime_dir()}: {RUNTIME_HINT}"
+    if not shutil.which("node"):
+        return "Node.js is not on PATH, and llama.cpp's runtime runs in it"
+    return None
+
+
+def run_in_llama_cpp(path: str, prompt: list[int], tokens: list[int],
+                     messages: list[dict] | None = None, timeout: float = 600) -> dict:
+    """training/gguf_check.mjs on one file: its JSON result (see there)."""
+    import subprocess
+
+    problem = runtime_problem()
+    if problem:
+        return {"ok": False, "error": problem}
+    request = {"runtime": runtime_dir(), "model": os.path.abspath(path), "prompt": prompt,
+               "tokens": tokens, **({"messages": messages} if messages else {})}
+    done = subprocess.run(["node", os.path.join(ROOT, "training", "gguf_check.mjs")],
+                          input=json.dumps(request), capture_output=True, text=True,
+                          timeout=timeout, check=False)
+    try:
+        return json.loads(done.stdout)
+    except json.JSONDecodeError:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
+        return {"ok": False, "error": f"llama.cpp's check exited {done.returncode}: {tail[0]}"}
+
+
+def check_gguf(path: str, type_name: str, reference: dict,
+               messages: list[dict] | None) -> dict:
+    """Runs `path` in llama.cpp against web_export.reference_run's reference (RULE)."""
+    prompt, tokens, margins = reference["prompt"], reference["tokens"], reference["margins"]
+    scale = max(1.0, max(float(abs(logits).max()) for logits in reference["logits"]))
+    tol, clear_margin = ATOL[type_name] * scale, CLEAR[type_name] * scale
+    result: dict = {"passed": False, "failure": None, "steps": [],
+                    "tolerance": {"atol": ATOL[type_name], "clear": CLEAR[type_name],
+                                  "logit_scale": scale, "max_abs_diff": tol,
+                                  "clear_margin": clear_margin}}
+    ran = run_in_llama_cpp(path, prompt, tokens, messages)
+    if not ran.get("ok"):
+        result["failure"] = f"llama.cpp could not run it: {ran.get('error')}"
+        return result
+    result["seconds"] = ran["seconds"]
+    failures, worst, compared, agreed = [], 0.0, 0, 0
+    for step, got in enumerate(ran["steps"]):
+        want = tokens[step]
+        pytorch = float(reference["logits"][step][-1][want])
+        diff = abs(float(got["refLogit"]) - pytorch) if got["refLogit"] is not None else float("inf")
+        worst = max(worst, diff)
+        clear = margins[step] >= clear_margin
+        agree = got["top"] == want
+        compared += clear
+        agreed += clear and agree
+        result["steps"].append({"step": step, "pytorch_token": want, "llama_cpp_token": got["top"],
+                                "pytorch_margin": round(margins[step], 6),
+                                "abs_diff": round(diff, 6), "compared": clear, "agree": agree})
+        if diff > tol:
+            failures.append(f"step {step}: the logit of PyTorch's token differs by {diff:.3g} > "
+                            f"{tol:.3g}")
+        if clear and not agree:
+            failures.append(f"step {step}: token {got['top']} != PyTorch's {want} (margin "
+                            f"{margins[step]:.3g})")
+    template_matches = ran.get("promptFromTemplate") == prompt if messages else None
+    if template_matches is False:
+        failures.append("the chat template inside the file renders other ids than the "
+                        "tokenizer's for the check prompt")
+    result.update(max_abs_diff=round(worst, 6), tokens_compared=compared, tokens_agreed=agreed,
+                  template_matches=template_matches)
+    result["passed"] = not failures
+    result["failure"] = "; ".join(failures[:3]) + (f" (+{len(failures) - 3} more)"
+                                                   if len(failures) > 3 else "") or None
+    return result
+
+
+def export_gguf(merged_dir: str, out_dir: str, say, reference: dict | None = None,
+                types: tuple[str, ...] = TYPES) -> dict:
+    """Writes, checks and publishes each type into out_dir (`<name>-<type>.gguf`, export.json):
+    a file failing its check is removed, its figures kept. GgufSkipped when the model cannot be
+    written or no file passes."""
+    import shutil
+
+    import web_export
+
+    started = time.monotonic()
+    problem = gguf_problem(_read_json(os.path.join(merged_dir, "config.json")))
+    if problem:
+        raise GgufSkipped(problem)
+    problem = runtime_problem()
+    if problem:
+        raise GgufSkipped(problem)
+    # The template check renders the check prompt (when the model has a template at all).
+    messages = ([{"role": "user", "content": web_export.CHECK_PROMPT}]
+                if chat_template(merged_dir) else None)
+    if reference is None:
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        tokenizer = AutoTokenizer.from_pretrained(merged_dir)
+        model = AutoModelForCausalLM.from_pretrained(merged_dir, dtype=torch.float32,
+                                                     attn_implementation="eager").eval()
+        reference = web_export.reference_run(model, web_export._prompt_ids(tokenizer), CHECK_STEPS)
+        del model
+    partial = out_dir.rstrip("/") + ".partial"
+    shutil.rmtree(partial, ignore_errors=True)
+    os.makedirs(partial)
+    name = os.path.basename(os.path.normpath(os.path.dirname(os.path.abspath(merged_dir)))) or "model"
+    report: dict = {"format": 1, "rule": RULE, "files": {}, "published": [], "failed": []}
+    for type_name in types:
+        path = os.path.join(partial, f"{name}-{type_name}.gguf")
+        written = write_gguf(merged_dir, path, type_name, say)
+        checked = check_gguf(path, type_name, reference, messages)
+        entry = {**written, **checked, "published": checked["passed"]}
+        report["files"][type_name] = entry
+        if checked["passed"]:
+            report["published"].append(type_name)
+            say(f"GGUF {type_name}: checked in llama.cpp, {checked['tokens_agreed']}/"
+                f"{checked['tokens_compared']} clear-margin tokens agree")
+        else:
+            report["failed"].append(type_name)
+            os.remove(path)
+            say(f"GGUF {type_name}: left out ({checked['failure']})")
+    report["seconds"] = round(time.monotonic() - started, 3)
+    with open(os.path.join(partial, "export.json"), "w", encoding="utf-8") as handle:
+        json.dump(report, handle, indent=2)
+    shutil.rmtree(out_dir, ignore_errors=True)
+    os.replace(partial, out_dir)
+    if not report["published"]:
+        raise GgufSkipped("no GGUF file passed its check in llama.cpp ("
+                          + "; ".join(f"{t}: {report['files'][t]['failure']}"
+                                      for t in report["failed"]) + ")")
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(description="GGUF F16 and Q8_0 of a merged model, checked "
+                                                 "in llama.cpp before they are kept")
+    parser.add_argument("merged_dir")
+    parser.add_argument("out_dir")
+    parser.add_argument("--types", default=",".join(TYPES))
+    args = parser.parse_args(argv)
+    types = tuple(t.strip() for t in args.types.split(",") if t.strip())
+    unknown = [t for t in types if t not in TYPES]
+    if unknown:
+        parser.error(f"unknown GGUF types {unknown} (known: {', '.join(TYPES)})")
+    try:
+        report = export_gguf(args.merged_dir, args.out_dir, print, types=types)
+    except GgufSkipped as skipped:
+        print(f"no GGUF: {skipped}", file=sys.stderr)
+        return 1
+    print(f"published {', '.join(report['published'])} in {args.out_dir}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

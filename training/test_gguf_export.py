@@ -1,0 +1,134 @@
+"""training/gguf_export.py with real llama.cpp (node-llama-cpp's CPU build, `npm run llama:setup`):
+tiny models of each family the writer knows, taught one answer (test_web_export.make_taught) so that
+greedy decoding has clear margins, written as F16 and Q8_0 and checked against PyTorch by llama.cpp
+itself; the rotary row order and Llama 3's rope factors shown to matter; what it refuses.
+
+    npm run llama:setup && npm run test:python
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import unittest
+from unittest import mock
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import gguf_export  # noqa: E402
+import test_web_export  # noqa: E402
+import web_export  # noqa: E402
+
+# llama: plain attention, untied, default rope (the pairs reordering in play); llama3: Llama 3.2's
+# shape (grouped kv heads, tied embeddings, llama3 rope scaling in play at the test's positions);
+# qwen2: q/k/v biases; qwen3: per-head q/k norms.
+LLAMA3_ROPE = {"rope_type": "llama3", "rope_theta": 10000.0, "factor": 8.0,
+               "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+               "original_max_position_embeddings": 64}
+KINDS = {"llama": ("llama", {}), "llama3": ("llama_gqa_tied", {"rope_parameters": LLAMA3_ROPE}),
+         "qwen2": ("qwen2", {}), "qwen3": ("qwen3", {})}
+
+
+class GgufExportTest(test_web_export.ExportTestCase):
+    prefix = "gguf-export-test."
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        super().setUpClass()
+        problem = gguf_export.runtime_problem()
+        if problem:
+            raise RuntimeError(problem)
+        cls.models = {}
+        for name, (kind, changes) in KINDS.items():
+            merged = os.path.join(cls.tmp, name, "merged")
+            test_web_export.make_taught(kind, merged, **changes)
+            cls.models[name] = merged
+
+    def export(self, name: str, **kwargs) -> dict:
+        return gguf_export.export_gguf(self.models[name], os.path.join(self.tmp, name, "gguf"),
+                                       test_web_export.Log(), **kwargs)
+
+    def test_every_family_passes_in_llama_cpp_as_f16_and_q8_0(self):
+        import gguf
+
+        for name in KINDS:
+            with self.subTest(name=name):
+                report = self.export(name)
+                self.assertEqual(report["published"], ["F16", "Q8_0"], report["failed"])
+                folder = os.path.join(self.tmp, name, "gguf")
+                self.assertEqual(sorted(os.listdir(folder)),
+                                 ["export.json", f"{name}-F16.gguf", f"{name}-Q8_0.gguf"])
+                with open(os.path.join(folder, "export.json"), encoding="utf-8") as handle:
+                    self.assertEqual(json.load(handle)["published"], ["F16", "Q8_0"])
+                for type_name, entry in report["files"].items():
+                    self.assertTrue(entry["template_matches"])
+                    self.assertGreaterEqual(entry["tokens_compared"], 10, f"{name} {type_name}")
+                    self.assertEqual(entry["tokens_agreed"], entry["tokens_compared"])
+                    self.assertLessEqual(entry["max_abs_diff"], entry["tolerance"]["max_abs_diff"])
+                reader = gguf.GGUFReader(os.path.join(folder, f"{name}-Q8_0.gguf"))
+                kinds = {t.name: t.tensor_type.name for t in reader.tensors}
+                self.assertEqual(kinds["blk.0.attn_q.weight"], "Q8_0")
+                self.assertEqual(kinds["blk.0.attn_norm.weight"], "F32")
+                self.assertEqual("rope_freqs.weight" in kinds, name == "llama3")
+                self.assertEqual("output.weight" in kinds, name in ("llama",))  # untied only
+
+    def test_without_the_rotary_row_order_llama_cpp_disagrees_and_the_file_is_left_out(self):
+        """The pairs reordering of q/k is what makes a Llama right in llama.cpp: skipped, the
+        check fails, the file is removed, its figures kept, and nothing is published."""
+        with mock.patch.object(gguf_export, "_pairwise", lambda weight, heads: weight):
+            with self.assertRaises(gguf_export.GgufSkipped) as caught:
+                self.export("llama", types=("F16",))
+        self.assertIn("no GGUF file passed its check in llama.cpp", str(caught.exception))
+        folder = os.path.join(self.tmp, "llama", "gguf")
+        self.assertEqual(os.listdir(folder), ["export.json"])
+        with open(os.path.join(folder, "export.json"), encoding="utf-8") as handle:
+            entry = json.load(handle)["files"]["F16"]
+        self.assertFalse(entry["published"])
+        self.assertIn("differs by", entry["failure"])
+
+    def test_without_llama3_rope_factors_llama_cpp_disagrees(self):
+        with mock.patch.object(gguf_export, "_rope_freqs", lambda config: None):
+            with self.assertRaises(gguf_export.GgufSkipped):
+                self.export("llama3", types=("F16",))
+
+    def test_what_it_refuses_with_the_reason(self):
+        with open(os.path.join(self.models["llama"], "config.json"), encoding="utf-8") as handle:
+            llama = json.load(handle)
+        self.assertIsNone(gguf_export.gguf_problem(llama))
+        for config, words in (
+                (dict(llama, model_type="gemma2"), "model types llama, qwen2, qwen3"),
+                (dict(llama, rope_parameters={"rope_type": "dynamic", "factor": 2.0}),
+                 "rope type 'dynamic'"),
+                (dict(llama, quantization_config={"quant_method": "gptq"}), "already quantized")):
+            self.assertIn(words, gguf_export.gguf_problem(config))
+        with self.assertRaises(gguf_export.GgufSkipped) as caught:
+            gguf_export.pre_tokenizer({"pre_tokenizer": {"type": "Split", "pattern": {
+                "Regex": "\\w+"}}})
+        self.assertIn("llama.cpp has no name for", str(caught.exception))
+        with mock.patch.dict(os.environ, {"LLAMA_RUNTIME_DIR": os.path.join(self.tmp, "none")}):
+            with self.assertRaises(gguf_export.GgufSkipped) as caught:
+                self.export("llama")
+            self.assertIn("npm run llama:setup", str(caught.exception))
+        self.assertIn("unknown GGUF types", _cli_error(["a", "b", "--types", "Q4_K"]))
+
+
+def _cli_error(argv: list[str]) -> str:
+    import contextlib
+    import io
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), self_exit():
+        gguf_export.main(argv)
+    return err.getvalue()
+
+
+class self_exit:  # noqa: N801 - a context manager that swallows argparse's SystemExit
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, traceback):
+        return kind is SystemExit
+
+
+if __name__ == "__main__":
+    unittest.main()
