@@ -11,7 +11,7 @@ import { sanitizeSettings, MAX_TOKENS_LIMIT } from '../shared/generation-setting
 
 export const DB_NAME = 'local-llm-studio';
 /** IndexedDB schema version; each step of `MIGRATIONS` upgrades from the previous one. */
-export const DB_VERSION = 3;
+export const DB_VERSION = 4;
 
 interface StudioDB extends DBSchema {
   conversations: {
@@ -23,6 +23,16 @@ interface StudioDB extends DBSchema {
 
 export type Db = IDBPDatabase<StudioDB>;
 type UpgradeTx = IDBPTransaction<StudioDB, Array<'conversations'>, 'versionchange'>;
+
+/** A step that keeps every record as it is and stamps it with the new `schema`. */
+const stamp = (schema: number) => async (_db: Db, tx: UpgradeTx) => {
+  const store = tx.objectStore('conversations');
+  let cursor = await store.openCursor();
+  while (cursor) {
+    await cursor.update({ ...cursor.value, schema });
+    cursor = await cursor.continue();
+  }
+};
 
 /** Schema migrations: index i upgrades version i to i + 1. */
 const MIGRATIONS: Array<(db: Db, tx: UpgradeTx) => Promise<void> | void> = [
@@ -47,14 +57,10 @@ const MIGRATIONS: Array<(db: Db, tx: UpgradeTx) => Promise<void> | void> = [
   },
   // 2 → 3: messages may carry other versions (Regenerate, Edit). Records keep their messages as
   // they are; the new version keeps an older app (which would save without the versions) out.
-  async (_db, tx) => {
-    const store = tx.objectStore('conversations');
-    let cursor = await store.openCursor();
-    while (cursor) {
-      await cursor.update({ ...cursor.value, schema: 3 });
-      cursor = await cursor.continue();
-    }
-  },
+  stamp(3),
+  // 3 → 4: a conversation may carry its context-window state (whenTooLong, omitted; absent = the
+  // defaults), which an older app would drop on its next save.
+  stamp(4),
 ];
 
 function named(name: string, message: string): Error {

@@ -6,7 +6,7 @@ import { defaultSettings } from '../shared/generation-settings';
 import type { Conversation } from '../shared/conversations/types';
 import type { StoreCommand, StoreResult } from '../shared/conversations/store-protocol';
 import { createConversationStoreActor, toStoreError } from './conversation-store';
-import { openStore } from './conversation-db';
+import { DB_VERSION, openStore } from './conversation-db';
 
 let n = 0;
 const freshName = () => `test-db-${(n += 1)}-${Math.random()}`;
@@ -157,8 +157,47 @@ describe('conversation store (IndexedDB via idb)', () => {
       },
     });
     const db = await openStore({ name });
-    expect((await db.get('conversations', 'old'))?.schema).toBe(3);
+    expect((await db.get('conversations', 'old'))?.schema).toBe(DB_VERSION);
     db.close();
+  });
+
+  it('migrates a version-3 database (before the context-window state): nothing is lost, the defaults apply', async () => {
+    const name = freshName();
+    // Created as the version-3 code did, with a record holding other versions of its reply.
+    const v3 = await openDB(name, 3, {
+      upgrade: (db) => {
+        const store = db.createObjectStore('conversations', { keyPath: 'id' });
+        store.createIndex('by-updated', 'updatedAt');
+      },
+    });
+    const old = conv('old', 'Hi', 5);
+    old.messages.push({
+      role: 'assistant',
+      content: 'B',
+      version: 1,
+      alternatives: [[{ role: 'assistant', content: 'A' }]],
+    });
+    await v3.put('conversations', { ...old, schema: 3 });
+    v3.close();
+
+    const { results, send } = harness(() => openStore({ name }));
+    send({ type: 'store.get', id: 'old' });
+    await vi.waitFor(() => expect(results).toHaveLength(1));
+    // No whenTooLong and no omitted: the chat leaves the oldest turns out and shows no marker.
+    expect(results[0]).toEqual({ type: 'store.loaded', conversation: old });
+    const db = await openStore({ name });
+    expect((await db.get('conversations', 'old'))?.schema).toBe(4);
+    db.close();
+  });
+
+  it('a conversation with its refusal setting and cut reads back whole', async () => {
+    const name = freshName();
+    const { results, send } = harness(() => openStore({ name }));
+    const c: Conversation = { ...conv('w', 'long', 1), whenTooLong: 'refuse', omitted: 4 };
+    send({ type: 'store.put', conversation: c });
+    send({ type: 'store.get', id: 'w' });
+    await vi.waitFor(() => expect(results).toHaveLength(2));
+    expect(results[1]).toEqual({ type: 'store.loaded', conversation: c });
   });
 
   it('a conversation with other versions (regenerated replies, an edited branch) reads back whole', async () => {
@@ -187,13 +226,16 @@ describe('conversation store (IndexedDB via idb)', () => {
     expect(results[1]).toEqual({ type: 'store.loaded', conversation: c });
   });
 
-  it('an older app (version 2) cannot open the migrated database and overwrite the versions', async () => {
-    const name = freshName();
-    (await openStore({ name })).close();
-    const error: unknown = await openStore({ name, version: 2 }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ name: 'VersionError' });
-    expect(toStoreError(error).message).toMatch(/newer version of this app/);
-  });
+  it.each([2, 3])(
+    'an older app (version %i) cannot open the migrated database and drop what it does not know',
+    async (version) => {
+      const name = freshName();
+      (await openStore({ name })).close();
+      const error: unknown = await openStore({ name, version }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ name: 'VersionError' });
+      expect(toStoreError(error).message).toMatch(/newer version of this app/);
+    },
+  );
 
   it('a failed open (private mode) fails each command with a typed error, never throws', async () => {
     const unavailable = Object.assign(new Error('denied'), { name: 'InvalidStateError' });

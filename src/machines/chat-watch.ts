@@ -13,8 +13,9 @@ function isChatRef(port: ChatPort): port is ChatRef {
 }
 
 /**
- * Reports the chat's messages and settings to the conversations machine as `chat.changed`, once
- * per change (at most one per frame while a reply streams: worker updates are coalesced).
+ * Reports the chat's messages, settings and context-window state to the conversations machine as
+ * `chat.changed`, once per change (at most one per frame while a reply streams: worker updates
+ * are coalesced).
  */
 export const watchChat = fromCallback<EventObject, { chat: ChatPort }>(({ input, sendBack }) => {
   // The app machine hands in the chat actor itself (a ChatPort is the part the machine sends to).
@@ -22,17 +23,24 @@ export const watchChat = fromCallback<EventObject, { chat: ChatPort }>(({ input,
   if (!isChatRef(chat)) return;
   let last: ChatState | null = null;
   const report = (snapshot: ReturnType<ChatRef['getSnapshot']>) => {
+    const { messages, settings, modelId, whenTooLong, omitted } = snapshot.context;
     const state: ChatState = {
-      messages: snapshot.context.messages,
-      settings: snapshot.context.settings,
-      modelId: snapshot.context.modelId,
+      messages,
+      settings,
+      modelId,
       streaming: selectIsGenerating(snapshot),
+      // Only what differs from the default, so a conversation saved before these were kept
+      // compares equal to itself when opened (and is not saved again for nothing).
+      whenTooLong: whenTooLong === 'refuse' ? whenTooLong : undefined,
+      omitted: omitted || undefined,
     };
     if (
       last &&
       last.messages === state.messages &&
       last.settings === state.settings &&
-      last.streaming === state.streaming
+      last.streaming === state.streaming &&
+      last.whenTooLong === state.whenTooLong &&
+      last.omitted === state.omitted
     )
       return;
     last = state;

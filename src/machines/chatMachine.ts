@@ -94,6 +94,10 @@ export type ChatEvent =
       settings: GenerationSettings;
       /** A new conversation: the loaded model's recommended settings go on top. */
       fresh?: boolean;
+      /** The conversation's refusal setting (absent: leave out the oldest turns). */
+      whenTooLong?: WhenTooLong | undefined;
+      /** What its latest reply's prompt left out (absent: nothing). */
+      omitted?: number | undefined;
     }
   | { type: 'chat.settings'; patch: Partial<GenerationSettings> }
   /** A new answer to the last message; the last reply is kept as another version. */
@@ -307,7 +311,9 @@ export const chatMachine = setup({
         settings: load.fresh ? freshSettings(context) : load.settings,
         settingsChosen: !load.fresh,
         draft: '',
-        omitted: 0,
+        // Saved with the conversation: the marker and the refusal setting come back with it.
+        omitted: load.omitted ?? 0,
+        whenTooLong: load.whenTooLong ?? 'drop-oldest',
         tps: null,
         numTokens: null,
         seconds: null,

@@ -11,7 +11,9 @@ import { defaultSettings } from '../shared/generation-settings';
 import type { StoreCommand, StoreResult } from '../shared/conversations/store-protocol';
 import type { Conversation, ConversationMessage } from '../shared/conversations/types';
 import { parseConversationFile, toJson } from '../shared/conversations/file';
-import { recorder } from './test-helpers';
+import { fakeWorker, recorder } from './test-helpers';
+import { chatMachine } from './chatMachine';
+import { watchChat } from './chat-watch';
 
 /**
  * A fake persistence actor over a Map: records every command and answers like the real one
@@ -301,5 +303,74 @@ describe('conversationsMachine', () => {
     await waitFor(actor, (s) => s.context.error !== null);
     expect(actor.getSnapshot().context.error).toBe('Browser storage is full.');
     expect(actor.getSnapshot().context.current?.messages[0]?.content).toBe('keep me');
+  });
+});
+
+describe('conversationsMachine with the chat: the context-window state is saved', () => {
+  /** The real chat (a model with a 128-token window ready) watched by the real watchChat. */
+  function withChat(store: ReturnType<typeof fakeStore>) {
+    const worker = fakeWorker();
+    const chat = createActor(chatMachine, { input: { worker } }).start();
+    chat.send({
+      type: 'worker.ready',
+      message: {
+        status: 'ready',
+        data: {
+          id: 'm',
+          dtype: 'fp32',
+          contextWindow: { tokens: 128, source: 'config', reason: 'config' },
+        },
+      },
+    });
+    const actor = createActor(
+      conversationsMachine.provide({ actors: { watchChat }, delays: { saveThrottle: 20 } }),
+      { input: { chat, store: store.port, maxTokensCap: 48 } },
+    );
+    store.port.connect((r) => actor.send(r));
+    actor.start();
+    return { actor, chat };
+  }
+  const puts = (store: ReturnType<typeof fakeStore>) =>
+    store.commands.filter((c) => c.type === 'store.put');
+
+  it('the refusal setting and the cut are saved, and come back when the conversation is opened', async () => {
+    const store = fakeStore();
+    const { actor, chat } = withChat(store);
+    await waitFor(actor, (s) => s.matches({ list: 'loaded' }));
+    chat.send({ type: 'chat.send', text: 'a long one' });
+    chat.send({ type: 'worker.start', message: { status: 'start', omitted: 2 } });
+    chat.send({
+      type: 'worker.complete',
+      message: { status: 'complete', numTokens: 1, seconds: 0.1, interrupted: false },
+    });
+    chat.send({ type: 'chat.whenTooLong', value: 'refuse' });
+    expect(puts(store).at(-1)).toMatchObject({
+      conversation: { whenTooLong: 'refuse', omitted: 2 },
+    });
+    const id = selectCurrentId(actor.getSnapshot()) ?? '';
+
+    // A new chat starts with the defaults; opening the saved one brings its state back.
+    actor.send({ type: 'conversation.new' });
+    expect(chat.getSnapshot().context).toMatchObject({ whenTooLong: 'drop-oldest', omitted: 0 });
+    actor.send({ type: 'conversation.select', id });
+    await waitFor(actor, (s) => selectCurrentId(s) === id);
+    expect(chat.getSnapshot().context).toMatchObject({ whenTooLong: 'refuse', omitted: 2 });
+
+    // Back to the default: saved as absent.
+    const before = puts(store).length;
+    chat.send({ type: 'chat.whenTooLong', value: 'drop-oldest' });
+    expect(puts(store)).toHaveLength(before + 1);
+    expect(puts(store).at(-1)).toMatchObject({ conversation: { whenTooLong: undefined } });
+  });
+
+  it('a conversation saved before this state existed opens with the defaults and is not saved again', async () => {
+    const store = fakeStore({ initial: [saved('old', 'hello', 1)] });
+    const { actor, chat } = withChat(store);
+    await waitFor(actor, (s) => s.matches({ list: 'loaded' }));
+    chat.send({ type: 'chat.whenTooLong', value: 'refuse' });
+    actor.send({ type: 'conversation.select', id: 'old' });
+    await waitFor(actor, (s) => selectCurrentId(s) === 'old');
+    expect(chat.getSnapshot().context).toMatchObject({ whenTooLong: 'drop-oldest', omitted: 0 });
+    expect(puts(store)).toHaveLength(0);
   });
 });

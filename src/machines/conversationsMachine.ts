@@ -18,6 +18,7 @@ import { checkTitle, sortSummaries } from '../shared/conversations/types';
 import type { StoreCommand, StoreResult } from '../shared/conversations/store-protocol';
 // Type only: the file check (file.ts) runs in the Conversations panel's chunk, outside the first load.
 import type { ImportResult } from '../shared/conversations/file';
+import type { WhenTooLong } from '../shared/worker-protocol';
 import { defaultSettings, type GenerationSettings } from '../shared/generation-settings';
 
 /** What the chat looks like right now (sent by the `watchChat` actor on every change). */
@@ -27,6 +28,10 @@ export interface ChatState {
   modelId: string;
   /** A reply is being written: saves are throttled and the last message marked `streaming`. */
   streaming: boolean;
+  /** The chat's refusal setting when it refuses (Conversation.whenTooLong). */
+  whenTooLong?: WhenTooLong | undefined;
+  /** What the latest reply's prompt left out, when it left out any (Conversation.omitted). */
+  omitted?: number | undefined;
 }
 
 /** Loads a conversation into the chat (it interrupts a reply in progress first). */
@@ -36,6 +41,9 @@ export interface ChatLoad {
   settings: GenerationSettings;
   /** A new conversation: the chat puts the loaded model's recommended settings on top. */
   fresh?: boolean;
+  /** The conversation's refusal setting and cut, as saved (absent: the defaults). */
+  whenTooLong?: WhenTooLong | undefined;
+  omitted?: number | undefined;
 }
 
 /** The chat as seen from here: an actor that accepts `chat.load`. */
@@ -92,9 +100,22 @@ function upsert(list: ConversationSummary[], summary: ConversationSummary) {
 
 function isSameContent(current: Conversation | null, event: ChatState) {
   return (
-    current !== null && current.messages === event.messages && current.settings === event.settings
+    current !== null &&
+    current.messages === event.messages &&
+    current.settings === event.settings &&
+    current.whenTooLong === event.whenTooLong &&
+    current.omitted === event.omitted
   );
 }
+
+/** Shows a saved or imported conversation in the chat. */
+const loadOf = (conversation: Conversation): ChatLoad => ({
+  type: 'chat.load',
+  messages: conversation.messages,
+  settings: conversation.settings,
+  whenTooLong: conversation.whenTooLong,
+  omitted: conversation.omitted,
+});
 
 /** The record as it should be stored: a reply still being written is marked `streaming`. */
 function recordOf(context: ConversationsContext, event: ChatState): Conversation | null {
@@ -114,6 +135,8 @@ function recordOf(context: ConversationsContext, event: ChatState): Conversation
     modelId: event.modelId || base?.modelId || '',
     settings: event.settings,
     messages,
+    whenTooLong: event.whenTooLong,
+    omitted: event.omitted,
   };
 }
 
@@ -177,11 +200,7 @@ export const conversationsMachine = setup({
       enqueue.assign({ requestedId: id });
     }),
     showLoaded: enqueueActions(({ context, enqueue }, conversation: Conversation) => {
-      enqueue.sendTo(context.chat, {
-        type: 'chat.load',
-        messages: conversation.messages,
-        settings: conversation.settings,
-      });
+      enqueue.sendTo(context.chat, loadOf(conversation));
       enqueue.assign({ current: conversation, requestedId: null });
     }),
     startNew: enqueueActions(({ context, enqueue }) => {
@@ -229,11 +248,7 @@ export const conversationsMachine = setup({
         createdAt: now,
         updatedAt: now,
       };
-      enqueue.sendTo(context.chat, {
-        type: 'chat.load',
-        messages: conversation.messages,
-        settings: conversation.settings,
-      });
+      enqueue.sendTo(context.chat, loadOf(conversation));
       enqueue.assign({
         importError: null,
         current: conversation,

@@ -1,4 +1,5 @@
 import type { GenerationSettings } from '../generation-settings';
+import type { WhenTooLong } from '../worker-protocol';
 
 /** Figures of one reply, as shown under it. */
 export interface ReplyFigures {
@@ -42,6 +43,10 @@ export interface Conversation {
   modelId: string;
   settings: GenerationSettings;
   messages: ConversationMessage[];
+  /** 'refuse': a turn past the model's window is refused; absent: the oldest turns are left out. */
+  whenTooLong?: WhenTooLong | undefined;
+  /** How many of the first messages the model no longer saw in the latest reply; absent: none. */
+  omitted?: number | undefined;
 }
 
 /** What the Conversations list shows. */
