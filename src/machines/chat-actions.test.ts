@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
 import { chatMachine } from './chatMachine';
 import { fakeWorker } from './test-helpers';
+import { selectContinued, selectNumTokens } from './chatSelectors';
 import { branchAt, showVersion, versionCount, versionOf } from './message-versions';
 import type { ConversationMessage } from '../shared/conversations/types';
 
@@ -130,8 +131,19 @@ describe('chatMachine message actions', () => {
     const last = actor.getSnapshot().context.messages.at(-1)!;
     expect(contents(actor)).toEqual(['q', 'Once upon a time']);
     expect(last.ended).toBeUndefined();
-    // The figures count both runs.
+    // The figures count both runs; the speed line counts this run's, marked as continued.
     expect(last.figures).toMatchObject({ numTokens: 8, seconds: 2 });
+    expect(selectNumTokens(actor.getSnapshot())).toBe(4);
+    expect(selectContinued(actor.getSnapshot())).toBe(true);
+    // A Regenerate writes a new reply: its run is the whole of it.
+    actor.send({ type: 'chat.regenerate' });
+    reply(actor, 'Fresh');
+    expect(selectContinued(actor.getSnapshot())).toBe(false);
+  });
+
+  it('a first reply is not marked continued', () => {
+    const { actor } = answered('A1', 'length');
+    expect(selectContinued(actor.getSnapshot())).toBe(false);
   });
 
   it('chat.continue on a reply that ended normally (or was stopped) is refused', () => {

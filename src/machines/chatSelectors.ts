@@ -20,6 +20,12 @@ export const selectHasMessages = (s: ChatSnapshot) => s.context.messages.length 
 export const selectTps = (s: ChatSnapshot) => s.context.tps;
 export const selectNumTokens = (s: ChatSnapshot) => s.context.numTokens;
 export const selectSeconds = (s: ChatSnapshot) => s.context.seconds;
+/**
+ * The last run continued the reply shown last: the reply's figures (every run's) count more tokens
+ * than the run's own.
+ */
+export const selectContinued = (s: ChatSnapshot) =>
+  (s.context.messages.at(-1)?.figures?.numTokens ?? 0) > (s.context.numTokens ?? Infinity);
 /** Whether a chat (if there is one) is replying. */
 export const selectIsChatBusy = (s: ChatSnapshot | undefined) =>
   s !== undefined && selectIsGenerating(s);

@@ -4,6 +4,7 @@ import type { ActorRefFrom } from 'xstate';
 import { type ChatEvent, type chatMachine } from '../../machines/chatMachine';
 import {
   selectChatError,
+  selectContinued,
   selectDraft,
   selectIsGenerating,
   selectIsReady,
@@ -46,6 +47,7 @@ export function ChatView({
   const stats = useSelector(chat, selectStats);
   const error = useSelector(chat, selectChatError);
   const omitted = useSelector(chat, selectOmitted);
+  const continued = useSelector(chat, selectContinued);
   // Stable, so the memoized messages do not re-render for it.
   const send = useCallback((event: ChatEvent) => chat.send(event), [chat]);
 
@@ -84,6 +86,7 @@ export function ChatView({
         numTokens={numTokens}
         seconds={seconds}
         stats={stats}
+        continued={continued}
         onReset={() => chat.send({ type: 'chat.reset' })}
       />
       <ChatInput

@@ -112,7 +112,7 @@ describe('SpeedLine', () => {
       />,
     );
     // Regression: the line mixed a decode rate into a total that included prefill.
-    expect(screen.getByText(/Generated 42 tokens/).textContent).toBe(
+    expect((await screen.findByText(/Generated 42 tokens/)).textContent).toBe(
       'Generated 42 tokens in 2.50 seconds. Reset',
     );
     expect(
@@ -122,6 +122,25 @@ describe('SpeedLine', () => {
     ).toBeInTheDocument();
     await userEvent.click(screen.getByRole('button', { name: 'Reset' }));
     expect(onReset).toHaveBeenCalled();
+  });
+
+  it("after a Continue: the continued part's tokens, said as '+N'", async () => {
+    render(
+      <SpeedLine
+        generating={false}
+        tps={18.2}
+        numTokens={8}
+        seconds={0.5}
+        stats={null}
+        continued
+        onReset={() => {}}
+      />,
+    );
+    // Regression: after a Continue the line gave the continued part's count as if it were the
+    // whole reply's.
+    expect((await screen.findByText(/Generated/)).textContent).toBe(
+      'Generated +8 tokens in 0.50 seconds. Reset',
+    );
   });
 
   it('shows nothing when stats are cleared', () => {
