@@ -67,6 +67,31 @@ describe('message actions', () => {
     ]);
   });
 
+  // The digits are of one width (message-actions.css: tabular-nums); the index is padded to the
+  // count's digits with figure spaces, as wide as a digit.
+  it('the pager keeps one width while paging: "\u20073 / 12" and "12 / 12"', async () => {
+    const twelve = (version: number): DisplayMessage[] => [
+      { role: 'user', content: 'Question' },
+      {
+        role: 'assistant',
+        content: `answer ${version + 1}`,
+        version,
+        alternatives: Array.from({ length: 11 }, (_, i) => [
+          { role: 'assistant' as const, content: `other ${i}` },
+        ]),
+      },
+    ];
+    const counts: string[] = [];
+    for (const version of [2, 11]) {
+      const { view } = list(twelve(version));
+      const count = await within(items()[1]!).findByText(/ \/ 12$/);
+      counts.push(count.textContent ?? '');
+      view.unmount();
+    }
+    // Regression: "3 / 12" was narrower than "12 / 12", so Next moved as the number grew.
+    expect(counts).toEqual(['\u20073 / 12', '12 / 12']);
+  });
+
   it('Regenerate on the last reply; Continue only on a reply cut at the limit', async () => {
     const user = userEvent.setup();
     const { sent, view } = list(regenerated);

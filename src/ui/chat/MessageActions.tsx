@@ -35,8 +35,10 @@ function Pager({ message, index, busy, send }: Omit<MessageActionsProps, 'last'>
       >
         ‹
       </button>
+      {/* As wide for every version (the index padded with figure spaces, digits of one width), so
+          the next button never moves under the pointer while paging. */}
       <span className="pager-count">
-        {at + 1} / {count}
+        {String(at + 1).padStart(String(count).length, '\u2007')} / {count}
       </span>
       <button
         type="button"
