@@ -10,6 +10,7 @@ import { selectConversationList, selectCurrentId } from './conversationsSelector
 import { defaultSettings } from '../shared/generation-settings';
 import type { StoreCommand, StoreResult } from '../shared/conversations/store-protocol';
 import type { Conversation, ConversationMessage } from '../shared/conversations/types';
+import { titleOf } from '../shared/conversations/types';
 import { parseConversationFile, toJson } from '../shared/conversations/file';
 import { fakeWorker, recorder } from './test-helpers';
 import { chatMachine } from './chatMachine';
@@ -361,6 +362,35 @@ describe('conversationsMachine with the chat: the context-window state is saved'
     chat.send({ type: 'chat.whenTooLong', value: 'drop-oldest' });
     expect(puts(store)).toHaveLength(before + 1);
     expect(puts(store).at(-1)).toMatchObject({ conversation: { whenTooLong: undefined } });
+  });
+
+  // By design the title follows the branch shown: an edited first message names the conversation
+  // while its branch is shown, and paging back brings the first name back.
+  it('the title follows the branch shown when the first user message was edited', async () => {
+    const store = fakeStore();
+    const { actor, chat } = withChat(store);
+    await waitFor(actor, (s) => s.matches({ list: 'loaded' }));
+    const finish = () => {
+      chat.send({ type: 'worker.start', message: { status: 'start' } });
+      chat.send({
+        type: 'worker.complete',
+        message: { status: 'complete', numTokens: 1, seconds: 0.1, interrupted: false },
+      });
+    };
+    chat.send({ type: 'chat.send', text: 'First question' });
+    finish();
+    const title = () => {
+      const put = puts(store).at(-1);
+      return put?.type === 'store.put' ? titleOf(put.conversation) : '';
+    };
+    expect(title()).toBe('First question');
+    chat.send({ type: 'chat.edit', index: 0, text: 'Edited question' });
+    finish();
+    expect(title()).toBe('Edited question');
+    await waitFor(actor, (s) => s.context.list[0]?.title === 'Edited question');
+    chat.send({ type: 'chat.version', index: 0, version: 0 });
+    expect(title()).toBe('First question');
+    await waitFor(actor, (s) => s.context.list[0]?.title === 'First question');
   });
 
   it('a conversation saved before this state existed opens with the defaults and is not saved again', async () => {
