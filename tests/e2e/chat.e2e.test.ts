@@ -244,7 +244,11 @@ describe('chat in Chromium', () => {
         expect(await box.inputValue()).toBe('my next question');
         await page.getByRole('button', { name: 'Load the model again' }).click();
         await expect.poll(() => box.isEnabled(), { timeout: 120_000 }).toBe(true);
+        // The reloaded model answers: its reply streams (then Stop: the 400-token cap is for (a)).
         await box.press('Enter');
+        const second = page.locator('.bubble-assistant').nth(1);
+        await expect.poll(() => second.textContent(), { timeout: 120_000 }).not.toBe('');
+        await page.getByRole('button', { name: 'Stop generating' }).click();
         await expect
           .poll(() => page.locator('.speed').textContent(), { timeout: 120_000 })
           .toMatch(/Generated \d+ tokens/);

@@ -93,7 +93,7 @@ describe("'Format Input' in Chromium (mock mode)", () => {
   });
 
   it('the local-model path: the tiny model in the browser, the same parsing and validation', async () => {
-    const url = `${app.url}?modelHost=${encodeURIComponent(models.url)}&extraModel=${TINY_MODEL_ID}&maxTokens=48`;
+    const url = `${app.url}?modelHost=${encodeURIComponent(models.url)}&extraModel=${TINY_MODEL_ID}&maxTokens=8`;
     await inBrowser(url, { webgpu: true }, async ({ page }) => {
       const local = page.getByRole('radio', { name: 'Generate with the loaded local model' });
       await local.waitFor({ timeout: 30_000 });
@@ -109,7 +109,7 @@ describe("'Format Input' in Chromium (mock mode)", () => {
       await page.getByLabel('Number of pairs').fill('1');
       await page.getByRole('button', { name: 'Format Input', exact: true }).click();
       // The tiny model has random weights and never writes an end token (make-tiny-model biases
-      // them away), so it writes exactly maxTokens=48 tokens of random text: the one specified
+      // them away), so it writes exactly maxTokens=8 tokens of random text: the one specified
       // outcome is the parser's "not valid JSON" failure, with the raw reply downloadable.
       // Regression: this test used to accept a table, any failure or a cancel as success.
       const failure = page.locator('.dataset-failure');
