@@ -1,8 +1,8 @@
 /**
  * A run whose base is a Hub id, with the real trainer (training/finetune.py in the project's
  * .venv) and the real huggingface_hub, against a stand-in Hub on loopback
- * (training/stand_in_hub.py, reached through HF_ENDPOINT): the download comes first with its
- * progress lines, which never move the run's step count; a gated id fails at once with what to
+ * (training/stand_in_hub.py, reached through HF_ENDPOINT): the download (of the tag the request's
+ * base_revision names) comes first with its progress lines, which never move the run's step count; a gated id fails at once with what to
  * do, a wrong token with the Hub's 401; the token the start request carries reaches the Hub and no
  * file the service or the trainer wrote, nor any answer; the service's Hub cache lists what was
  * downloaded and removes it (not while a run uses it); a second run asked for while one downloads
@@ -11,6 +11,7 @@
  * byte is fetched, with both figures. Skipped without the trainer's packages.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   existsSync,
   mkdirSync,
@@ -78,6 +79,8 @@ beforeAll(async () => {
       'org/gated2',
       '--token',
       `${TOKEN}=org/gated`,
+      '--ref',
+      `org/gated@v1=${model}`,
     ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
@@ -128,7 +131,7 @@ describe.skipIf(!hasTorch)('a Hub base with training/finetune.py and a stand-in 
     const id = await startRun(
       svc,
       'finetune-no-export.py',
-      { base_model: 'org/gated', ...tiny, hub_token: TOKEN },
+      { base_model: 'org/gated', ...tiny, hub_token: TOKEN, base_revision: 'v1' },
       env(),
     );
     // Another run of the same base meanwhile is refused, not queued: one download at a time.
@@ -145,6 +148,13 @@ describe.skipIf(!hasTorch)('a Hub base with training/finetune.py and a stand-in 
     const ended = await svc.waitForEnd(id, 240_000);
     const log = await lines(id);
     expect(ended, log.join('\n')).toMatchObject({ state: 'succeeded', current: 2, total: 2 });
+    // The tag asked for, at the commit the stand-in gives it (stand_in_hub.py: sha1 of id@ref).
+    const commit = createHash('sha1').update('org/gated@v1').digest('hex');
+    const at = new RegExp(`^base model org/gated at v1 \\(${commit.slice(0, 12)}\\)`);
+    expect(
+      log.filter((line) => at.test(line)),
+      log.join('\n'),
+    ).toHaveLength(1);
     const downloads = log.map(downloadLine).filter((d) => d !== null);
     expect(downloads.length).toBeGreaterThan(1);
     expect(downloads.at(-1)).toMatchObject({ files: 6, filesDone: 6 });
