@@ -396,10 +396,11 @@ def export_gguf(merged_dir: str, out_dir: str, say, reference: dict | None = Non
     import web_export
 
     started = time.monotonic()
-    problem = gguf_problem(_read_json(os.path.join(merged_dir, "config.json")))
-    if problem:
-        raise GgufSkipped(problem)
-    problem = runtime_problem()
+    config_path = os.path.join(merged_dir, "config.json")
+    if not os.path.isfile(config_path):
+        raise GgufSkipped(f"{merged_dir} has no config.json, so it is not a Hugging Face model "
+                          "folder (a run's model is in <output folder>/merged)")
+    problem = gguf_problem(_read_json(config_path)) or runtime_problem()
     if problem:
         raise GgufSkipped(problem)
     # The template check renders the check prompt (when the model has a template at all).

@@ -110,6 +110,10 @@ class GgufExportTest(test_web_export.ExportTestCase):
                 self.export("llama")
             self.assertIn("npm run llama:setup", str(caught.exception))
         self.assertIn("unknown GGUF types", _cli_error(["a", "b", "--types", "Q4_K"]))
+        with self.assertRaises(gguf_export.GgufSkipped) as caught:
+            gguf_export.export_gguf(os.path.join(self.tmp, "gone"), os.path.join(self.tmp, "o"),
+                                    print)
+        self.assertIn("has no config.json", str(caught.exception))
 
 
 def _cli_error(argv: list[str]) -> str:
