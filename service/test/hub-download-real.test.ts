@@ -109,9 +109,23 @@ afterAll(async () => {
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
-async function lines(id: string) {
-  const reply = await svc.request({ path: `/logs/${id}?offset=0&limit=1000` });
+async function lines(id: string, service = svc) {
+  const reply = await service.request({ path: `/logs/${id}?offset=0&limit=1000` });
   return (reply.json as LogsResponse).lines;
+}
+
+/** A run of the trainer on `body` (with `runEnv`) that fails before training: its end and log. */
+async function runThatFails(
+  body: Record<string, unknown>,
+  runEnv: Record<string, string>,
+  service = svc,
+) {
+  const id = await startRun(service, 'finetune-no-export.py', { ...tiny, ...body }, runEnv);
+  const ended = await service.waitForEnd(id, 120_000);
+  const log = await lines(id, service);
+  expect(ended.state, log.join('\n')).toBe('failed');
+  expect(ended.current ?? 0).toBe(0);
+  return log;
 }
 
 /** Every file under `dir`, read whole. */
@@ -192,19 +206,10 @@ describe.skipIf(!hasTorch)('a Hub base with training/finetune.py and a stand-in 
   }, 60_000);
 
   it('a gated id without a token fails at once, saying where to accept the licence and how to give a token', async () => {
-    const id = await startRun(
-      svc,
-      'finetune-no-export.py',
-      { base_model: 'org/gated2', ...tiny },
-      { ...env(), HF_TOKEN: '' },
-    );
-    const ended = await svc.waitForEnd(id, 120_000);
-    const log = await lines(id);
-    expect(ended.state, log.join('\n')).toBe('failed');
+    const log = await runThatFails({ base_model: 'org/gated2' }, { ...env(), HF_TOKEN: '' });
     expect(log.join('\n')).toContain(
       `error: org/gated2 is a gated model: accept its licence at ${endpoint}/org/gated2 (signed in), then give the trainer a Hub token`,
     );
-    expect(ended.current ?? 0).toBe(0);
   }, 180_000);
 
   it('a base larger than the free space of the cache disk fails before the download, with both figures', async (ctx) => {
@@ -223,16 +228,7 @@ describe.skipIf(!hasTorch)('a Hub base with training/finetune.py and a stand-in 
     });
     try {
       writeFileSync(small.dataFile, readFileSync(svc.dataFile));
-      const id = await startRun(
-        small,
-        'finetune-no-export.py',
-        { base_model: 'org/tiny', ...tiny },
-        { ...env(), HF_TOKEN: '' },
-      );
-      const ended = await small.waitForEnd(id, 120_000);
-      const reply = await small.request({ path: `/logs/${id}?offset=0&limit=1000` });
-      const log = (reply.json as LogsResponse).lines;
-      expect(ended.state, log.join('\n')).toBe('failed');
+      const log = await runThatFails({ base_model: 'org/tiny' }, { ...env(), HF_TOKEN: '' }, small);
       // What the panel shows as the failed run's cause.
       expect(failureCause(log)).toMatch(
         new RegExp(
@@ -249,15 +245,9 @@ describe.skipIf(!hasTorch)('a Hub base with training/finetune.py and a stand-in 
 
   it("a wrong token in the request fails with the Hub's 401 and its message, the token redacted", async () => {
     const wrong = 'hf_not_a_known_token_5c1';
-    const id = await startRun(
-      svc,
-      'finetune-no-export.py',
-      { base_model: 'org/gated2', ...tiny, hub_token: wrong },
-      env(),
+    const log = (await runThatFails({ base_model: 'org/gated2', hub_token: wrong }, env())).join(
+      '\n',
     );
-    const ended = await svc.waitForEnd(id, 120_000);
-    const log = (await lines(id)).join('\n');
-    expect(ended.state, log).toBe('failed');
     expect(log).toContain(
       `error: the Hub at ${endpoint} refused the token (Invalid credentials in Authorization header)`,
     );
