@@ -37,7 +37,7 @@ TOLERANCE = 1e-6
 
 def setUpModule():
     global TMP, MODEL, DATA
-    TMP, MODEL = test_support.tiny_llama("finetune-checkpoints-test.", torch)
+    TMP, MODEL = test_support.tiny_llama("finetune-checkpoints-test.", torch, trainer=True)
     DATA = test_support.write_json(os.path.join(TMP, "qa.json"), QA)
 
 

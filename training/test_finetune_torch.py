@@ -33,7 +33,7 @@ LLAMA: str = ""
 
 def setUpModule():
     global TMP, LLAMA
-    TMP, LLAMA = test_support.tiny_llama("finetune-test.", torch, quiet=True)
+    TMP, LLAMA = test_support.tiny_llama("finetune-test.", torch, quiet=True, trainer=True)
 
 
 def tearDownModule():

@@ -33,7 +33,7 @@ LLAMA = ""
 
 def setUpModule():
     global TMP, LLAMA
-    TMP, LLAMA = test_support.tiny_llama("finetune-sft-test.", torch)
+    TMP, LLAMA = test_support.tiny_llama("finetune-sft-test.", torch, trainer=True)
 
 
 def tearDownModule():

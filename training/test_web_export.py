@@ -15,6 +15,7 @@ from unittest import mock
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import make_test_export  # noqa: E402
+import test_support  # noqa: E402
 import web_export  # noqa: E402
 from tiny_models import KINDS, make_tiny_model  # noqa: E402
 
@@ -71,6 +72,7 @@ class ExportTestCase(unittest.TestCase):
     def setUpClass(cls) -> None:
         import torch
         torch.set_num_threads(1)
+        test_support.freeze_imports("transformers", "onnx", "onnxruntime")
         cls.ort_threads = mock.patch.object(web_export, "ORT_THREADS", 1)
         cls.ort_threads.start()
         cls.tmp = tempfile.mkdtemp(prefix=cls.prefix)
@@ -83,15 +85,25 @@ class ExportTestCase(unittest.TestCase):
 
 class WebExportTest(ExportTestCase):
     models: dict[str, str]
+    exports: dict[str, tuple[str, dict, "Log"]]
 
     @classmethod
     def setUpClass(cls) -> None:
         super().setUpClass()
         cls.models = {kind: make_taught(kind, os.path.join(cls.tmp, "models", kind))
                       for kind in KINDS}
+        cls.exports = {}
 
     def out(self, name: str) -> str:
         return os.path.join(self.tmp, "out", name, "web")
+
+    def exported(self, kind: str) -> tuple[str, dict, Log]:
+        """`kind`'s export with the default variants and graph: (web folder, report, log), made
+        once per class; the tests only read it."""
+        if kind not in self.exports:
+            web, log = self.out(kind), Log()
+            self.exports[kind] = (web, web_export.export_web(self.models[kind], web, log), log)
+        return self.exports[kind]
 
     def assert_nothing_written(self, web: str) -> None:
         self.assertFalse(os.path.exists(web), web)
@@ -100,10 +112,9 @@ class WebExportTest(ExportTestCase):
     def test_every_family_exports_every_variant_that_passes_its_checks(self):
         import onnxruntime as ort
 
-        for kind, merged in self.models.items():
+        for kind in self.models:
             with self.subTest(kind=kind):
-                web, log = self.out(kind), Log()
-                report = web_export.export_web(merged, web, log)
+                web, report, log = self.exported(kind)
                 self.assertEqual(report["published"], ["q4f16", "q4", "fp16", "fp32"], log.text)
                 self.assertEqual(report["failed"], [])
                 self.assertFalse(os.path.exists(web + ".partial"))
@@ -441,8 +452,7 @@ class WebExportTest(ExportTestCase):
         import numpy as np
         import onnxruntime as ort
 
-        web = self.out("padded")
-        web_export.export_web(self.models["gemma2"], web, Log(), variants=("fp32", "fp16"))
+        web = self.exported("gemma2")[0]  # every variant, fp32 and fp16 among them
 
         for name, tol in (("model.onnx", 1e-5), ("model_fp16.onnx", 1e-2)):
             session = ort.InferenceSession(os.path.join(web, "onnx", name),
