@@ -170,9 +170,11 @@ def make_plan(args) -> dict:
     from transformers import AutoConfig, AutoTokenizer
 
     base = args.base_model
+    # A Hub base at the revision the run will train (finetune.py refuses one for a local folder).
+    revision = {"revision": args.base_revision} if _arg(args, "base_revision") else {}
     try:
-        config = AutoConfig.from_pretrained(base)
-        tokenizer = AutoTokenizer.from_pretrained(base)
+        config = AutoConfig.from_pretrained(base, **revision)
+        tokenizer = AutoTokenizer.from_pretrained(base, **revision)
     except (OSError, ValueError) as error:
         raise DataError(f"could not load base model {base}: {train_data.one_line(error)}") from None
     train_data.require_chat_template(tokenizer, _arg(args, "chat_template"), base)

@@ -45,7 +45,9 @@ class HubDownloadTest(unittest.TestCase):
         with open(os.path.join(tagged, "config.json"), encoding="utf-8") as handle:
             config_v1 = json.load(handle)
         with open(os.path.join(tagged, "config.json"), "w", encoding="utf-8") as handle:
-            json.dump({**config_v1, "stand_in_revision": "v1"}, handle)
+            # One layer fewer, so that a plan shows which config it read.
+            json.dump({**config_v1, "stand_in_revision": "v1",
+                       "num_hidden_layers": config_v1["num_hidden_layers"] - 1}, handle)
         cls.hub = StandInHub({"org/tiny": small, "org/big": big, "org/gated": small},
                              gated={"org/gated"},
                              tokens={TOKEN: {"org/gated"}, "hf_no_access": set()},
@@ -164,6 +166,23 @@ class HubDownloadTest(unittest.TestCase):
         self.assertIn(f"ERROR org/tiny has no revision 'v9' on {self.hub.url}: check the revision",
                       missing.stdout)
         self.assertFalse([r for r in self.hub.requests[seen:] if "/resolve/" in r["path"]])
+
+    def test_the_plan_reads_the_config_of_the_revision_asked_for(self):
+        data = os.path.join(self.tmp, "plan-data.json")
+        with open(data, "w", encoding="utf-8") as handle:
+            json.dump([{"prompt": "Where is the harbour?", "completion": "By the mill."}] * 4,
+                      handle)
+        plans = {}
+        for revision in (None, "v1"):
+            run = subprocess.run(
+                [sys.executable, os.path.join(HERE, "finetune.py"), "--plan", "--base_model",
+                 "org/tiny", "--data_file", data, "--output_dir", os.path.join(self.tmp, "plan"),
+                 *(["--base_revision", revision] if revision else [])],
+                env=self.env(), capture_output=True, text=True, timeout=300)
+            self.assertEqual(run.returncode, 0, run.stdout[-2000:] + run.stderr[-2000:])
+            line = next(l for l in run.stdout.splitlines() if l.startswith('{"plan"'))
+            plans[revision] = json.loads(line)["plan"]
+        self.assertLess(plans["v1"]["parameters"], plans[None]["parameters"])
 
     def test_the_trainer_refuses_a_revision_for_a_local_folder_and_a_revision_with_a_space(self):
         data = os.path.join(self.tmp, "data-revision.json")
