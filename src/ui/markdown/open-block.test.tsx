@@ -204,7 +204,7 @@ describe('finished parts of the open block are kept, not rendered again', () => 
     const now = [...el.querySelectorAll('.md-open li')];
     expect(now).toHaveLength(10);
     expect(now.slice(0, 3).every((li, i) => li === items[i])).toBe(true);
-  });
+  }, 30_000);
 
   it('lists that are not one item per line fall back and stay equal to a full render', () => {
     const lists = [
