@@ -22,6 +22,15 @@ function conv(id: string, text: string, updatedAt: number): Conversation {
   };
 }
 
+/** A database as versions 2 and 3 of the app created it: the store and the newest-first index. */
+const openOld = (name: string, version: number) =>
+  openDB(name, version, {
+    upgrade: (db) => {
+      const store = db.createObjectStore('conversations', { keyPath: 'id' });
+      store.createIndex('by-updated', 'updatedAt');
+    },
+  });
+
 /** Runs the store actor under a parent that records what it sends back. */
 function harness(open: () => ReturnType<typeof openStore>) {
   const results: StoreResult[] = [];
@@ -108,12 +117,7 @@ describe('conversation store (IndexedDB via idb)', () => {
   it('migrates a version-2 database (the shape before message versions): nothing is lost', async () => {
     const name = freshName();
     // Created as the version-2 code did: the store, the newest-first index, records with schema 2.
-    const v2 = await openDB(name, 2, {
-      upgrade: (db) => {
-        const store = db.createObjectStore('conversations', { keyPath: 'id' });
-        store.createIndex('by-updated', 'updatedAt');
-      },
-    });
+    const v2 = await openOld(name, 2);
     const old: Conversation = {
       ...conv('old', 'What is rain?', 5),
       customTitle: 'Rain',
@@ -164,12 +168,7 @@ describe('conversation store (IndexedDB via idb)', () => {
   it('migrates a version-3 database (before the context-window state): nothing is lost, the defaults apply', async () => {
     const name = freshName();
     // Created as the version-3 code did, with a record holding other versions of its reply.
-    const v3 = await openDB(name, 3, {
-      upgrade: (db) => {
-        const store = db.createObjectStore('conversations', { keyPath: 'id' });
-        store.createIndex('by-updated', 'updatedAt');
-      },
-    });
+    const v3 = await openOld(name, 3);
     const old = conv('old', 'Hi', 5);
     old.messages.push({
       role: 'assistant',

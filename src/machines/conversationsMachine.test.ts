@@ -12,8 +12,7 @@ import type { StoreCommand, StoreResult } from '../shared/conversations/store-pr
 import type { Conversation, ConversationMessage } from '../shared/conversations/types';
 import { titleOf } from '../shared/conversations/types';
 import { parseConversationFile, toJson } from '../shared/conversations/file';
-import { fakeWorker, recorder } from './test-helpers';
-import { chatMachine } from './chatMachine';
+import { readyChat, recorder } from './test-helpers';
 import { watchChat } from './chat-watch';
 
 /**
@@ -310,19 +309,7 @@ describe('conversationsMachine', () => {
 describe('conversationsMachine with the chat: the context-window state is saved', () => {
   /** The real chat (a model with a 128-token window ready) watched by the real watchChat. */
   function withChat(store: ReturnType<typeof fakeStore>) {
-    const worker = fakeWorker();
-    const chat = createActor(chatMachine, { input: { worker } }).start();
-    chat.send({
-      type: 'worker.ready',
-      message: {
-        status: 'ready',
-        data: {
-          id: 'm',
-          dtype: 'fp32',
-          contextWindow: { tokens: 128, source: 'config', reason: 'config' },
-        },
-      },
-    });
+    const { chat } = readyChat({ tokens: 128, source: 'config', reason: 'config' });
     const actor = createActor(
       conversationsMachine.provide({ actors: { watchChat }, delays: { saveThrottle: 20 } }),
       { input: { chat, store: store.port, maxTokensCap: 48 } },

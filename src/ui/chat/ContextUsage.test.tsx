@@ -1,9 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { act, render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { createActor } from 'xstate';
-import { chatMachine } from '../../machines/chatMachine';
-import { fakeWorker } from '../../machines/test-helpers';
+import { readyChat as readyChatWith } from '../../machines/test-helpers';
 import ContextUsage, { ContextCut } from './ContextUsage';
 import { MessageList } from './MessageList';
 
@@ -12,16 +10,7 @@ vi.mock('../markdown/AssistantMarkdown', () => ({
 }));
 
 function readyChat(source: 'config' | 'default' = 'config', tokens = 8192) {
-  const worker = fakeWorker();
-  const chat = createActor(chatMachine, { input: { worker } }).start();
-  chat.send({
-    type: 'worker.ready',
-    message: {
-      status: 'ready',
-      data: { id: 'm', dtype: 'q4f16', contextWindow: { tokens, source, reason: 'why' } },
-    },
-  });
-  return { chat, worker };
+  return readyChatWith({ tokens, source, reason: 'why' }, 'q4f16');
 }
 
 /** The worker's answer to the chat's latest count. */

@@ -125,17 +125,8 @@ describe('SpeedLine', () => {
   });
 
   it("after a Continue: the continued part's tokens, said as '+N'", async () => {
-    render(
-      <SpeedLine
-        generating={false}
-        tps={18.2}
-        numTokens={8}
-        seconds={0.5}
-        stats={null}
-        continued
-        onReset={() => {}}
-      />,
-    );
+    const props = { tps: 18.2, numTokens: 8, seconds: 0.5, stats: null, onReset: () => {} };
+    render(<SpeedLine generating={false} continued {...props} />);
     // Regression: after a Continue the line gave the continued part's count as if it were the
     // whole reply's.
     expect((await screen.findByText(/Generated/)).textContent).toBe(
