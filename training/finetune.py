@@ -31,6 +31,8 @@ with tokenizer and generation config; LoRA merges on the CPU) goes to
 (--no-web-export skips that; when it publishes nothing — an architecture it lacks, too little disk,
 no variant passing its check — <output_dir>/web.skipped.json holds the reason and the figures). --export_base also exports the untouched base model to <output_dir>/base-web/ (once per base when
 TRAINING_BASE_EXPORTS names a folder to keep them in: later runs of the same base link to it).
+--gguf Q8_0|F16|both writes GGUF files of merged/ to <output_dir>/gguf/ (training/gguf_export.py,
+each checked in llama.cpp; <output_dir>/gguf.skipped.json says why when none is kept).
 The trained model is released before the export starts.
 
 Safe under torchrun / accelerate launch (DDP; FSDP with training/accelerate/fsdp.yaml): every rank
@@ -413,6 +415,31 @@ def export_outputs(args, merged_dir: str, say) -> None:
             handle.write("\n")
     if args.export_base:
         export_base(args, say)
+
+
+GGUF_TYPES = {"Q8_0": ("Q8_0",), "F16": ("F16",), "both": ("F16", "Q8_0")}
+
+
+def gguf_outputs(args, merged_dir: str, say) -> None:
+    """GGUF files of merged/ into <output_dir>/gguf (gguf_export.py), each checked in llama.cpp;
+    when none can be written or none passes, <output_dir>/gguf.skipped.json says why (the run and
+    its other outputs stand)."""
+    folder = os.path.join(args.output_dir, "gguf")
+    try:
+        import gguf_export
+
+        report = gguf_export.export_gguf(merged_dir, folder, say, types=GGUF_TYPES[args.gguf])
+    except Exception as error:  # noqa: BLE001 - the trained model is saved; the run says why
+        cancel.check()
+        reason = str(error) if type(error).__name__ == "GgufSkipped" else (
+            f"the GGUF export failed: {type(error).__name__}: {one_line(error)[:300]}")
+        say(f"GGUF skipped: {reason}")
+        with open(os.path.join(args.output_dir, "gguf.skipped.json"), "w",
+                  encoding="utf-8") as handle:
+            json.dump({"reason": reason}, handle, ensure_ascii=False, indent=1)
+            handle.write("\n")
+        return
+    say(f"GGUF for llama.cpp ({', '.join(report['published'])}) in {folder}")
 
 
 def base_identity(base_model: str, variants) -> dict:
@@ -881,6 +908,8 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(checkpoints_dir(args.output_dir), ignore_errors=True)
     if dist.main and args.web_export:
         export_outputs(args, merged_dir, report.say)
+    if dist.main and args.gguf != "none":
+        gguf_outputs(args, merged_dir, report.say)
     return 0
 
 

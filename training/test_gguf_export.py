@@ -91,6 +91,34 @@ class GgufExportTest(test_web_export.ExportTestCase):
             with self.assertRaises(gguf_export.GgufSkipped):
                 self.export("llama3", types=("F16",))
 
+    def test_a_run_with_gguf_writes_checked_files_and_a_family_it_lacks_says_why(self):
+        import finetune
+        import test_support
+        from tiny_models import make_tiny_model
+
+        data = test_support.write_json(os.path.join(self.tmp, "data.json"), [
+            {"prompt": "Where is the harbour?", "completion": "By the mill."}] * 2)
+        out = os.path.join(self.tmp, "run")
+        code, stdout, stderr = test_support.call_main(finetune.main, [
+            "--base_model", self.models["llama"], "--data_file", data, "--output_dir", out,
+            "--max_steps", "1", "--eval_fraction", "0", "--no-web-export", "--gguf", "Q8_0"])
+        self.assertEqual(code, 0, stdout[-2000:] + stderr[-2000:])
+        self.assertIn(f"GGUF for llama.cpp (Q8_0) in {os.path.join(out, 'gguf')}", stdout)
+        self.assertEqual(sorted(os.listdir(os.path.join(out, "gguf"))),
+                         ["export.json", "run-Q8_0.gguf"])
+
+        gemma = make_tiny_model("gemma2", os.path.join(self.tmp, "gemma2"))
+        out = os.path.join(self.tmp, "run-gemma2")
+        code, stdout, stderr = test_support.call_main(finetune.main, [
+            "--base_model", gemma, "--data_file", data, "--output_dir", out, "--max_steps", "1",
+            "--eval_fraction", "0", "--no-web-export", "--gguf", "both"])
+        self.assertEqual(code, 0, stdout[-2000:] + stderr[-2000:])  # trained and saved
+        self.assertIn("GGUF skipped: the GGUF writer handles model types llama, qwen2, qwen3, "
+                      "and this one is 'gemma2'", stdout)
+        with open(os.path.join(out, "gguf.skipped.json"), encoding="utf-8") as handle:
+            self.assertIn("'gemma2'", json.load(handle)["reason"])
+        self.assertFalse(os.path.exists(os.path.join(out, "gguf")))
+
     def test_what_it_refuses_with_the_reason(self):
         with open(os.path.join(self.models["llama"], "config.json"), encoding="utf-8") as handle:
             llama = json.load(handle)

@@ -173,6 +173,7 @@ export function trainingOptionShape() {
     ),
     save_steps: opt('save_steps'),
     base_revision: z.optional(textSchema(trainingField('base_revision'))),
+    gguf: z.optional(choiceSchema<'none' | 'Q8_0' | 'F16' | 'both'>(trainingField('gguf'))),
   };
 }
 
