@@ -12,6 +12,9 @@ export default defineConfig({
           environment: 'jsdom',
           include: ['src/**/*.test.tsx', 'tests/component/**/*.test.{ts,tsx}'],
           setupFiles: ['tests/setup-dom.ts'],
+          // jsdom renders of the larger panels take seconds on a loaded 2-core machine; vitest's
+          // 5 s default failed them there.
+          testTimeout: 30_000,
         },
       },
       {
