@@ -4,7 +4,8 @@
  * id): the usage line under the input grows with the conversation; past the window the oldest turns
  * are left out, the marker shows where, and replies keep coming; the refusal setting refuses the
  * next turn with both figures and keeps the text in the box; a single message longer than the
- * window is refused before it is sent, with both figures, the text kept.
+ * window is refused before it is sent, with both figures, the text kept; the marker and the refusal
+ * setting come back with the conversation after a reload.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -55,6 +56,7 @@ async function usedTokens(page: Page): Promise<number> {
 }
 const marker = (page: Page) =>
   page.getByRole('note').filter({ hasText: 'Earlier messages are no longer seen by the model' });
+const REFUSE = 'Refuse instead of leaving out earlier messages';
 const bubbles = (page: Page, who: 'user' | 'assistant') => page.locator(`.bubble-${who}`);
 /** Turns sent before the window must have overflowed: each takes well over 128 ÷ 8 tokens. */
 const MOST_TURNS = 8;
@@ -100,7 +102,7 @@ describe('context window', () => {
         expect(await marker(page).count()).toBe(1);
 
         // The refusal setting: the next turn is refused with both figures, its text kept.
-        await page.getByLabel('Refuse instead of leaving out earlier messages').check();
+        await page.getByLabel(REFUSE).check();
         await expect
           .poll(() => usageLine(page).textContent())
           .toContain('past the window: sending is refused');
@@ -125,7 +127,7 @@ describe('context window', () => {
 
         // A single message longer than the window: refused before it is sent, the text kept
         // (whichever the setting; here it leaves earlier messages out again).
-        await page.getByLabel('Refuse instead of leaving out earlier messages').uncheck();
+        await page.getByLabel(REFUSE).uncheck();
         const long = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
         await send(page, long);
         await expect
@@ -145,6 +147,23 @@ describe('context window', () => {
         // The draft in the box is counted too: the usage line is past the window.
         await expect.poll(() => usedTokens(page)).toBeGreaterThan(WINDOW - MAX_NEW);
         await shot(page, '3-oversize');
+
+        // Saved with the conversation: after a reload the marker is back before a model is
+        // loaded, and with the model so is the refusal setting.
+        await page.getByLabel(REFUSE).check();
+        await page.reload();
+        await page
+          .getByRole('navigation', { name: 'Conversations' })
+          .getByRole('button', {
+            name: 'Turn 1: tell me more about the weather today.',
+            exact: true,
+          })
+          .click();
+        await expect.poll(() => marker(page).count()).toBe(1);
+        expect(await bubbles(page, 'assistant').count()).toBe(turns + 1);
+        await loadModel(page, /tiny-window-128/);
+        await expect.poll(() => page.getByLabel(REFUSE).isChecked()).toBe(true);
+        await shot(page, '4-reloaded');
       },
     );
   }, 180_000);
