@@ -26,8 +26,10 @@ export async function openRenderHarness(
   const harness = await startRenderHarness();
   const browser = await launch({ webgpu: false });
   await prepare(browser.page);
-  await browser.page.goto(harness.url);
-  await browser.page.waitForFunction(() => 'harness' in window);
+  // The dev server transforms the harness's modules on the first request: on a loaded machine
+  // that takes longer than Playwright's 30 s default.
+  await browser.page.goto(harness.url, { timeout: 120_000 });
+  await browser.page.waitForFunction(() => 'harness' in window, undefined, { timeout: 120_000 });
   return {
     browser,
     close: async () => {
