@@ -92,7 +92,7 @@ async function fillForm(browser: Browser, outputDir: string) {
   await panel.getByLabel('Script path').fill(TRAINER);
   await panel.getByLabel('Output directory').fill(outputDir);
   await panel.getByLabel('Data file path').fill('data/input_data.json');
-  await panel.getByLabel('Base model').fill(BASE_MODEL);
+  await panel.getByLabel('Base model', { exact: true }).fill(BASE_MODEL);
   return panel;
 }
 

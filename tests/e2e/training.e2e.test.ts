@@ -41,7 +41,7 @@ async function fillRun(
   await panel.getByLabel('Script path').fill(fields.script);
   if (fields.output) await panel.getByLabel('Output directory').fill(fields.output);
   await panel.getByLabel('Data file path').fill(fields.data);
-  if (fields.base) await panel.getByLabel('Base model').fill(fields.base);
+  if (fields.base) await panel.getByLabel('Base model', { exact: true }).fill(fields.base);
 }
 
 const inApp = (steps: (page: Page) => Promise<void>) =>
