@@ -238,31 +238,25 @@ def write_gguf(merged_dir: str, path: str, type_name: str, say=lambda _: None) -
     if freqs is not None:
         writer.add_tensor_info(gguf.TENSOR_NAMES[gguf.MODEL_TENSOR.ROPE_FREQS] + ".weight",
                                list(freqs.shape), np.float32, freqs.nbytes)
+    floats = {gguf.GGMLQuantizationType.F32: np.float32, gguf.GGMLQuantizationType.F16: np.float16}
     for name, _, shape, kind in plan:
-        byte_shape = gguf.quant_shape_to_byte_shape(shape, kind) if kind not in (
-            gguf.GGMLQuantizationType.F32, gguf.GGMLQuantizationType.F16) else shape
-        item = 4 if kind == gguf.GGMLQuantizationType.F32 else (
-            2 if kind == gguf.GGMLQuantizationType.F16 else 1)
-        nbytes = int(np.prod(byte_shape)) * item
-        if item == 1:  # quantized: the writer takes the byte shape and derives the real one
-            writer.add_tensor_info(name, byte_shape, np.uint8, nbytes, raw_dtype=kind)
-        else:
-            writer.add_tensor_info(name, shape, np.float32 if item == 4 else np.float16, nbytes)
+        if kind in floats:
+            dtype = np.dtype(floats[kind])
+            writer.add_tensor_info(name, shape, dtype, int(np.prod(shape)) * dtype.itemsize)
+        else:  # quantized: the writer takes the byte shape and derives the real one
+            byte_shape = gguf.quant_shape_to_byte_shape(shape, kind)
+            writer.add_tensor_info(name, byte_shape, np.uint8, int(np.prod(byte_shape)),
+                                   raw_dtype=kind)
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_ti_data_to_file()
     if freqs is not None:
         writer.write_tensor_data(freqs)
-    for name, hf_name, shape, kind in plan:
-        if kind == gguf.GGMLQuantizationType.F32:
-            data = weights.get(hf_name, np.float32)
-        else:
-            data = weights.get(hf_name, np.float32)
-            if model_type in PAIRWISE_ROPE and hf_name.endswith(("q_proj.weight",
-                                                                  "k_proj.weight")):
-                data = _pairwise(data, heads if "q_proj" in hf_name else kv_heads)
-            data = (data.astype(np.float16) if kind == gguf.GGMLQuantizationType.F16
-                    else gguf.quants.quantize(data, kind))
+    for _, hf_name, _, kind in plan:
+        data = weights.get(hf_name, np.float32)
+        if model_type in PAIRWISE_ROPE and hf_name.endswith(("q_proj.weight", "k_proj.weight")):
+            data = _pairwise(data, heads if "q_proj" in hf_name else kv_heads)
+        data = data.astype(floats[kind]) if kind in floats else gguf.quants.quantize(data, kind)
         writer.write_tensor_data(data)
         del data
     writer.close()

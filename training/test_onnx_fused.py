@@ -92,6 +92,15 @@ def session(path: str):
     return ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
 
 
+def assert_agrees(test: unittest.TestCase, path: str, reference: dict, variant: str,
+                  label: str) -> dict:
+    """web_export's check of the file against PyTorch's reference: passed, every token agreeing."""
+    result = web_export.check_variant(path, reference, LAYERS, variant)
+    test.assertTrue(result["passed"], f"{label} {variant}: {result['failure']}")
+    test.assertEqual(result["tokens"], "agree", f"{label} {variant}")
+    return result
+
+
 class FusedDecoderTest(test_web_export.ExportTestCase):
     prefix = "onnx-fused-test."
     models: dict[str, str]
@@ -124,9 +133,7 @@ class FusedDecoderTest(test_web_export.ExportTestCase):
             for variant in VARIANTS:
                 with self.subTest(kind=kind, variant=variant):
                     path, info = self.build(kind, variant)
-                    result = web_export.check_variant(path, self.references[kind], LAYERS, variant)
-                    self.assertTrue(result["passed"], f"{kind} {variant}: {result['failure']}")
-                    self.assertEqual(result["tokens"], "agree", f"{kind} {variant}")
+                    result = assert_agrees(self, path, self.references[kind], variant, kind)
                     self.assertEqual(result["io"]["past_dtype"],
                                      "float16" if variant.endswith("16") else "float32")
                     self.assertEqual(result["io"]["logits_dtype"], "float32")
