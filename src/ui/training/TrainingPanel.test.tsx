@@ -36,6 +36,21 @@ afterEach(() => {
 
 const trainButton = () => screen.getByRole('button', { name: /Train Model|Training\.\.\./ });
 
+/** Renders the panel and presses Train Model; returns the user that pressed it. */
+async function startRun(...panel: Parameters<typeof renderPanel>) {
+  const user = userEvent.setup();
+  renderPanel(...panel);
+  await user.click(trainButton());
+  return user;
+}
+
+/** The alert of a run whose script failed, once it leads with the exit code. */
+async function failedRunAlert() {
+  const failed = await screen.findByRole('alert');
+  await waitFor(() => expect(failed).toHaveTextContent(/^Training failed \(exit code 1\):/));
+  return failed;
+}
+
 describe('TrainingPanel: the trainer and the method', () => {
   it('says what the trainer has in one line, and warns about a 3B model on the CPU', async () => {
     renderPanel();
@@ -153,9 +168,7 @@ describe('TrainingPanel', () => {
   // Regression: a fresh clone's Train Model sent a data file that did not exist and got a pop-up.
   it('with no dataset, Train Model says so in the panel and sends nothing', async () => {
     const alert = vi.spyOn(window, 'alert').mockImplementation(() => {});
-    const user = userEvent.setup();
-    renderPanel({ dataFileFromDataset: undefined });
-    await user.click(trainButton());
+    await startRun({ dataFileFromDataset: undefined });
     expect(await screen.findByRole('alert')).toHaveTextContent(
       'Training did not start. No dataset stored yet. Make one with Format Input and press Use for training',
     );
@@ -172,9 +185,7 @@ describe('TrainingPanel', () => {
         ),
       ),
     );
-    const user = userEvent.setup();
-    renderPanel({ dataFileFromDataset: 'service-data/datasets/gone.json' });
-    await user.click(trainButton());
+    await startRun({ dataFileFromDataset: 'service-data/datasets/gone.json' });
     const alert = await screen.findByRole('alert');
     expect(alert).toHaveTextContent('data_file "service-data/datasets/gone.json" does not exist');
     expect(alert).toHaveTextContent('Store one with Format Input → Use for training.');
@@ -184,9 +195,7 @@ describe('TrainingPanel', () => {
   it("a refused start shows the server's text in the panel (role=alert) and returns to idle", async () => {
     const alert = vi.spyOn(window, 'alert').mockImplementation(() => {});
     mock.setScenario('fail-start');
-    const user = userEvent.setup();
-    renderPanel();
-    await user.click(trainButton());
+    await startRun();
     expect(await screen.findByRole('alert')).toHaveTextContent(
       `Training did not start. ${MOCK_MESSAGES.startFailed}`,
     );
@@ -198,9 +207,7 @@ describe('TrainingPanel', () => {
 
   it('a service that is not running: the panel says so', async () => {
     server.use(http.post(`${DEFAULT_TRAINING_URL}/train`, () => HttpResponse.error()));
-    const user = userEvent.setup();
-    renderPanel();
-    await user.click(trainButton());
+    await startRun();
     expect(await screen.findByRole('alert')).toHaveTextContent(
       /The training service at http:\/\/127\.0\.0\.1:8000 is unreachable/,
     );
@@ -209,11 +216,8 @@ describe('TrainingPanel', () => {
   // Regression: the summary said only "exit code 1" while the cause sat in the log box.
   it('a run whose script fails leads with the cause: exit code and the error line', async () => {
     mock.setScenario('fail-run');
-    const user = userEvent.setup();
-    renderPanel();
-    await user.click(trainButton());
-    const failed = await screen.findByRole('alert');
-    await waitFor(() => expect(failed).toHaveTextContent(/^Training failed \(exit code 1\):/));
+    await startRun();
+    const failed = await failedRunAlert();
     expect(failed).toHaveTextContent(
       `The GPU ran out of memory (CUDA out of memory). ${MOCK_MESSAGES.runError}`,
     );
@@ -222,9 +226,7 @@ describe('TrainingPanel', () => {
 
   it('a run that downloads its base first: the download bar, then the training bar', async () => {
     mock.setScenario('download');
-    const user = userEvent.setup();
-    renderPanel();
-    await user.click(trainButton());
+    await startRun();
     const download = await screen.findByRole('progressbar', { name: 'Base model download' });
     expect(download).toHaveTextContent(/^Downloading the base model: [\d.]+ ?[KMG]?B of 5\.99GB$/);
     expect(
@@ -240,9 +242,7 @@ describe('TrainingPanel', () => {
   });
 
   it('Cancel stops the run', async () => {
-    const user = userEvent.setup();
-    renderPanel({}, { pollInterval: 60_000 });
-    await user.click(trainButton());
+    const user = await startRun({}, { pollInterval: 60_000 });
     await user.click(await screen.findByRole('button', { name: 'Cancel' }));
     expect(await screen.findByText('Training cancelled.')).toBeInTheDocument();
     expect(mock.requests).toContain('POST /runs/mock-run-1/cancel');
@@ -306,9 +306,7 @@ describe('TrainingPanel', () => {
   });
 
   it('the last step done but the trainer still saving: 100 % and "Saving…", then finished', async () => {
-    const user = userEvent.setup();
-    renderPanel({}, { pollInterval: 250 });
-    await user.click(trainButton());
+    await startRun({}, { pollInterval: 250 });
     expect(await screen.findByText(/^Saving…/, undefined, { timeout: 3000 })).toBeInTheDocument();
     expect(screen.getByRole('progressbar', { name: 'Training progress' })).toHaveAttribute(
       'aria-valuenow',
@@ -320,9 +318,7 @@ describe('TrainingPanel', () => {
   });
 
   it('draws the loss curve lazily, once there are points, named for the loss, figures beside it', async () => {
-    const user = userEvent.setup();
-    renderPanel({}, { pollInterval: 60_000 });
-    await user.click(trainButton());
+    await startRun({}, { pollInterval: 60_000 });
     await screen.findByRole('button', { name: 'Cancel' });
     expect(screen.queryByRole('img', { name: /loss/i })).not.toBeInTheDocument();
     expect(charts.created).toBe(0); // no points yet: the chart module is not even loaded
@@ -344,9 +340,7 @@ describe('TrainingPanel', () => {
   });
 
   it('lists past runs with state, base model, steps, duration and last loss, and opens a log', async () => {
-    const user = userEvent.setup();
-    renderPanel();
-    await user.click(trainButton());
+    const user = await startRun();
     await screen.findByText('✅ Training finished!');
     const runs = await screen.findByRole('region', { name: 'Runs' });
     const item = within(runs).getAllByRole('listitem')[0] as HTMLElement;
@@ -393,9 +387,7 @@ describe('TrainingPanel', () => {
   });
 
   it('a run whose web/ folder is incomplete: no Load in chat, and the run says why', async () => {
-    const user = userEvent.setup();
-    renderPanel();
-    await user.click(trainButton());
+    await startRun();
     await screen.findByText('✅ Training finished!');
     const panel = screen.getByRole('region', { name: 'Fine-tuning' });
     expect(
@@ -413,9 +405,7 @@ describe('TrainingPanel', () => {
   });
 
   it('a second run into the output folder of a finished one is refused: the service text in an alert', async () => {
-    const user = userEvent.setup();
-    renderPanel();
-    await user.click(trainButton());
+    const user = await startRun();
     await screen.findByText('✅ Training finished!');
     await user.click(trainButton());
     const alert = await screen.findByRole('alert');
@@ -459,11 +449,8 @@ describe('TrainingPanel', () => {
 describe('TrainingPanel: resume and what a run wrote', () => {
   it('a failed run with a checkpoint: Resume in its summary continues the same run to ✅', async () => {
     mock.setScenario('fail-run');
-    const user = userEvent.setup();
-    renderPanel();
-    await user.click(trainButton());
-    const failed = await screen.findByRole('alert');
-    await waitFor(() => expect(failed).toHaveTextContent(/^Training failed \(exit code 1\):/));
+    const user = await startRun();
+    await failedRunAlert();
     expect(
       screen.getByText(/from its checkpoint at step 40, in the same output folder/),
     ).toBeVisible();
@@ -478,9 +465,7 @@ describe('TrainingPanel: resume and what a run wrote', () => {
 
   it('the Runs list offers Resume for a resumable run only, and resumes it', async () => {
     mock.setScenario('fail-run');
-    const user = userEvent.setup();
-    renderPanel();
-    await user.click(trainButton());
+    const user = await startRun();
     const runs = await screen.findByRole('region', { name: 'Runs' });
     const row = await within(runs).findByRole('button', { name: 'Resume lora from step 40' });
     await user.click(row);
@@ -494,9 +479,7 @@ describe('TrainingPanel: resume and what a run wrote', () => {
 
   it('a refused resume: the service text in an alert', async () => {
     mock.setScenario('fail-run');
-    const user = userEvent.setup();
-    renderPanel();
-    await user.click(trainButton());
+    const user = await startRun();
     const resume = await screen.findByRole('button', { name: 'Resume' });
     const text =
       'Run mock-run-1 has no checkpoint to resume from (service-data/outputs/lora/checkpoints)';
@@ -584,9 +567,7 @@ describe('TrainingPanel: a dataset file and the models the service has', () => {
 
   it("the Base model field suggests a trained model's merged folder once the service has one", async () => {
     mock.setScenario('web-model');
-    const user = userEvent.setup();
-    renderPanel();
-    await user.click(trainButton());
+    await startRun();
     await screen.findByText('✅ Training finished!');
     const input = screen.getByLabelText('Base model');
     const list = document.getElementById(input.getAttribute('list') ?? '');
