@@ -210,4 +210,43 @@ describe('conversation files', () => {
     expect(result).toMatchObject({ ok: false, error: { kind: 'malformed' } });
     expect(!result.ok && result.error.message).toMatch(message);
   });
+  it('JSON export carries the context-window state through import, and Markdown marks the cut', () => {
+    const windowed = { ...conversation, whenTooLong: 'refuse' as const, omitted: 2 };
+    const result = parse(toJson(windowed));
+    expect(result).toMatchObject({ ok: true, conversation: { whenTooLong: 'refuse', omitted: 2 } });
+    const plain = parse(toJson(conversation));
+    expect(plain.ok && 'whenTooLong' in plain.conversation).toBe(false);
+    expect(plain.ok && 'omitted' in plain.conversation).toBe(false);
+    const md = toMarkdown(windowed).split('\n');
+    const note = md.indexOf('*(Earlier messages are no longer seen by the model.)*');
+    expect(note).toBeGreaterThan(0);
+    // Before the third message: two headings above it, the rest below.
+    expect(md.slice(0, note).filter((line) => line.startsWith('## '))).toHaveLength(2);
+    expect(toMarkdown(conversation)).not.toMatch(/no longer seen/);
+  });
+
+  it.each([
+    [
+      'an unknown whenTooLong',
+      { whenTooLong: 'truncate' },
+      /"whenTooLong" is "truncate" \(expected "drop-oldest" or "refuse"\)/,
+    ],
+    [
+      'omitted past the messages',
+      { omitted: 1 },
+      /"omitted" is 1; with 1 messages it is a whole number from 0 to 0/,
+    ],
+    ['a negative omitted', { omitted: -1 }, /"omitted" is -1/],
+    ['a fractional omitted', { omitted: 0.5 }, /"omitted" is 0.5/],
+  ])('refuses %s, naming the field', (_name, extra, message) => {
+    const text = JSON.stringify({
+      format: 'local-llm-studio.conversation',
+      version: 2,
+      messages: [{ role: 'user', content: 'q' }],
+      ...extra,
+    });
+    const result = parse(text);
+    expect(result).toMatchObject({ ok: false, error: { kind: 'malformed' } });
+    expect(!result.ok && result.error.message).toMatch(message);
+  });
 });

@@ -4,12 +4,15 @@
  */
 import { sanitizeSettings } from '../generation-settings';
 import { isObject, isRecord } from '../guards';
+import type { WhenTooLong } from '../worker-protocol';
 import type { Conversation, ConversationMessage } from './types';
 import { titleOf } from './types';
 
 /**
  * Version of the exported JSON format: 2 adds a message's other versions (`alternatives`,
- * `version`) and how a reply ended (`ended`); version 1 files still import.
+ * `version`) and how a reply ended (`ended`), and may carry the context-window state
+ * (`whenTooLong`, `omitted`: optional, so a version 2 file without them is as before); version 1
+ * files still import.
  */
 export const EXPORT_VERSION = 2;
 /** The oldest version this app imports. */
@@ -28,6 +31,10 @@ export interface ConversationFile {
   settings: Conversation['settings'];
   exportedAt: string;
   messages: FileMessage[];
+  /** 'refuse' where the conversation refuses a turn past the window; absent: oldest left out. */
+  whenTooLong?: WhenTooLong;
+  /** How many first messages the latest reply's prompt left out; absent: none. */
+  omitted?: number;
 }
 
 type FileMessage = Pick<ConversationMessage, 'role' | 'content'> & Partial<ConversationMessage>;
@@ -54,6 +61,8 @@ export function toConversationFile(conversation: Conversation, now = new Date())
     settings: conversation.settings,
     exportedAt: now.toISOString(),
     messages: conversation.messages.map(toFileMessage),
+    ...(conversation.whenTooLong ? { whenTooLong: conversation.whenTooLong } : {}),
+    ...(conversation.omitted ? { omitted: conversation.omitted } : {}),
   };
 }
 
@@ -70,7 +79,9 @@ export function toMarkdown(conversation: Conversation): string {
     `- Temperature ${s.temperature}, top p ${s.topP}, max new tokens ${s.maxNewTokens}, repetition penalty ${s.repetitionPenalty}`,
   ];
   if (s.systemPrompt) lines.push(`- System prompt: ${s.systemPrompt.replace(/\s+/g, ' ')}`);
-  for (const m of conversation.messages) {
+  for (const [i, m] of conversation.messages.entries()) {
+    if (i > 0 && i === conversation.omitted)
+      lines.push('', '*(Earlier messages are no longer seen by the model.)*');
     lines.push('', m.role === 'user' ? '## User' : '## Assistant', '');
     if (m.thinking)
       lines.push('<details><summary>Thinking</summary>', '', m.thinking, '', '</details>', '');
@@ -234,6 +245,8 @@ export function parseConversationFile(
   if (!Array.isArray(file.messages)) return malformed('"messages" is missing or not a list.');
   const messages = checkMessages(file.messages, { left: MAX_MESSAGES });
   if (typeof messages === 'string') return malformed(messages);
+  const contextWindow = checkWindowState(file.whenTooLong, file.omitted, messages.length);
+  if (typeof contextWindow === 'string') return malformed(contextWindow);
   const title = typeof file.title === 'string' ? file.title.trim().slice(0, 200) : '';
   return {
     ok: true,
@@ -243,6 +256,35 @@ export function parseConversationFile(
       modelId: typeof file.modelId === 'string' ? file.modelId : '',
       settings: sanitizeSettings(file.settings, maxTokensCap),
       messages,
+      ...contextWindow,
     },
   };
+}
+
+const WHEN_TOO_LONG: readonly WhenTooLong[] = ['drop-oldest', 'refuse'];
+
+/** The file's context-window state, checked: each absent field stays absent. */
+function checkWindowState(
+  whenTooLong: unknown,
+  omitted: unknown,
+  messageCount: number,
+): Pick<Conversation, 'whenTooLong' | 'omitted'> | string {
+  const out: Pick<Conversation, 'whenTooLong' | 'omitted'> = {};
+  if (whenTooLong !== undefined) {
+    const known = WHEN_TOO_LONG.find((value) => value === whenTooLong);
+    if (!known)
+      return `"whenTooLong" is ${JSON.stringify(whenTooLong)} (expected "drop-oldest" or "refuse").`;
+    out.whenTooLong = known;
+  }
+  if (omitted !== undefined) {
+    if (
+      typeof omitted !== 'number' ||
+      !Number.isInteger(omitted) ||
+      omitted < 0 ||
+      omitted >= Math.max(messageCount, 1)
+    )
+      return `"omitted" is ${JSON.stringify(omitted)}; with ${messageCount} messages it is a whole number from 0 to ${Math.max(messageCount - 1, 0)}.`;
+    if (omitted > 0) out.omitted = omitted;
+  }
+  return out;
 }
