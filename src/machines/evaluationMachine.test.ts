@@ -14,6 +14,7 @@ import type { EvaluationSessionEvent } from './appMachine';
 import type { EvaluationRecord } from '../shared/evaluation';
 import { defaultSettings } from '../shared/generation-settings';
 import { fakeWorker, recorder } from './test-helpers';
+import { divergedCheck } from '../shared/reference-check.fixtures';
 import { LOAD_SILENCE_MS, REPLY_SILENCE_MS } from '../shared/liveness';
 
 const model = (value: string): EvalModel => ({
@@ -266,14 +267,7 @@ describe('evaluationMachine', () => {
 
 describe('evaluationMachine — checked on this GPU', () => {
   const agreed: ReferenceCheck = { result: 'agreed', dtype: 'q4', steps: 16, compared: 16 };
-  const diverged: ReferenceCheck = {
-    result: 'diverged',
-    dtype: 'q4',
-    steps: 16,
-    compared: 2,
-    divergence: { step: 2, expected: { id: 87 }, got: { id: 512 }, lead: 2.41 },
-    alternative: 'fp32',
-  };
+  const diverged = divergedCheck({ step: 2 });
   const readyChecking = (id: string) =>
     ({
       type: 'worker.ready',

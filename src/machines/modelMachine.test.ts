@@ -4,6 +4,7 @@ import { modelMachine } from './modelMachine';
 import { selectCanLoad, selectModelStatus, selectReferenceCheck } from './modelSelectors';
 import { CHECKING, type ReferenceCheck } from '../shared/reference-check';
 import { fakeWorker } from './test-helpers';
+import { divergedCheck, TRAINED_WITH_REFERENCE } from '../shared/reference-check.fixtures';
 import { MODELS } from '../shared/models';
 
 function start(shaderF16 = true) {
@@ -410,18 +411,15 @@ describe('modelMachine — trained models (training service)', () => {
 });
 
 describe('modelMachine — checked on this GPU (a trained model)', () => {
-  const trained = {
-    value: 'trained/harbour',
-    label: 'harbour (fine-tuned)',
-    id: 'trained/harbour',
-    dtype: 'q4f16',
-    fallback: { id: 'trained/harbour', dtype: 'q4' },
-    host: 'http://127.0.0.1:8000/',
-    trainerReference: true,
-  };
+  const trained = TRAINED_WITH_REFERENCE;
   const agreed: ReferenceCheck = { result: 'agreed', dtype: 'q4', steps: 16, compared: 16 };
   const reference = (check: ReferenceCheck, id = trained.id, dtype = 'q4') =>
     ({ type: 'worker.reference', message: { status: 'reference', id, dtype, check } }) as const;
+  /** The worker's word that the trained model loaded and its check is under way. */
+  const readyChecking = {
+    type: 'worker.ready',
+    message: { status: 'ready', data: { id: trained.id, dtype: 'q4', checking: true } },
+  } as const;
 
   function loadTrained() {
     const { actor, worker } = start(false);
@@ -445,10 +443,7 @@ describe('modelMachine — checked on this GPU (a trained model)', () => {
 
   it('loading → worker.ready (checking) → ready.checking → worker.reference → ready.checked', () => {
     const { actor } = loadTrained();
-    actor.send({
-      type: 'worker.ready',
-      message: { status: 'ready', data: { id: trained.id, dtype: 'q4', checking: true } },
-    });
+    actor.send(readyChecking);
     expect(actor.getSnapshot().value).toEqual({ ready: 'checking' });
     // Usable while it is checked: the status is ready, Load stays as for any ready model.
     expect(selectModelStatus(actor.getSnapshot())).toBe('ready');
@@ -460,18 +455,8 @@ describe('modelMachine — checked on this GPU (a trained model)', () => {
 
   it('a diverged check keeps the model ready and usable', () => {
     const { actor } = loadTrained();
-    actor.send({
-      type: 'worker.ready',
-      message: { status: 'ready', data: { id: trained.id, dtype: 'q4', checking: true } },
-    });
-    const diverged: ReferenceCheck = {
-      result: 'diverged',
-      dtype: 'q4',
-      steps: 16,
-      compared: 1,
-      divergence: { step: 1, expected: { id: 87 }, got: { id: 512 }, lead: 2.41 },
-      alternative: 'fp32',
-    };
+    actor.send(readyChecking);
+    const diverged = divergedCheck({ step: 1 });
     actor.send(reference(diverged));
     expect(actor.getSnapshot().matches({ ready: 'checked' })).toBe(true);
     expect(actor.getSnapshot().context.error).toBeNull();
@@ -480,10 +465,7 @@ describe('modelMachine — checked on this GPU (a trained model)', () => {
 
   it("ready.checking ignores a check of another model (an evaluation's load)", () => {
     const { actor } = loadTrained();
-    actor.send({
-      type: 'worker.ready',
-      message: { status: 'ready', data: { id: trained.id, dtype: 'q4', checking: true } },
-    });
+    actor.send(readyChecking);
     actor.send(reference(agreed, 'trained/other'));
     actor.send(reference(agreed, trained.id, 'fp32'));
     expect(actor.getSnapshot().value).toEqual({ ready: 'checking' });
@@ -504,10 +486,7 @@ describe('modelMachine — checked on this GPU (a trained model)', () => {
 
   it('ready.checked → model.load another → loading: the old check is gone', () => {
     const { actor } = loadTrained();
-    actor.send({
-      type: 'worker.ready',
-      message: { status: 'ready', data: { id: trained.id, dtype: 'q4', checking: true } },
-    });
+    actor.send(readyChecking);
     actor.send(reference(agreed));
     actor.send({ type: 'model.select', value: 'llama-3.2-1b' });
     actor.send({ type: 'model.load' });

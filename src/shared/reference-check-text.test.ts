@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { divergedCheck } from './reference-check.fixtures';
 import { formatLead, referenceCheckText } from './reference-check-text';
 
 describe('referenceCheckText', () => {
@@ -11,31 +12,21 @@ describe('referenceCheckText', () => {
   });
 
   it('diverged: a warning naming the step, both tokens, the lead and the variant to try', () => {
-    const text = referenceCheckText({
-      result: 'diverged',
-      dtype: 'q4f16',
-      steps: 16,
-      compared: 3,
-      divergence: {
+    const text = referenceCheckText(
+      divergedCheck({
         step: 3,
+        dtype: 'q4f16',
         expected: { id: 87, text: ' Paris' },
         got: { id: 512, text: '\n' },
         lead: 2.4127,
-      },
-      alternative: 'q4',
-    });
+        alternative: 'q4',
+      }),
+    );
     expect(text.tone).toBe('warning');
     expect(text.headline).toBe(
       "Checked on this GPU: step 3 differs from the trainer's answer (token 512 “\\n” instead of 87 “ Paris”, whose lead was 2.41). The model stays usable; if its answers look wrong, try the other variant (q4 instead of q4f16).",
     );
-    const none = referenceCheckText({
-      result: 'diverged',
-      dtype: 'q4',
-      steps: 16,
-      compared: 1,
-      divergence: { step: 1, expected: { id: 87 }, got: { id: 512 }, lead: 0.05 },
-      alternative: null,
-    });
+    const none = referenceCheckText(divergedCheck({ step: 1, lead: 0.05, alternative: null }));
     expect(none.headline).toBe(
       "Checked on this GPU: step 1 differs from the trainer's answer (token 512 instead of 87, whose lead was 0.050). The model stays usable; if its answers look wrong, no other variant of it runs on this GPU.",
     );

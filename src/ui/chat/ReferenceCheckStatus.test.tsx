@@ -3,19 +3,12 @@ import { act, render, screen } from '@testing-library/react';
 import { createActor } from 'xstate';
 import { modelMachine } from '../../machines/modelMachine';
 import { fakeWorker } from '../../machines/test-helpers';
-import { MODELS, type ModelOption } from '../../shared/models';
+import { MODELS } from '../../shared/models';
 import type { ReferenceCheck } from '../../shared/reference-check';
 import { ModelPanel } from './ModelPanel';
+import { divergedCheck, TRAINED_WITH_REFERENCE } from '../../shared/reference-check.fixtures';
 
-const TRAINED: ModelOption = {
-  value: 'trained/harbour',
-  label: 'harbour (fine-tuned)',
-  id: 'trained/harbour',
-  dtype: 'q4f16',
-  fallback: { id: 'trained/harbour', dtype: 'q4' },
-  host: 'http://127.0.0.1:8000/',
-  trainerReference: true,
-};
+const TRAINED = TRAINED_WITH_REFERENCE;
 
 /** The model bar with a trained model loaded and its check under way. */
 function loadedTrained() {
@@ -55,14 +48,7 @@ describe('ModelPanel — checked on this GPU', () => {
   it('a divergence is a visible warning, not an alert; Load stays as it was', async () => {
     const { report } = loadedTrained();
     await screen.findByRole('status');
-    report({
-      result: 'diverged',
-      dtype: 'q4',
-      steps: 16,
-      compared: 3,
-      divergence: { step: 3, expected: { id: 87 }, got: { id: 512 }, lead: 2.41 },
-      alternative: 'fp32',
-    });
+    report(divergedCheck({ step: 3 }));
     const status = screen.getByRole('status');
     expect(status).toHaveClass('reference-check-warning');
     expect(status).toHaveTextContent(
