@@ -364,11 +364,17 @@ def save_outputs(args, net, tokenizer, say) -> str:
         tokenizer.save_pretrained(args.output_dir)
         say(f"saved LoRA adapter to {args.output_dir}")
         say("merging the adapter into the base model (on the CPU)")
-        merged = net.to("cpu").merge_and_unload()
-        if args.merged_fp32:
-            merged = merged.to(torch.float32)
-        merged.save_pretrained(merged_dir)
-        tokenizer.save_pretrained(merged_dir)
+        try:
+            merged = net.to("cpu").merge_and_unload()
+            if args.merged_fp32:
+                merged = merged.to(torch.float32)
+            merged.save_pretrained(merged_dir)
+            tokenizer.save_pretrained(merged_dir)
+        except Exception as error:  # noqa: BLE001 - the adapter is saved; the run says why
+            cancel.check()
+            shutil.rmtree(merged_dir, ignore_errors=True)
+            fail(f"merging the LoRA adapter into the base model failed ({type(error).__name__}: "
+                 f"{one_line(error)[:300]}); the adapter is saved in {args.output_dir}", code=1)
     else:
         net.to(torch.float32).save_pretrained(args.output_dir)
         tokenizer.save_pretrained(args.output_dir)
@@ -670,13 +676,23 @@ def make_progress_callback(report: "Reporter", dist: DistInfo, examples_per_step
     return Progress()
 
 
-def mixed_precision(torch) -> dict[str, bool]:
-    """bf16 where the GPU computes it natively, fp16 (with a gradient scaler) on other GPUs, fp32 on
-    the CPU."""
-    if not torch.cuda.is_available():
-        return {"bf16": False, "fp16": False}
-    native = torch.cuda.is_bf16_supported(including_emulation=False)
-    return {"bf16": native, "fp16": not native}
+def mixed_precision(precision: str) -> dict[str, bool]:
+    """SFTConfig's flags for the run's precision (plan.resolve_precision: the plan reports the
+    same): bf16 or fp16 autocast on a GPU, neither (fp32) on MPS and the CPU."""
+    return {"bf16": precision == "bf16", "fp16": precision == "fp16"}
+
+
+def precision_settings(torch, method: str) -> tuple[str, dict[str, bool], object]:
+    """(precision, SFTConfig's mixed-precision flags, the dtype the base is loaded in) on the
+    device this process trains on (plan.describe_device). Full fine-tuning keeps fp32 weights
+    (AdamW on half-precision weights loses the small updates; the GPU computes in bf16/fp16 under
+    autocast); LoRA keeps the frozen base in the GPU's half precision."""
+    import plan
+
+    precision = plan.resolve_precision(plan.describe_device(torch))
+    half = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision)
+    dtype = torch.float32 if method == "full" or half is None else half
+    return precision, mixed_precision(precision), dtype
 
 
 def fsdp_launch() -> bool:
@@ -702,7 +718,8 @@ def steps_for(args, train_entries: int, world_size: int) -> int:
 
 
 def train(args, dist: DistInfo, report: Reporter, tokenizer, model, train_rows: list[dict],
-          held_rows: list[dict], train_entries: int, resume_from: str | None):
+          held_rows: list[dict], train_entries: int, resume_from: str | None,
+          precision_flags: dict[str, bool]):
     """Trains with trl.SFTTrainer; returns the trainer (its .model is the trained, unwrapped
     model)."""
     import torch
@@ -733,7 +750,7 @@ def train(args, dist: DistInfo, report: Reporter, tokenizer, model, train_rows: 
         seed=args.seed,
         data_seed=args.seed,
         gradient_checkpointing=checkpointing,
-        **mixed_precision(torch),
+        **precision_flags,
         report_to="none",
         logging_steps=1,
         save_strategy="steps",
@@ -854,14 +871,10 @@ def main(argv: list[str] | None = None) -> int:
     random.seed(args.seed)
     torch.manual_seed(args.seed)
     cuda = torch.cuda.is_available()
-    # Full fine-tuning keeps fp32 weights (AdamW on half-precision weights loses the small
-    # updates; the GPU computes in bf16/fp16 under autocast). LoRA keeps the frozen base in the
-    # GPU's half precision.
-    precision = mixed_precision(torch)
-    half = torch.bfloat16 if precision["bf16"] else torch.float16
-    dtype = torch.float32 if args.method == "full" or not cuda else half
+    precision, precision_flags, dtype = precision_settings(torch, args.method)
     device = f"cuda:{dist.local_rank}" if cuda else "cpu"
-    report.say(f"loading {args.base_model} on {device} ({dtype}), {args.method} fine-tuning, "
+    report.say(f"loading {args.base_model} on {device} ({dtype}, {precision} compute), "
+               f"{args.method} fine-tuning, "
                f"{dist.world_size} process{'es' if dist.distributed else ''}")
     tokenizer, model = load_base(args, dtype, report.say)
     encoded, too_long = encode_all(tokenizer, entries, args.max_len, report.say)
@@ -878,7 +891,8 @@ def main(argv: list[str] | None = None) -> int:
     model.config.use_cache = False
     try:
         trainer = train(args, dist, report, tokenizer, model, [encoded[i] for i in train_idx],
-                        [encoded[i] for i in held_idx], len(train_idx), resume_from)
+                        [encoded[i] for i in held_idx], len(train_idx), resume_from,
+                        precision_flags)
     except CheckpointError as error:
         fail(str(error))
     net = trainer.model

@@ -25,16 +25,21 @@ CPU_RUNTIME_BYTES = int(0.5 * GIB)
 DTYPE_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2}
 
 
-def resolve_device() -> tuple[str, int | None]:
-    """("cuda" | "mps" | "cpu", its memory in bytes or None when unknown). The CPU's is the
-    machine's RAM."""
-    import torch
-
+def describe_device(torch) -> dict:
+    """The device a run trains on, as finetune.py picks it: {"kind": "cuda" | "mps" | "cpu",
+    "name": a readable name for the panel, "memory": its memory in bytes (the machine's RAM on the
+    CPU and MPS; None when unknown), "bf16_native": whether it computes bf16 natively}. `torch` is
+    the module (a stand-in in the tests)."""
     if torch.cuda.is_available():
-        return "cuda", int(torch.cuda.get_device_properties(0).total_memory)
-    if getattr(torch.backends, "mps", None) and torch.backends.mps.is_available():
-        return "mps", _ram()
-    return "cpu", _ram()
+        return {"kind": "cuda", "name": torch.cuda.get_device_name(0),
+                "memory": int(torch.cuda.get_device_properties(0).total_memory),
+                "bf16_native": bool(torch.cuda.is_bf16_supported(including_emulation=False))}
+    mps = getattr(torch.backends, "mps", None)
+    if mps is not None and mps.is_available():
+        return {"kind": "mps", "name": "this Mac's memory (Apple MPS)", "memory": _ram(),
+                "bf16_native": False}
+    return {"kind": "cpu", "name": "this computer's memory (CPU)", "memory": _ram(),
+            "bf16_native": False}
 
 
 def _ram() -> int | None:
@@ -46,13 +51,13 @@ def _ram() -> int | None:
         return None
 
 
-def resolve_precision(device: str) -> str:
-    """Native bf16 where the GPU has it, fp16 on other GPUs and MPS, fp32 on the CPU."""
-    if device == "cuda":
-        import torch
-
-        return "bf16" if torch.cuda.is_bf16_supported(including_emulation=False) else "fp16"
-    return "fp16" if device == "mps" else "fp32"
+def resolve_precision(device: dict) -> str:
+    """The precision a run computes in on the device (describe_device), for the trainer and the
+    plan alike: native bf16 where the GPU has it, fp16 (with a gradient scaler) on other CUDA GPUs,
+    fp32 on Apple MPS (the Trainer's mixed precision there is not used) and on the CPU."""
+    if device["kind"] != "cuda":
+        return "fp32"
+    return "bf16" if device["bf16_native"] else "fp16"
 
 
 def resolve_checkpointing(setting: str | bool | None, parameters: int) -> bool:
@@ -200,13 +205,16 @@ def make_plan(args) -> dict:
     method = _arg(args, "method", "lora")
     parameters, lora = count_parameters(config, int(_arg(args, "lora_r", 16)))
     trainable = lora if method == "lora" else parameters
-    device, device_memory = resolve_device()
+    import torch
+
+    device = describe_device(torch)
+    device_memory = device["memory"]
     precision = resolve_precision(device)
     checkpointing = resolve_checkpointing(_arg(args, "gradient_checkpointing", "auto"),
                                           parameters)
     longest_usable = max(lengths[i] for i in usable)
     memory = estimate_memory(config, parameters, method, precision, batch, longest_usable,
-                             checkpointing, lora, device=device)
+                             checkpointing, lora, device=device["kind"])
     kept = [lengths[i] for i in usable]
     return {
         "entries": len(entries), "train": len(train), "held_out": len(held_out),
@@ -219,7 +227,8 @@ def make_plan(args) -> dict:
         "steps": steps, "epochs": round(steps * effective / len(train), 4),
         "effective_batch": effective, "world_size": world,
         "parameters": parameters, "trainable_parameters": trainable,
-        "device": device, "device_memory_bytes": device_memory, "precision": precision,
+        "device": device["kind"], "device_name": device["name"],
+        "device_memory_bytes": device_memory, "precision": precision,
         "gradient_checkpointing": checkpointing, "memory": memory,
         "fits": None if device_memory is None else memory["total_bytes"] <= device_memory,
     }
