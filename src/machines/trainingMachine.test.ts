@@ -20,6 +20,7 @@ import {
   selectUnreachable,
 } from './trainingSelectors';
 import {
+  startingRunInfo,
   TRAINING_PARAMS,
   type MetricPoint,
   type RunInfo,
@@ -38,25 +39,13 @@ const request: TrainRequest = {
 
 function runInfo(patch: Partial<RunInfo> = {}): RunInfo {
   return {
-    id: 'run-1',
-    state: 'running',
-    phase: 'training',
-    exit_code: null,
-    signal: null,
-    current: null,
-    total: null,
-    progress: 0,
-    started_at: '2025-01-01T00:00:00.000Z',
-    ended_at: null,
-    duration_ms: 0,
-    script_path: request.script_path,
-    base_model: request.base_model,
-    output_dir: request.output_dir,
-    data_file: request.data_file,
-    last_loss: null,
-    metrics_count: 0,
-    model_id: null,
-    model_error: null,
+    ...startingRunInfo('run-1', {
+      script_path: request.script_path,
+      base_model: request.base_model,
+      output_dir: request.output_dir,
+      data_file: request.data_file,
+      started_at: '2025-01-01T00:00:00.000Z',
+    }),
     ...patch,
   };
 }

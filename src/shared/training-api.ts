@@ -95,6 +95,8 @@ export const TrainingPlanSchema = z.object({
   parameters: z.nullable(z.number()),
   trainable_parameters: z.nullable(z.number()),
   device: z.string(),
+  /** The device readably ("NVIDIA H100 80GB HBM3", "this computer's memory (CPU)"), when given. */
+  device_name: z.optional(z.string()),
   precision: z.string(),
   gradient_checkpointing: z.boolean(),
   /** The device's memory as the trainer reads it (a GPU's, or the machine's RAM), when known. */
@@ -221,6 +223,30 @@ export const RunInfoSchema = z.object({
   resumable: z.optional(z.boolean()),
 });
 export type RunInfo = z.infer<typeof RunInfoSchema>;
+
+/** A run the moment it starts: running its training phase, nothing measured or ended yet. */
+export function startingRunInfo(
+  id: string,
+  run: Pick<RunInfo, 'script_path' | 'base_model' | 'output_dir' | 'data_file' | 'started_at'>,
+): RunInfo {
+  return {
+    id,
+    state: 'running',
+    phase: 'training',
+    exit_code: null,
+    signal: null,
+    current: null,
+    total: null,
+    progress: 0,
+    ended_at: null,
+    duration_ms: 0,
+    last_loss: null,
+    metrics_count: 0,
+    model_id: null,
+    model_error: null,
+    ...run,
+  };
+}
 
 /** States a run can be resumed from (given a checkpoint): it ended without its result. */
 export const RESUMABLE_STATES: readonly (typeof RUN_STATES)[number][] = [
