@@ -13,6 +13,8 @@ const LAYERS = 16;
 const VOCAB = 128_256;
 /** The mock trainer's device: the CPU of a 16 GiB machine. */
 export const MOCK_DEVICE_MEMORY = 16 * 1024 ** 3;
+/** The device as the trainer's plan names it on the CPU. */
+const CPU_NAME = "this computer's memory (CPU)";
 
 const num = (value: unknown, fallback: number) => (typeof value === 'number' ? value : fallback);
 
@@ -68,6 +70,7 @@ export function mockPlan(request: TrainRequest, entries: readonly DatasetEntry[]
       parameters: PARAMETERS,
       trainable_parameters: trainable,
       device: 'cpu',
+      device_name: CPU_NAME,
       device_memory_bytes: MOCK_DEVICE_MEMORY,
       precision: 'fp32',
       gradient_checkpointing: checkpointing,
@@ -81,6 +84,6 @@ export function mockPlan(request: TrainRequest, entries: readonly DatasetEntry[]
       },
     },
     device_memory_bytes: MOCK_DEVICE_MEMORY,
-    device_name: 'cpu',
+    device_name: CPU_NAME,
   };
 }

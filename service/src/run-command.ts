@@ -81,5 +81,5 @@ export async function planRun(
     env: { TRAINING_BASE_EXPORTS: config.baseExportsDir, HF_HUB_CACHE: config.hubCacheDir },
   });
   const memory = plan.device_memory_bytes ?? (plan.device === 'cpu' ? totalmem() : null);
-  return { plan, device_memory_bytes: memory, device_name: plan.device };
+  return { plan, device_memory_bytes: memory, device_name: plan.device_name ?? plan.device };
 }

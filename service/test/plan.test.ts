@@ -30,7 +30,7 @@ describe('POST /train/plan', () => {
     expect(body.plan).toMatchObject({ entries: 40, train: 36, held_out: 4, steps: 77 });
     expect(body.plan.too_long).toMatchObject({ count: 2, indices: [7, 19] });
     expect(body.device_memory_bytes).toBe(24 * 1024 ** 3);
-    expect(body.device_name).toBe('cpu');
+    expect(body.device_name).toBe("this computer's memory (CPU)");
     const spawned = svc.spawned.slice(before);
     expect(spawned).toHaveLength(1);
     const args = spawned[0]?.args ?? [];

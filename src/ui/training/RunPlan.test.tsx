@@ -36,7 +36,7 @@ function answer(totalBytes: number, deviceBytes: number | null = 24e9): PlanResp
       memory: { total_bytes: totalBytes },
     },
     device_memory_bytes: deviceBytes,
-    device_name: 'cpu',
+    device_name: "this computer's memory (CPU)",
   };
 }
 
@@ -50,7 +50,19 @@ function renderPlan(node: ReactNode) {
 describe('RunPlan', () => {
   it('the plan in one line, as the issue words it', () => {
     expect(planSummary(answer(9.8e9))).toBe(
-      '36 entries to train on, 4 held out · longest 180 tokens (95th percentile 140), 2 longer than Max length (left out) · 120 steps ≈ 3.3 epochs · effective batch 1 · peak memory about 9.8 GB of 24 GB on cpu',
+      "36 entries to train on, 4 held out · longest 180 tokens (95th percentile 140), 2 longer than Max length (left out) · 120 steps ≈ 3.3 epochs · effective batch 1 · peak memory about 9.8 GB of the 24 GB of this computer's memory (CPU)",
+    );
+  });
+
+  it('names the device readably, never its kind alone ("of the cuda")', () => {
+    const gpu = answer(31e9, 80 * 1024 ** 3);
+    gpu.plan.device = 'cuda';
+    gpu.device_name = 'NVIDIA H100 80GB HBM3';
+    expect(planSummary(gpu)).toMatch(
+      /peak memory about 31 GB of the 86 GB of NVIDIA H100 80GB HBM3$/,
+    );
+    expect(planSummary(answer(9.8e9, null))).toMatch(
+      /peak memory about 9\.8 GB \(this computer's memory \(CPU\)\)$/,
     );
   });
 
@@ -74,7 +86,7 @@ describe('RunPlan', () => {
       <RunPlan request={REQUEST} trainingUrl="http://x" planRun={planRun} debounceMs={5} />,
     );
     expect(await screen.findByRole('note')).toHaveTextContent(
-      'This run needs about 31 GB at its peak, more than the 24 GB of the cpu',
+      "This run needs about 31 GB at its peak, more than the 24 GB of this computer's memory (CPU)",
     );
   });
 

@@ -44,8 +44,9 @@ export function planSummary({ plan, device_memory_bytes, device_name }: PlanResp
     `${plural(plan.steps, 'step', 'steps')} ≈ ${formatFieldNumber(Math.round(plan.epochs * 10) / 10)} epochs`,
     `effective batch ${plan.effective_batch}`,
     `peak memory about ${gigabytes(plan.memory.total_bytes)}` +
-      (device_memory_bytes !== null ? ` of ${gigabytes(device_memory_bytes)}` : '') +
-      ` on ${device_name ?? plan.device}`,
+      (device_memory_bytes !== null
+        ? ` of the ${gigabytes(device_memory_bytes)} of ${device_name ?? plan.device}`
+        : ` (${device_name ?? plan.device})`),
   ];
   return parts.join(' · ');
 }
@@ -106,9 +107,9 @@ function PlanView({ data, refreshing }: { data: PlanResponse; refreshing: boolea
       {overflows && (
         <p className="training-warning" role="note">
           This run needs about {gigabytes(plan.memory.total_bytes)} at its peak, more than the{' '}
-          {gigabytes(device_memory_bytes)} of the {data.device_name ?? plan.device}: it will
-          probably fail with out-of-memory. Lower Max length or Batch size, use LoRA, or turn
-          Gradient checkpointing on.
+          {gigabytes(device_memory_bytes)} of {data.device_name ?? plan.device}: it will probably
+          fail with out-of-memory. Lower Max length or Batch size, use LoRA, or turn Gradient
+          checkpointing on.
         </p>
       )}
     </>
