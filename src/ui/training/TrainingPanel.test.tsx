@@ -64,6 +64,9 @@ describe('TrainingPanel: the trainer and the method', () => {
     );
     // A warning, not a refusal.
     expect(trainButton()).toBeEnabled();
+    // Beside the plan's memory estimate, no second rough figure that could disagree with it.
+    expect(await screen.findByText(/peak memory about/, {}, { timeout: 5000 })).toBeInTheDocument();
+    expect(screen.getByText(/has about 3 billion parameters/)).not.toHaveTextContent(/needs about/);
   });
 
   it('a small base model: no warning', async () => {

@@ -167,7 +167,6 @@ export function TrainingPanel({
   const tokenHintId = `${id}-token-hint`;
   const gated = isGatedBase(form.baseModel);
   const noDataset = form.dataFile.trim() === '';
-  const warning = sizeWarning(trainer ?? undefined, form.baseModel.trim(), form.method);
 
   // The log box follows its end, so the last (usually the telling) line is in view.
   const logRef = useRef<HTMLPreElement>(null);
@@ -209,6 +208,13 @@ export function TrainingPanel({
       : { error: formatIssues(parsed.error.issues, 'request') };
   }
   const planned = noDataset || optionsInvalid ? null : startRequest(false);
+  // The plan needs the trainer's packages: asked once the service says they are there. Beside it
+  // (its memory estimate comes from the model's config) the rough size warning gives no figure.
+  const planShown =
+    !busy && trainer?.missing.length === 0 && planned !== null && 'request' in planned;
+  const warning = sizeWarning(trainer ?? undefined, form.baseModel.trim(), form.method, {
+    planShown,
+  });
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -354,8 +360,7 @@ export function TrainingPanel({
             </p>
           )}
         </div>
-        {/* The plan needs the trainer's packages: asked once the service says they are there. */}
-        {!busy && trainer?.missing.length === 0 && planned && 'request' in planned && (
+        {planShown && planned && 'request' in planned && (
           <Suspense fallback={null}>
             <RunPlan request={planned.request} trainingUrl={trainingUrl} planRun={trainingPlan} />
           </Suspense>

@@ -50,10 +50,33 @@ describe('sizeWarning', () => {
 
   it('full fine-tuning larger than the GPU: says how much it needs and has', () => {
     const gpu = info({ kind: 'cuda', gpus: [{ name: 'T4', memory_bytes: 16 * 1024 ** 3 }] });
-    expect(sizeWarning(gpu, 'meta-llama/Llama-3.2-3B-Instruct', 'full')).toMatch(
+    const full = sizeWarning(gpu, 'meta-llama/Llama-3.2-3B-Instruct', 'full');
+    expect(full).toMatch(
       /full fine-tuning needs about 44\.70GB of memory, more than the largest GPU here has \(16\.00GB\)/,
     );
+    // Broke: it suggested "more GPUs", yet by default every GPU holds the whole model.
+    expect(full).not.toMatch(/more GPUs/);
+    expect(full).toMatch(/FSDP launcher preset \(TRAINING_LAUNCHER/);
     expect(sizeWarning(gpu, 'meta-llama/Llama-3.2-3B-Instruct', 'lora')).toBeNull();
+    const small = info({ kind: 'cuda', gpus: [{ name: 'GT 710', memory_bytes: 2 * 1024 ** 3 }] });
+    expect(sizeWarning(small, 'meta-llama/Llama-3.2-3B-Instruct', 'lora')).toMatch(
+      /LoRA needs about .* \(2\.00GB\)\. Choose a smaller model\.$/,
+    );
+  });
+
+  it('beside the plan: no second, rough memory figure', () => {
+    const cpu = info({ kind: 'cpu', gpus: [] });
+    expect(sizeWarning(cpu, 'meta-llama/Llama-3.2-3B-Instruct', 'lora', { planShown: true })).toBe(
+      'meta-llama/Llama-3.2-3B-Instruct has about 3 billion parameters: on the CPU alone a run takes hours. A smaller base model, or a machine with a GPU, is much faster.',
+    );
+    const gpu = info({ kind: 'cuda', gpus: [{ name: 'T4', memory_bytes: 16 * 1024 ** 3 }] });
+    expect(
+      sizeWarning(gpu, 'meta-llama/Llama-3.2-3B-Instruct', 'full', { planShown: true }),
+    ).toBeNull();
+    const mps = info({ kind: 'mps', gpus: [] });
+    expect(sizeWarning(mps, 'meta-llama/Llama-3.2-3B-Instruct', 'full', { planShown: true })).toBe(
+      'meta-llama/Llama-3.2-3B-Instruct has about 3 billion parameters: on Apple MPS expect a long run.',
+    );
   });
 
   it('no device known: no warning', () => {

@@ -43,11 +43,16 @@ export function trainerSummary(info: TrainerInfo): string {
   return [version, where].filter(Boolean).join(' · ');
 }
 
-/** One sentence when the base model is large for the device, else null. */
+/**
+ * One sentence when the base model is large for the device, else null. With `planShown` the panel
+ * shows the run's plan, whose memory estimate (from the model's own config) is the figure to
+ * trust: this rough one is left out, and so is the warning that only compares it with the GPU.
+ */
 export function sizeWarning(
   info: TrainerInfo | undefined,
   baseModel: string,
   method: TrainingMethod,
+  { planShown = false }: { planShown?: boolean } = {},
 ): string | null {
   const billions = parameterBillions(baseModel);
   if (billions === null || !info?.device) return null;
@@ -56,13 +61,18 @@ export function sizeWarning(
   const size = `${baseModel} has about ${billions} billion parameters`;
   const memory = `${method === 'full' ? 'full fine-tuning' : 'LoRA'} needs about ${formatBytes(need)} of memory`;
   if (info.device.kind === 'cpu' && billions >= 0.5)
-    return `${size}: on the CPU alone a run takes hours, and ${memory}. A smaller base model, or a machine with a GPU, is much faster.`;
-  if (gpu) {
+    return `${size}: on the CPU alone a run takes hours${planShown ? '' : `, and ${memory}`}. A smaller base model, or a machine with a GPU, is much faster.`;
+  if (gpu && !planShown) {
     const largest = Math.max(0, ...info.device.gpus.map((g) => g.memory_bytes ?? 0));
     if (largest > 0 && need > largest)
-      return `${size}: ${memory}, more than the largest GPU here has (${formatBytes(largest)}). Choose LoRA, a smaller model, or more GPUs.`;
+      return `${size}: ${memory}, more than the largest GPU here has (${formatBytes(largest)}). ${
+        method === 'full'
+          ? // Under the default launcher every GPU holds the whole model: more GPUs alone do not help.
+            'Choose LoRA or a smaller model, or shard the model across several GPUs with the FSDP launcher preset (TRAINING_LAUNCHER, see the service README).'
+          : 'Choose a smaller model.'
+      }`;
   }
   if (info.device.kind === 'mps' && billions >= 3)
-    return `${size}: ${memory}; on Apple MPS expect a long run.`;
+    return `${size}: ${planShown ? 'on Apple MPS' : `${memory}; on Apple MPS`} expect a long run.`;
   return null;
 }
