@@ -3,7 +3,7 @@ import { render, screen, waitFor } from '@testing-library/react';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { TRAINING_PARAMS, type PlanResponse, type TrainRequest } from '../../shared/training-api';
-import RunPlan, { planSummary } from './RunPlan';
+import RunPlan, { memoryAdvice, planSummary } from './RunPlan';
 
 const REQUEST: TrainRequest = {
   script_path: 'training/finetune.py',
@@ -87,6 +87,26 @@ describe('RunPlan', () => {
     );
     expect(await screen.findByRole('note')).toHaveTextContent(
       "This run needs about 31 GB at its peak, more than the 24 GB of this computer's memory (CPU)",
+    );
+  });
+
+  it('advises only what would change: never to turn on checkpointing that is already on', async () => {
+    // Broke: "turn Gradient checkpointing on" was advised with checkpointing already on.
+    const on = answer(31e9, 24e9);
+    const planRun = vi.fn(() => Promise.resolve(on));
+    renderPlan(
+      <RunPlan request={REQUEST} trainingUrl="http://x" planRun={planRun} debounceMs={5} />,
+    );
+    const note = await screen.findByRole('note');
+    expect(note).toHaveTextContent(/out-of-memory\. Lower Max length\.$/);
+    expect(note).not.toHaveTextContent(/Gradient checkpointing/);
+    const off = { ...on.plan, gradient_checkpointing: false };
+    expect(memoryAdvice(off, REQUEST)).toBe('Lower Max length, or turn Gradient checkpointing on.');
+    expect(memoryAdvice(off, { ...REQUEST, method: 'full', batch_size: 4 })).toBe(
+      'Lower Max length or Batch size, use LoRA, or turn Gradient checkpointing on.',
+    );
+    expect(memoryAdvice(on.plan, { ...REQUEST, method: 'lora', batch_size: 1 })).toBe(
+      'Lower Max length.',
     );
   });
 

@@ -11,6 +11,7 @@ import {
   parseOrThrow,
   type PlanResponse,
   type TrainRequest,
+  type TrainingPlan,
 } from '../../shared/training-api';
 import { formatFieldNumber } from '../../shared/training-fields';
 
@@ -51,6 +52,20 @@ export function planSummary({ plan, device_memory_bytes, device_name }: PlanResp
   return parts.join(' · ');
 }
 
+/**
+ * What would lower the peak, naming only the settings that would change: Batch size when above 1,
+ * LoRA for full fine-tuning, Gradient checkpointing when it is off.
+ */
+export function memoryAdvice(plan: TrainingPlan, request: TrainRequest): string {
+  const clauses = [
+    (request.batch_size ?? 1) > 1 ? 'Lower Max length or Batch size' : 'Lower Max length',
+  ];
+  if (request.method === 'full') clauses.push('use LoRA');
+  if (!plan.gradient_checkpointing) clauses.push('turn Gradient checkpointing on');
+  const last = clauses.pop();
+  return clauses.length ? `${clauses.join(', ')}, or ${last}.` : `${last}.`;
+}
+
 function useDebounced<T>(value: T, ms: number): T {
   const [settled, setSettled] = useState(value);
   useEffect(() => {
@@ -89,13 +104,21 @@ export default function RunPlan({
           Could not work out the run&apos;s plan: {plan.error.message}
         </p>
       ) : (
-        <PlanView data={plan.data} refreshing={plan.isFetching} />
+        <PlanView data={plan.data} request={request} refreshing={plan.isFetching} />
       )}
     </section>
   );
 }
 
-function PlanView({ data, refreshing }: { data: PlanResponse; refreshing: boolean }) {
+function PlanView({
+  data,
+  request,
+  refreshing,
+}: {
+  data: PlanResponse;
+  request: TrainRequest;
+  refreshing: boolean;
+}) {
   const { plan, device_memory_bytes } = data;
   const overflows = device_memory_bytes !== null && plan.memory.total_bytes > device_memory_bytes;
   return (
@@ -108,8 +131,7 @@ function PlanView({ data, refreshing }: { data: PlanResponse; refreshing: boolea
         <p className="training-warning" role="note">
           This run needs about {gigabytes(plan.memory.total_bytes)} at its peak, more than the{' '}
           {gigabytes(device_memory_bytes)} of {data.device_name ?? plan.device}: it will probably
-          fail with out-of-memory. Lower Max length or Batch size, use LoRA, or turn Gradient
-          checkpointing on.
+          fail with out-of-memory. {memoryAdvice(plan, request)}
         </p>
       )}
     </>
