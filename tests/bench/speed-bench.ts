@@ -1,18 +1,33 @@
 /**
  * npm run bench:speed — the app's streaming speed against a plain transformers.js page, measured
- * side by side in one Chromium (SwiftShader WebGPU), same tiny model, dtype, prompt (chat template),
- * greedy decoding and new-token count, runs alternated app/raw. Prints decode tokens/s (tokens after
- * the first ÷ time after the first, src/shared/generation-stats.ts) medians and spread, the ratio
- * app ÷ raw against its goal (≥ 0.95×), and the app's time to first token for the first reply after
- * loading against later replies (goal ≤ 2×).
+ * side by side in one Chromium (SwiftShader WebGPU), same model, dtype, prompt (chat template),
+ * greedy decoding and new-token count, runs alternated app/raw, for two models of different shapes:
+ * the repo's tiny model (hand-built graph, hidden 64, 2 layers) and a wider, deeper one (hidden 128, 4 layers) exported by
+ * the trainer's exporter (tests/bench/make_speed_model.py, made on the first run into a gitignored
+ * folder). For each model it prints, app and raw, medians and spread of
+ * - decode tokens/s: tokens after the first ÷ time after the first (src/shared/generation-stats.ts);
+ * - submit → done tokens/s: the reply's tokens ÷ the wall time from pressing Enter (app; raw: the
+ *   call, chat template included) to the reply finished (app: its "Generated N tokens" line
+ *   painted), measured in the page, so prefill, streaming and rendering all count;
+ * the ratios app ÷ raw against the goal ≥ 0.95×, the app's time to first token for the first reply
+ * after loading against later replies (goal ≤ 2×), and the machine's 1-minute load average
+ * (os.loadavg) before and after each model's runs, so an idle run can be told from a loaded one.
  *
- *   npm run bench:speed                 9 runs each, 128 new tokens
- *   npm run bench:speed -- --runs 5     fewer runs
- *   npm run bench:speed -- --smoke      1 run × 16 tokens, no goals judged (CI)
+ *   npm run bench:speed                  9 runs each, 128 new tokens, both models
+ *   npm run bench:speed -- --runs 5      fewer runs
+ *   npm run bench:speed -- --model tiny  one model (tiny or wide)
+ *   npm run bench:speed -- --smoke       1 run × 16 tokens, no goals judged
+ *   npm run bench:speed -- --profile     also trace one app reply and one raw reply (Chrome
+ *                                        tracing, every thread of the page's process) and print
+ *                                        where the time went (tests/bench/speed-profile.ts)
  *
- * Needs `npm run build` and `npm run tiny-model` first.
+ * Needs `npm run build`, `npm run tiny-model` and `npm run trainer:setup` (for the second model).
  */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
+import type { Page } from 'playwright-core';
 import {
   ROOT,
   TINY_MODEL_DIR,
@@ -21,15 +36,32 @@ import {
   serveDist,
   serveModels,
 } from '../e2e/harness';
-import { readFileSync } from 'node:fs';
 import { servePage } from './serve-page';
+import { profileReply } from './speed-profile';
 
 const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
+const profile = args.includes('--profile');
 const runsArg = Number(args[args.indexOf('--runs') + 1]);
 const RUNS = smoke ? 1 : args.includes('--runs') && runsArg > 0 ? runsArg : 9;
 const TOKENS = smoke ? 16 : 128;
 const PROMPT = 'Write a short story about a lighthouse keeper.';
+
+const WIDE_DIR = join(ROOT, 'tests', 'fixtures', 'generated', 'speed-model');
+const MODELS = [
+  { key: 'tiny', id: TINY_MODEL_ID, dir: TINY_MODEL_DIR, shape: 'hidden 64, 2 layers' },
+  {
+    key: 'wide',
+    id: 'local/speed-llama-wide',
+    dir: join(WIDE_DIR, 'web'),
+    shape: 'hidden 128, 4 layers, fused operators',
+  },
+] as const;
+type Model = (typeof MODELS)[number];
+const only = args.includes('--model') ? args[args.indexOf('--model') + 1] : undefined;
+if (only !== undefined && !MODELS.some((m) => m.key === only))
+  throw new Error(`--model must be one of ${MODELS.map((m) => m.key).join(', ')}, not ${only}`);
+const chosen = MODELS.filter((m) => only === undefined || m.key === only);
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -37,90 +69,195 @@ const median = (xs: number[]) => {
   return s.length % 2 ? (s[m] ?? NaN) : ((s[m - 1] ?? NaN) + (s[m] ?? NaN)) / 2;
 };
 const spread = (xs: number[]) => `${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}`;
+const load1 = () => loadavg()[0] ?? NaN;
 
 /** Serves the raw page and node_modules (read only) for its imports. */
 function serveRaw() {
   return servePage('/raw.html', readFileSync(join(ROOT, 'tests', 'bench', 'speed-raw.html')));
 }
 
+/** The second model, exported once into the gitignored fixtures folder. */
+function ensureWideModel() {
+  if (existsSync(join(WIDE_DIR, 'web', 'config.json'))) return;
+  console.log(`making the second model (tests/bench/make_speed_model.py → ${WIDE_DIR})`);
+  execFileSync(
+    join(ROOT, '.venv', 'bin', 'python'),
+    [join(ROOT, 'tests', 'bench', 'make_speed_model.py'), WIDE_DIR],
+    { stdio: 'inherit' },
+  );
+}
+
 const DETAIL =
   /Prefill: \d+ prompt tokens, first token after (\d+\.\d+) s · Decode: (\d+\.\d+) tokens\/s/;
 
+interface RawReply {
+  numTokens: number;
+  decodeTps: number | null;
+  e2eSeconds: number;
+}
+type RawWindow = {
+  rawReady?: boolean;
+  rawLoad(): Promise<boolean>;
+  rawGenerate(p: string, n: number): Promise<RawReply>;
+};
+
+/**
+ * Sends the prompt in the app and resolves with the page's own clock: from the Enter key's
+ * keydown to the frame after the finished reply's figures appeared, and the reply's token count.
+ * The observer only queries one selector per mutation, so it adds next to nothing to the page.
+ */
+async function appReply(page: Page): Promise<{ tokens: number; seconds: number }> {
+  type Timed = { speedDone?: Promise<{ tokens: number; seconds: number }> };
+  await page.evaluate(() => {
+    (window as Timed).speedDone = new Promise((resolve) => {
+      let submitted = NaN;
+      // Handlers inline: tsx names const functions with a helper the page does not have.
+      window.addEventListener(
+        'keydown',
+        (e) => {
+          if (e.key === 'Enter') submitted = performance.now();
+        },
+        { capture: true, once: true },
+      );
+      const observer = new MutationObserver(() => {
+        const figures = document.querySelector('.speed-detail')?.parentElement;
+        if (!figures) return;
+        observer.disconnect();
+        const tokens = Number(/Generated \+?(\d+) tokens in/.exec(figures.textContent ?? '')?.[1]);
+        requestAnimationFrame(() =>
+          resolve({ tokens, seconds: (performance.now() - submitted) / 1000 }),
+        );
+      });
+      observer.observe(document.body, { childList: true, subtree: true });
+    });
+  });
+  await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+  return page.evaluate(() => {
+    const done = (window as Timed).speedDone;
+    if (!done) throw new Error('the reply timer was not set');
+    return done;
+  });
+}
+
+interface Figures {
+  appTps: number[];
+  rawTps: number[];
+  appE2e: number[];
+  rawE2e: number[];
+  appTtft: number[];
+  loadBefore: number;
+  loadAfter: number;
+}
+
+async function benchModel(
+  browser: Awaited<ReturnType<typeof launch>>,
+  appUrl: string,
+  rawUrl: string,
+  modelsUrl: string,
+  model: Model,
+): Promise<void> {
+  const appPage = browser.page;
+  const rawPage = await browser.context.newPage();
+  const host = encodeURIComponent(modelsUrl);
+  await appPage.goto(`${appUrl}?modelHost=${host}&extraModel=${model.id}&maxTokens=${TOKENS}`);
+  await rawPage.goto(`${rawUrl}raw.html?modelHost=${host}&model=${model.id}&dtype=fp32`);
+  await appPage.getByRole('button', { name: /^Model:/ }).click();
+  await appPage.getByRole('option', { name: model.id }).click();
+  await appPage.getByRole('button', { name: 'Load model' }).click();
+  await appPage.getByText('Ready!').waitFor({ timeout: 300_000 });
+  await rawPage.waitForFunction(() => (window as unknown as RawWindow).rawReady);
+  await rawPage.evaluate(() => (window as unknown as RawWindow).rawLoad());
+  const rawGenerate = (n: number) =>
+    rawPage.evaluate(([p, k]) => (window as unknown as RawWindow).rawGenerate(p, k), [
+      PROMPT,
+      n,
+    ] as const);
+  // The raw page's one untimed warm-up reply (the app warms up while loading).
+  await rawGenerate(4);
+
+  const f: Figures = {
+    appTps: [],
+    rawTps: [],
+    appE2e: [],
+    rawE2e: [],
+    appTtft: [],
+    loadBefore: load1(),
+    loadAfter: NaN,
+  };
+  const box = appPage.getByRole('textbox', { name: 'Message' });
+  const resetApp = async () => {
+    await appPage.getByRole('button', { name: 'Reset' }).click();
+    await appPage.getByText('Ready!').waitFor();
+  };
+  for (let i = 0; i < RUNS + 1; i++) {
+    // App: a fresh conversation each time, so the prompt is the same.
+    await box.fill(PROMPT);
+    const reply = await appReply(appPage);
+    await appPage.getByText(/Generated \d+ tokens in/).waitFor({ timeout: 300_000 });
+    if (reply.tokens !== TOKENS)
+      throw new Error(`${model.id}: the app's reply had ${reply.tokens} tokens, not ${TOKENS}`);
+    const detail = (await appPage.locator('.speed-detail').textContent()) ?? '';
+    const m = DETAIL.exec(detail);
+    if (!m) throw new Error(`Unexpected speed detail: ${detail}`);
+    f.appTtft.push(Number(m[1]));
+    // The first reply after loading is measured for TTFT only (it pays any cold start).
+    if (i > 0) {
+      f.appTps.push(Number(m[2]));
+      f.appE2e.push(reply.tokens / reply.seconds);
+    }
+    await resetApp();
+    if (i === 0) continue;
+    const r = await rawGenerate(TOKENS);
+    if (r.numTokens !== TOKENS)
+      throw new Error(`${model.id}: the raw reply had ${r.numTokens} tokens, not ${TOKENS}`);
+    if (r.decodeTps !== null) f.rawTps.push(r.decodeTps);
+    f.rawE2e.push(r.numTokens / r.e2eSeconds);
+  }
+  f.loadAfter = load1();
+  report(model, f);
+  if (profile) {
+    const traced = <T>(page: Page, side: string, run: () => Promise<T>) =>
+      profileReply(browser.context, page, `${side}, ${model.id}`, run, TOKENS);
+    await box.fill(PROMPT);
+    await traced(appPage, 'app', () => appReply(appPage));
+    await resetApp();
+    await traced(rawPage, 'raw', () => rawGenerate(TOKENS));
+  }
+  await rawPage.close();
+}
+
+function report(model: Model, f: Figures) {
+  const judge = (ok: boolean) => (smoke ? '(smoke: not judged)' : ok ? 'MET' : 'NOT MET');
+  const line = (name: string, app: number[], raw: number[]) => {
+    const ratio = median(app) / median(raw);
+    console.log(
+      `${name.padEnd(22)} app ${median(app).toFixed(2)} (${spread(app)})   raw ${median(raw).toFixed(2)} (${spread(raw)})   app ÷ raw ${ratio.toFixed(3)}×   goal ≥ 0.95×   ${judge(ratio >= 0.95)}`,
+    );
+  };
+  console.log(
+    `\n${model.id} (${model.shape}) — ${RUNS} runs each, ${TOKENS} new tokens, alternated app/raw; ` +
+      `1-min load average ${f.loadBefore.toFixed(2)} before, ${f.loadAfter.toFixed(2)} after`,
+  );
+  line('decode tokens/s', f.appTps, f.rawTps);
+  line('submit → done tokens/s', f.appE2e, f.rawE2e);
+  const firstTtft = f.appTtft[0] ?? NaN;
+  const later = f.appTtft.slice(1);
+  const ttftRatio = firstTtft / median(later);
+  console.log(
+    `time to first token: first reply after load ${firstTtft.toFixed(2)} s, later replies median ${median(later).toFixed(2)} s (spread ${spread(later)}); first ÷ later ${ttftRatio.toFixed(2)}×   goal ≤ 2×   ${judge(ttftRatio <= 2)}`,
+  );
+}
+
 async function main() {
+  if (chosen.some((m) => m.key === 'wide')) ensureWideModel();
   const app = await serveDist();
   const raw = await serveRaw();
-  const models = await serveModels({ [TINY_MODEL_ID]: TINY_MODEL_DIR });
+  const models = await serveModels(Object.fromEntries(MODELS.map((m) => [m.id, m.dir])));
   const browser = await launch({ webgpu: true });
   try {
-    const appPage = browser.page;
-    const rawPage = await browser.context.newPage();
-    const host = encodeURIComponent(models.url);
-    await appPage.goto(
-      `${app.url}?modelHost=${host}&extraModel=${TINY_MODEL_ID}&maxTokens=${TOKENS}`,
-    );
-    await rawPage.goto(`${raw.url}raw.html?modelHost=${host}&model=${TINY_MODEL_ID}&dtype=fp32`);
-    await appPage.getByRole('button', { name: /^Model:/ }).click();
-    await appPage.getByRole('option', { name: /tiny-random-llama/ }).click();
-    await appPage.getByRole('button', { name: 'Load model' }).click();
-    await appPage.getByText('Ready!').waitFor({ timeout: 300_000 });
-    await rawPage.waitForFunction(() => (window as unknown as { rawReady?: boolean }).rawReady);
-    await rawPage.evaluate(() => (window as unknown as { rawLoad(): Promise<boolean> }).rawLoad());
-    // The raw page's one untimed warm-up reply (the app warms up while loading).
-    await rawPage.evaluate(
-      ([p, n]) =>
-        (window as unknown as { rawGenerate(p: string, n: number): Promise<unknown> }).rawGenerate(
-          p,
-          n,
-        ),
-      [PROMPT, 4] as const,
-    );
-
-    const appTps: number[] = [];
-    const appTtft: number[] = [];
-    const rawTps: number[] = [];
-    const box = appPage.getByRole('textbox', { name: 'Message' });
-    for (let i = 0; i < RUNS + 1; i++) {
-      // App: a fresh conversation each time, so the prompt is the same.
-      await box.fill(PROMPT);
-      await box.press('Enter');
-      await appPage.getByText(/Generated \d+ tokens in/).waitFor({ timeout: 300_000 });
-      const detail = (await appPage.locator('.speed-detail').textContent()) ?? '';
-      const m = DETAIL.exec(detail);
-      if (!m) throw new Error(`Unexpected speed detail: ${detail}`);
-      appTtft.push(Number(m[1]));
-      // The first reply after loading is measured for TTFT only (it pays any cold start).
-      if (i > 0) appTps.push(Number(m[2]));
-      await appPage.getByRole('button', { name: 'Reset' }).click();
-      await appPage.getByText('Ready!').waitFor();
-      if (i === 0) continue;
-      const r = await rawPage.evaluate(
-        ([p, n]) =>
-          (
-            window as unknown as {
-              rawGenerate(p: string, n: number): Promise<{ decodeTps: number | null }>;
-            }
-          ).rawGenerate(p, n),
-        [PROMPT, TOKENS] as const,
-      );
-      if (r.decodeTps !== null) rawTps.push(r.decodeTps);
+    for (const model of chosen) {
+      await benchModel(browser, app.url, raw.url, models.url, model);
     }
-    const ratio = median(appTps) / median(rawTps);
-    const firstTtft = appTtft[0] ?? NaN;
-    const laterTtft = median(appTtft.slice(1));
-    const ttftRatio = firstTtft / laterTtft;
-    const judge = (ok: boolean) => (smoke ? '(smoke: not judged)' : ok ? 'MET' : 'NOT MET');
-    console.log(`bench:speed — ${RUNS} runs each, ${TOKENS} new tokens, alternated app/raw`);
-    console.log(
-      `app  decode tokens/s: median ${median(appTps).toFixed(2)} (spread ${spread(appTps)})`,
-    );
-    console.log(
-      `raw  decode tokens/s: median ${median(rawTps).toFixed(2)} (spread ${spread(rawTps)})`,
-    );
-    console.log(`app ÷ raw: ${ratio.toFixed(3)}×   goal ≥ 0.95×   ${judge(ratio >= 0.95)}`);
-    console.log(
-      `time to first token: first reply after load ${firstTtft.toFixed(2)} s, later replies median ${laterTtft.toFixed(2)} s (spread ${spread(appTtft.slice(1))})`,
-    );
-    console.log(`first ÷ later: ${ttftRatio.toFixed(2)}×   goal ≤ 2×   ${judge(ttftRatio <= 2)}`);
     if (browser.foreignRequests.length)
       throw new Error(`foreign requests: ${browser.foreignRequests.join(', ')}`);
   } finally {
