@@ -3,7 +3,7 @@
  * fixture scripts as the only script root, and talks to it over real HTTP (node:http, so tests
  * can send any Host, Origin or Content-Type).
  */
-import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import {
   existsSync,
   mkdtempSync,
@@ -29,6 +29,18 @@ import {
 } from '../../src/shared/training-api';
 
 export const FIXTURES = resolve(import.meta.dirname, 'fixtures');
+export const ROOT = resolve(import.meta.dirname, '..', '..');
+/** The project's interpreter (`npm run trainer:setup` fills its .venv). */
+export const VENV_PYTHON = join(ROOT, '.venv', 'bin', 'python');
+
+/** Whether VENV_PYTHON imports the trainer's packages: the tests of the real trainer need them. */
+export function venvHasTrainer(timeout: number): boolean {
+  return (
+    existsSync(VENV_PYTHON) &&
+    spawnSync(VENV_PYTHON, ['-c', 'import torch, transformers, peft, trl'], { timeout }).status ===
+      0
+  );
+}
 /** The tiny model that `npm run tiny-model` writes: the exports of hf-trainer.mjs copy it. */
 export const TINY_MODEL = resolve(import.meta.dirname, '../../tests/fixtures/generated/tiny-model');
 export const hasTinyModel = existsSync(join(TINY_MODEL, 'onnx', 'model.onnx'));

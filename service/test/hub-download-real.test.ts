@@ -23,7 +23,7 @@ import {
 } from 'node:fs';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HubCache, LogsResponse, RunInfo } from '../../src/shared/training-api';
@@ -32,20 +32,18 @@ import { downloadLine } from '../../src/shared/training-progress';
 import { failureCause } from '../../src/ui/training/failure-cause';
 import {
   FIXTURES,
+  ROOT,
+  VENV_PYTHON,
   expectHeldByRun,
   removeCached,
   startRun,
   startTestService,
+  venvHasTrainer,
   withEnv,
   type TestService,
 } from './helpers';
 
-const ROOT = resolve(import.meta.dirname, '..', '..');
-const PYTHON = join(ROOT, '.venv', 'bin', 'python');
-const hasTorch =
-  existsSync(PYTHON) &&
-  spawnSync(PYTHON, ['-c', 'import torch, transformers, peft, trl'], { timeout: 180_000 })
-    .status === 0;
+const hasTorch = venvHasTrainer(180_000);
 const TOKEN = 'hf_service_test_7d3e91';
 
 let svc: TestService;
@@ -58,13 +56,13 @@ beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'hub-download-real-'));
   const model = join(tmp, 'llama');
   const made = spawnSync(
-    PYTHON,
+    VENV_PYTHON,
     ['-c', `import tiny_models; tiny_models.make_tiny_model("llama", ${JSON.stringify(model)})`],
     { cwd: join(ROOT, 'training'), encoding: 'utf8', env: { ...process.env, HF_HUB_OFFLINE: '1' } },
   );
   expect(made.status, made.stderr).toBe(0);
   hub = spawn(
-    PYTHON,
+    VENV_PYTHON,
     [
       join(ROOT, 'training', 'stand_in_hub.py'),
       '--model',
@@ -93,7 +91,7 @@ beforeAll(async () => {
   });
   endpoint = `http://127.0.0.1:${port}`;
   svc = await startTestService({
-    python: PYTHON,
+    python: VENV_PYTHON,
     killGraceMs: 5000,
     hubCacheDir: join(tmp, 'cache'),
   });
@@ -219,7 +217,7 @@ describe.skipIf(!hasTorch)('a Hub base with training/finetune.py and a stand-in 
     const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', disk]);
     if (mounted.status !== 0) ctx.skip();
     const small = await startTestService({
-      python: PYTHON,
+      python: VENV_PYTHON,
       killGraceMs: 5000,
       hubCacheDir: join(disk, 'hub'),
     }).catch((error: unknown) => {

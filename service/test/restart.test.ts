@@ -7,12 +7,20 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunInfo, RunList, TrainResponse } from '../../src/shared/training-api';
-import { FIXTURES, alive, processesOfRun, rawRequest, sleep, tempDir, treePids } from './helpers';
+import {
+  FIXTURES,
+  ROOT,
+  alive,
+  processesOfRun,
+  rawRequest,
+  sleep,
+  tempDir,
+  treePids,
+} from './helpers';
 
-const ROOT = resolve(import.meta.dirname, '..', '..');
 const base = tempDir('training-restart-');
 const children: ChildProcess[] = [];
 afterAll(() => {

@@ -5,19 +5,23 @@
  * on from there to the end, and the run succeeds. Skipped without the trainer's packages.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LogsResponse, RunInfo, TrainResponse } from '../../src/shared/training-api';
-import { FIXTURES, postJson, sleep, startTestService, type TestService } from './helpers';
+import {
+  FIXTURES,
+  ROOT,
+  VENV_PYTHON,
+  postJson,
+  sleep,
+  startTestService,
+  venvHasTrainer,
+  type TestService,
+} from './helpers';
 
-const ROOT = resolve(import.meta.dirname, '..', '..');
-const PYTHON = join(ROOT, '.venv', 'bin', 'python');
-const hasTorch =
-  existsSync(PYTHON) &&
-  spawnSync(PYTHON, ['-c', 'import torch, transformers, peft, trl'], { timeout: 60_000 }).status ===
-    0;
+const hasTorch = venvHasTrainer(60_000);
 
 let svc: TestService;
 let tmp = '';
@@ -28,12 +32,12 @@ beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'resume-real-'));
   model = join(tmp, 'llama');
   const made = spawnSync(
-    PYTHON,
+    VENV_PYTHON,
     ['-c', `import tiny_models; tiny_models.make_tiny_model("llama", ${JSON.stringify(model)})`],
     { cwd: join(ROOT, 'training'), encoding: 'utf8', env: { ...process.env, HF_HUB_OFFLINE: '1' } },
   );
   expect(made.status, made.stderr).toBe(0);
-  svc = await startTestService({ python: PYTHON, killGraceMs: 5000 });
+  svc = await startTestService({ python: VENV_PYTHON, killGraceMs: 5000 });
   const qa = Array.from({ length: 6 }, (_, i) => ({
     prompt: `Which harbour has berth ${i}?`,
     completion: `Berth ${i} is in harbour ${i % 3}.`,

@@ -6,7 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   TRAINER_PACKAGES,
@@ -14,10 +14,16 @@ import {
   TrainerSetupSchema,
   type TrainerSetup,
 } from '../../src/shared/training-api';
-import { FIXTURES, postJson, sleep, startTestService, type TestService } from './helpers';
+import {
+  FIXTURES,
+  ROOT,
+  VENV_PYTHON,
+  postJson,
+  sleep,
+  startTestService,
+  type TestService,
+} from './helpers';
 
-const ROOT = resolve(import.meta.dirname, '..', '..');
-const VENV_PYTHON = join(ROOT, '.venv', 'bin', 'python');
 const SETUP = [process.execPath, join(FIXTURES, 'setup.mjs')];
 const hasSystemPython = spawnSync('python3', ['--version']).status === 0;
 
