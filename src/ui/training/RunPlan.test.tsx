@@ -3,7 +3,7 @@ import { render, screen, waitFor } from '@testing-library/react';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { TRAINING_PARAMS, type PlanResponse, type TrainRequest } from '../../shared/training-api';
-import RunPlan, { memoryAdvice, planSummary } from './RunPlan';
+import RunPlan, { memoryAdvice, planSummary, tooLongText } from './RunPlan';
 
 const REQUEST: TrainRequest = {
   script_path: 'training/finetune.py',
@@ -22,7 +22,7 @@ function answer(totalBytes: number, deviceBytes: number | null = 24e9): PlanResp
       too_long: {
         count: 2,
         indices: [3, 9],
-        message: '2 of 42 entries are longer than 256 tokens',
+        message: '2 of 42 entries are longer than 256 tokens and were left out: raise Max length',
       },
       tokens: { max: 180, p95: 140, over_max_len: 2 },
       steps: 120,
@@ -76,7 +76,12 @@ describe('RunPlan', () => {
     await waitFor(() => expect(planRun).toHaveBeenCalledTimes(1));
     resolve(answer(9.8e9));
     expect(await screen.findByText(/36 entries to train on/)).toBeInTheDocument();
-    expect(screen.getByText('2 of 42 entries are longer than 256 tokens')).toBeInTheDocument();
+    // Broke: the panel said how many were left out, not which.
+    expect(
+      screen.getByText(
+        '2 of 42 entries are longer than 256 tokens and were left out (entries 3, 9): raise Max length',
+      ),
+    ).toBeInTheDocument();
     expect(screen.queryByRole('note')).not.toBeInTheDocument();
   });
 
@@ -88,6 +93,25 @@ describe('RunPlan', () => {
     expect(await screen.findByRole('note')).toHaveTextContent(
       "This run needs about 31 GB at its peak, more than the 24 GB of this computer's memory (CPU)",
     );
+  });
+
+  it('names at most ten left-out entries, then how many more', () => {
+    const message =
+      '13 of 40 entries are longer than 256 tokens and were left out: raise Max length';
+    const indices = [1, 2, 3, 5, 8, 13, 21, 22, 23, 30, 31, 33, 39];
+    expect(tooLongText({ count: 13, indices, message })).toBe(
+      '13 of 40 entries are longer than 256 tokens and were left out (entries 1, 2, 3, 5, 8, 13, 21, 22, 23, 30 and 3 more): raise Max length',
+    );
+    expect(
+      tooLongText({
+        count: 1,
+        indices: [4],
+        message: '1 of 40 entries is longer than 256 tokens and was left out: raise Max length',
+      }),
+    ).toBe(
+      '1 of 40 entries is longer than 256 tokens and was left out (entry 4): raise Max length',
+    );
+    expect(tooLongText({ count: 0, indices: [] })).toBeNull();
   });
 
   it('advises only what would change: never to turn on checkpointing that is already on', async () => {

@@ -52,6 +52,26 @@ export function planSummary({ plan, device_memory_bytes, device_name }: PlanResp
   return parts.join(' · ');
 }
 
+/** How many of the left-out entries the panel names before "and N more". */
+export const TOO_LONG_LISTED = 10;
+
+/**
+ * The trainer's too-long sentence with the entries it left out named, as the trainer's log and
+ * split.json's too_long_indices number them: "3 of 40 entries are longer than 256 tokens and were
+ * left out (entries 4, 9, 17): raise Max length"; past TOO_LONG_LISTED, "… and N more".
+ */
+export function tooLongText({ message, indices }: TrainingPlan['too_long']): string | null {
+  if (!message) return null;
+  if (indices.length === 0) return message;
+  const shown = indices.slice(0, TOO_LONG_LISTED).join(', ');
+  const more = indices.length - TOO_LONG_LISTED;
+  const list = `${indices.length === 1 ? 'entry' : 'entries'} ${shown}${more > 0 ? ` and ${more} more` : ''}`;
+  const advice = message.lastIndexOf(': raise Max length');
+  return advice >= 0
+    ? `${message.slice(0, advice)} (${list})${message.slice(advice)}`
+    : `${message} (${list})`;
+}
+
 /**
  * What would lower the peak, naming only the settings that would change: Batch size when above 1,
  * LoRA for full fine-tuning, Gradient checkpointing when it is off.
@@ -121,12 +141,13 @@ function PlanView({
 }) {
   const { plan, device_memory_bytes } = data;
   const overflows = device_memory_bytes !== null && plan.memory.total_bytes > device_memory_bytes;
+  const tooLong = tooLongText(plan.too_long);
   return (
     <>
       <p className="training-plan-summary" aria-busy={refreshing}>
         <strong>Plan:</strong> {planSummary(data)}
       </p>
-      {plan.too_long.message && <p className="training-hint">{plan.too_long.message}</p>}
+      {tooLong && <p className="training-hint">{tooLong}</p>}
       {overflows && (
         <p className="training-warning" role="note">
           This run needs about {gigabytes(plan.memory.total_bytes)} at its peak, more than the{' '}
