@@ -56,15 +56,14 @@ describe('Origin allowlist and CORS', () => {
     expect(reply.headers.vary).toMatch(/Origin/);
   });
 
+  /** A CORS preflight of `path` from `origin` with the `access-control-request-*` headers given. */
+  const preflight = (path: string, origin: string, asks: Record<string, string>) =>
+    svc.request({ method: 'OPTIONS', path, headers: { origin, ...asks } });
+
   it('answers a preflight from an allowed origin, refuses one from elsewhere', async () => {
-    const ok = await svc.request({
-      method: 'OPTIONS',
-      path: '/train',
-      headers: {
-        origin: 'http://127.0.0.1:5173',
-        'access-control-request-method': 'POST',
-        'access-control-request-headers': 'content-type',
-      },
+    const ok = await preflight('/train', 'http://127.0.0.1:5173', {
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'content-type',
     });
     expect(ok.status).toBe(204);
     expect(ok.headers['access-control-allow-origin']).toBe('http://127.0.0.1:5173');
@@ -74,21 +73,14 @@ describe('Origin allowlist and CORS', () => {
     expect(ok.headers.vary).toMatch(/Origin/);
     expect(ok.headers['access-control-allow-private-network']).toBeUndefined();
     // Chrome's Private Network Access preflight: allowed origins get the permission.
-    const pna = await svc.request({
-      method: 'OPTIONS',
-      path: '/runs',
-      headers: {
-        origin: 'http://localhost:5173',
-        'access-control-request-method': 'GET',
-        'access-control-request-private-network': 'true',
-      },
+    const pna = await preflight('/runs', 'http://localhost:5173', {
+      'access-control-request-method': 'GET',
+      'access-control-request-private-network': 'true',
     });
     expect(pna.status).toBe(204);
     expect(pna.headers['access-control-allow-private-network']).toBe('true');
-    const bad = await svc.request({
-      method: 'OPTIONS',
-      path: '/train',
-      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+    const bad = await preflight('/train', 'https://evil.example', {
+      'access-control-request-method': 'POST',
     });
     expect(bad.status).toBe(403);
     expect(bad.headers['access-control-allow-origin']).toBeUndefined();
