@@ -97,46 +97,36 @@ export interface ServiceRoute {
   status?: number;
 }
 
+// The schemas the routes below validate, by the parts they name.
+const trainBody = { body: TrainRequestSchema };
 const byId = { params: RunParamsSchema };
+const metricsQuery = { ...byId, querystring: MetricsQuerySchema };
+const logsQuery = { ...byId, querystring: LogsQuerySchema };
+const datasetPut = { params: DatasetParamsSchema, body: DatasetSchema };
+const setupBody = { body: SetupBodySchema };
+const byHubModel = { params: HubModelParamsSchema };
 
 /** Every JSON route of the service (the trained files' route is the service's alone). */
 export const SERVICE_ROUTES = {
   info: { method: 'GET', url: '/' },
   health: { method: 'GET', url: '/health' },
-  train: { method: 'POST', url: '/train', schema: { body: TrainRequestSchema } },
-  plan: { method: 'POST', url: '/train/plan', schema: { body: TrainRequestSchema } },
+  train: { method: 'POST', url: '/train', schema: trainBody },
+  plan: { method: 'POST', url: '/train/plan', schema: trainBody },
   runs: { method: 'GET', url: '/runs' },
   run: { method: 'GET', url: '/runs/:id', schema: byId },
-  metrics: {
-    method: 'GET',
-    url: '/runs/:id/metrics',
-    schema: { ...byId, querystring: MetricsQuerySchema },
-  },
+  metrics: { method: 'GET', url: '/runs/:id/metrics', schema: metricsQuery },
   split: { method: 'GET', url: '/runs/:id/split', schema: byId },
   dataset: { method: 'GET', url: '/runs/:id/dataset', schema: byId },
   cancel: { method: 'POST', url: '/runs/:id/cancel', schema: byId },
   resume: { method: 'POST', url: '/runs/:id/resume', schema: byId },
-  logs: { method: 'GET', url: '/logs/:id', schema: { ...byId, querystring: LogsQuerySchema } },
-  saveDataset: {
-    method: 'PUT',
-    url: '/datasets/:name',
-    schema: { params: DatasetParamsSchema, body: DatasetSchema },
-  },
+  logs: { method: 'GET', url: '/logs/:id', schema: logsQuery },
+  saveDataset: { method: 'PUT', url: '/datasets/:name', schema: datasetPut },
   models: { method: 'GET', url: '/models' },
   trainer: { method: 'GET', url: '/trainer' },
-  startSetup: {
-    method: 'POST',
-    url: '/trainer/setup',
-    schema: { body: SetupBodySchema },
-    status: 202,
-  },
+  startSetup: { method: 'POST', url: '/trainer/setup', schema: setupBody, status: 202 },
   setup: { method: 'GET', url: '/trainer/setup' },
   hubCache: { method: 'GET', url: '/hub-cache' },
-  removeCachedModel: {
-    method: 'DELETE',
-    url: '/hub-cache/models/:org/:name',
-    schema: { params: HubModelParamsSchema },
-  },
+  removeCachedModel: { method: 'DELETE', url: '/hub-cache/models/:org/:name', schema: byHubModel },
 } as const satisfies Record<string, ServiceRoute>;
 
 /** GET /: who answers (the service, or the mock), and where the API is documented. */
