@@ -355,7 +355,8 @@ def link_or_copy(src: str, dest: str) -> None:
 def save_outputs(args, net, tokenizer, say) -> str:
     """Adapter (LoRA) or model (full) into output_dir, and the merged model into merged/: at the
     precision it was trained in (LoRA: the base's; full: float32), or float32 with --merged_fp32.
-    LoRA's merge runs on the CPU, after the adapter is saved, so a merge that fails loses nothing."""
+    LoRA's merge runs on the CPU, after the adapter is saved: a merge that fails exits (code 1)
+    naming the error and the adapter's folder, with merged/ removed."""
     import torch
 
     merged_dir = os.path.join(args.output_dir, "merged")
