@@ -140,38 +140,43 @@ def explain(error: BaseException, repo_id: str, revision: str | None) -> HubErro
     server = ""
     if response is not None:
         server = (response.headers.get("X-Error-Message") or "").strip()
-    if isinstance(error, GatedRepoError):
-        if status == 403:
-            return HubError(
-                f"{repo_id} is a gated model and the token given has no access to it: accept its "
-                f"licence at {page(repo_id)} with the account the token belongs to, then run again"
-                + (f" (the Hub: {server})" if server else ""))
-        return HubError(
-            f"{repo_id} is a gated model: accept its licence at {page(repo_id)} (signed in), then "
-            f"give the trainer a Hub token with access ({token}) and run again")
-    if isinstance(error, RevisionNotFoundError):
-        return HubError(f"{repo_id} has no revision {revision!r} on {host}: check the revision "
-                        "(a branch, a tag or a commit)")
-    if isinstance(error, RepositoryNotFoundError):
-        return HubError(f"no model {repo_id} on {host}: check the id (organisation/name); a "
-                        f"private model needs a token with access ({token})")
-    if isinstance(error, HfHubHTTPError) and status == 401 and server:
-        return HubError(f"the Hub at {host} refused the token ({server}): give a valid token "
-                        f"({token}), or none for a public model")
-    if isinstance(error, OfflineModeIsEnabled):
-        return HubError(f"{repo_id} is not in the model cache and downloads are off "
-                        "(HF_HUB_OFFLINE is set): unset it, or give a local model folder")
-    if isinstance(error, HfHubHTTPError):
-        return HubError(f"the Hub at {host} answered {status} for {repo_id}"
-                        + (f" ({server})" if server else "") + ": try again later")
-    if isinstance(error, (LocalEntryNotFoundError, ConnectionError, TimeoutError, OSError)) \
-            or type(error).__module__.startswith(("httpx", "httpcore")):
-        detail = str(error).splitlines()[0][:200] if str(error) else type(error).__name__
-        return HubError(f"cannot reach the Hub at {host} to download {repo_id} ({detail}): check "
-                        "the network and run again (the files already fetched are kept), or "
-                        "give a local model folder")
-    return HubError(f"the download of {repo_id} failed: {type(error).__name__}: "
-                    f"{str(error).splitlines()[0][:200] if str(error) else ''}")
+    first_line = str(error).splitlines()[0][:200] if str(error) else ""
+    unreachable = (isinstance(error, (LocalEntryNotFoundError, ConnectionError, TimeoutError,
+                                      OSError))
+                   or type(error).__module__.startswith(("httpx", "httpcore")))
+    # The sentence of the first case that applies: the order matters, as the library's classes
+    # nest (a gated repository is a missing one, each of them an HTTP error, every HTTP error and
+    # the offline mode an OSError).
+    cases = (
+        (isinstance(error, GatedRepoError) and status == 403,
+         f"{repo_id} is a gated model and the token given has no access to it: accept its "
+         f"licence at {page(repo_id)} with the account the token belongs to, then run again"
+         + (f" (the Hub: {server})" if server else "")),
+        (isinstance(error, GatedRepoError),
+         f"{repo_id} is a gated model: accept its licence at {page(repo_id)} (signed in), then "
+         f"give the trainer a Hub token with access ({token}) and run again"),
+        (isinstance(error, RevisionNotFoundError),
+         f"{repo_id} has no revision {revision!r} on {host}: check the revision "
+         "(a branch, a tag or a commit)"),
+        (isinstance(error, RepositoryNotFoundError),
+         f"no model {repo_id} on {host}: check the id (organisation/name); a "
+         f"private model needs a token with access ({token})"),
+        (isinstance(error, HfHubHTTPError) and status == 401 and bool(server),
+         f"the Hub at {host} refused the token ({server}): give a valid token "
+         f"({token}), or none for a public model"),
+        (isinstance(error, OfflineModeIsEnabled),
+         f"{repo_id} is not in the model cache and downloads are off "
+         "(HF_HUB_OFFLINE is set): unset it, or give a local model folder"),
+        (isinstance(error, HfHubHTTPError),
+         f"the Hub at {host} answered {status} for {repo_id}"
+         + (f" ({server})" if server else "") + ": try again later"),
+        (unreachable,
+         f"cannot reach the Hub at {host} to download {repo_id} "
+         f"({first_line if str(error) else type(error).__name__}): check the network and run again (the files "
+         "already fetched are kept), or give a local model folder"),
+    )
+    return HubError(next((text for applies, text in cases if applies),
+                         f"the download of {repo_id} failed: {type(error).__name__}: {first_line}"))
 
 
 def cache_dir() -> str:
