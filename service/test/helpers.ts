@@ -30,8 +30,9 @@ import {
 
 export const FIXTURES = resolve(import.meta.dirname, 'fixtures');
 export const ROOT = resolve(import.meta.dirname, '..', '..');
-/** The project's interpreter (`npm run trainer:setup` fills its .venv). */
-export const VENV_PYTHON = join(ROOT, '.venv', 'bin', 'python');
+/** The project's environment (`npm run trainer:setup` fills it) and its interpreter. */
+export const VENV_DIR = join(ROOT, '.venv');
+export const VENV_PYTHON = join(VENV_DIR, 'bin', 'python');
 
 /** Whether VENV_PYTHON imports the trainer's packages: the tests of the real trainer need them. */
 export function venvHasTrainer(timeout: number): boolean {

@@ -16,7 +16,7 @@ import {
 } from '../../src/shared/training-api';
 import {
   FIXTURES,
-  ROOT,
+  VENV_DIR,
   VENV_PYTHON,
   postJson,
   sleep,
@@ -40,7 +40,7 @@ async function waitSetup(svc: TestService): Promise<TrainerSetup> {
 describe.skipIf(!existsSync(VENV_PYTHON))('GET /trainer with the project environment', () => {
   let svc: TestService;
   beforeAll(async () => {
-    svc = await startTestService({ python: null, venvDir: join(ROOT, '.venv') });
+    svc = await startTestService({ python: null, venvDir: VENV_DIR });
   });
   afterAll(() => svc.close());
 
