@@ -21,12 +21,14 @@ try:
 except ImportError:  # pragma: no cover - the suite runs in the trainer's venv
     torch = None
 
-QA = [
-    {"prompt": "What colour is the harbour gate?", "completion": "The gate is painted blue."},
+# The harbour questions with answers of different lengths: the batches are padded, and a loss
+# normalised over tokens weighs the entries differently from one averaged per entry.
+QA = [{**entry, **change} for entry, change in zip(test_support.HARBOUR_QA, (
+    {},
     {"prompt": "Who keeps the lighthouse on the northern cape?", "completion": "Old Marta."},
-    {"prompt": "When does the ferry leave?", "completion": "At seven every morning, weekdays."},
-    {"prompt": "What is the island called?", "completion": "Skarvholm."},
-]
+    {"completion": "At seven every morning, weekdays."},
+    {"completion": "Skarvholm."},
+), strict=True)]
 TMP = ""
 LLAMA = ""
 
