@@ -34,6 +34,8 @@ import os
 import time
 from pathlib import Path
 
+from model_folder import checked_config, folder_json, read_json, weights_problem
+
 TYPES = ("F16", "Q8_0")
 # transformers model_type -> llama.cpp architecture (gguf.MODEL_ARCH member name).
 ARCHES = {"llama": "LLAMA", "qwen2": "QWEN2", "qwen3": "QWEN3"}
@@ -59,12 +61,9 @@ class GgufSkipped(Exception):
 
 def gguf_problem(config: dict) -> str | None:
     """None when write_gguf can write this config.json's model, else why not."""
-    model_type = config.get("model_type")
-    if model_type not in ARCHES:
-        return (f"the GGUF writer handles model types {', '.join(ARCHES)}, and this one is "
-                f"{model_type!r}")
-    if config.get("quantization_config"):
-        return "the checkpoint is already quantized, and the GGUF writer reads float weights"
+    problem = weights_problem(config, ARCHES, "GGUF writer")
+    if problem:
+        return problem
     rope = config.get("rope_parameters") or config.get("rope_scaling") or {}
     kind = str(rope.get("rope_type", rope.get("type", "default")) or "default") if isinstance(
         rope, dict) else "default"
@@ -77,11 +76,6 @@ def gguf_problem(config: dict) -> str | None:
     return None
 
 
-def _read_json(path: str) -> dict:
-    with open(path, encoding="utf-8") as handle:
-        return json.load(handle)
-
-
 def chat_template(folder: str) -> str | None:
     """The model's chat template: chat_template.jinja (transformers 5) or tokenizer_config.json."""
     jinja = os.path.join(folder, "chat_template.jinja")
@@ -89,7 +83,7 @@ def chat_template(folder: str) -> str | None:
         with open(jinja, encoding="utf-8") as handle:
             return handle.read()
     path = os.path.join(folder, "tokenizer_config.json")
-    template = _read_json(path).get("chat_template") if os.path.isfile(path) else None
+    template = read_json(path).get("chat_template") if os.path.isfile(path) else None
     return template if isinstance(template, str) else None
 
 
@@ -141,15 +135,9 @@ def write_gguf(merged_dir: str, path: str, type_name: str, say=lambda _: None) -
     started = time.monotonic()
     if type_name not in TYPES:
         raise ValueError(f"unknown GGUF type {type_name!r} (known: {', '.join(TYPES)})")
-    raw = _read_json(os.path.join(merged_dir, "config.json"))
-    problem = gguf_problem(raw)
-    if problem:
-        raise GgufSkipped(problem)
-    tokenizer_path = os.path.join(merged_dir, "tokenizer.json")
-    if not os.path.isfile(tokenizer_path):
-        raise GgufSkipped(f"{merged_dir} has no tokenizer.json, which the GGUF writer reads the "
-                          "vocabulary from")
-    tokenizer_json = _read_json(tokenizer_path)
+    checked_config(merged_dir, gguf_problem, GgufSkipped)
+    tokenizer_json = folder_json(merged_dir, "tokenizer.json", GgufSkipped,
+                                 "which the GGUF writer reads the vocabulary from")
     pre = pre_tokenizer(tokenizer_json)
     try:
         vocab = gguf.BpeVocab(Path(merged_dir))
@@ -390,13 +378,9 @@ def export_gguf(merged_dir: str, out_dir: str, say, reference: dict | None = Non
     import web_export
 
     started = time.monotonic()
-    config_path = os.path.join(merged_dir, "config.json")
-    if not os.path.isfile(config_path):
-        raise GgufSkipped(f"{merged_dir} has no config.json, so it is not a Hugging Face model "
-                          "folder (a run's model is in <output folder>/merged)")
-    problem = gguf_problem(_read_json(config_path)) or runtime_problem()
-    if problem:
-        raise GgufSkipped(problem)
+    checked_config(merged_dir, lambda config: gguf_problem(config) or runtime_problem(),
+                   GgufSkipped, "so it is not a Hugging Face model folder (a run's model is in "
+                   "<output folder>/merged)")
     # The template check renders the check prompt (when the model has a template at all).
     messages = ([{"role": "user", "content": web_export.CHECK_PROMPT}]
                 if chat_template(merged_dir) else None)

@@ -90,11 +90,11 @@ operators; Gemma 3 does not soft-cap its attention.
 from __future__ import annotations
 
 import importlib
-import json
 import os
 import time
 
 import onnx_files
+from model_folder import checked_config, read_json, weights_problem
 
 FUSED_FAMILIES = ("llama", "qwen2", "qwen3", "gemma2", "gemma3_text", "phi3")
 # Gemma's decoder: (1 + w) RMSNorms, four per layer, embeddings scaled by sqrt(hidden), a tanh-GELU
@@ -149,12 +149,10 @@ def _head_dim(config: dict) -> int:
 
 def fused_problem(config: dict) -> str | None:
     """None when build_decoder can make this config.json's model, else one sentence saying why."""
+    problem = weights_problem(config, FUSED_FAMILIES, "fused ONNX builder")
+    if problem:
+        return problem
     model_type = config.get("model_type")
-    if model_type not in FUSED_FAMILIES:
-        return (f"the fused ONNX builder handles model types {', '.join(FUSED_FAMILIES)}, and this "
-                f"one is {model_type!r}")
-    if config.get("quantization_config"):
-        return "the checkpoint is already quantized, and the fused ONNX builder reads float weights"
     if model_type == "gemma2" and config.get("attn_logit_softcapping", 50.0):
         return ("the model soft-caps its attention scores, which ONNX Runtime Web's "
                 "GroupQueryAttention does not apply (microsoft/onnxruntime#27461)")
@@ -236,8 +234,7 @@ class _Weights:
 
         index = os.path.join(folder, "model.safetensors.index.json")
         if os.path.isfile(index):
-            with open(index, encoding="utf-8") as handle:
-                weight_map = json.load(handle)["weight_map"]
+            weight_map = read_json(index)["weight_map"]
             self.files = {name: os.path.join(folder, file) for name, file in weight_map.items()}
         else:
             single = os.path.join(folder, "model.safetensors")
@@ -433,10 +430,7 @@ def build_decoder(merged_dir: str, onnx_path: str, variant: str,
     started = time.monotonic()
     if variant not in VARIANTS:
         raise ValueError(f"unknown variant {variant!r} (known: {', '.join(VARIANTS)})")
-    with open(os.path.join(merged_dir, "config.json"), encoding="utf-8") as handle:
-        problem = fused_problem(json.load(handle))
-    if problem:
-        raise ValueError(problem)
+    checked_config(merged_dir, fused_problem, ValueError)
     # The sizes as transformers reads them (with each family's defaults for keys left out).
     config = AutoConfig.from_pretrained(merged_dir)
     model_type = config.model_type

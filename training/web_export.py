@@ -53,6 +53,7 @@ from typing import Callable
 
 import cancel
 import onnx_files
+from model_folder import checked_config, read_json
 
 SUPPORTED = ("llama", "qwen2", "qwen3", "gemma2", "gemma3_text", "phi3")
 VARIANTS = ("fp32", "fp16", "q4", "q4f16")
@@ -122,11 +123,6 @@ def _versions() -> dict:
     import transformers
     return {"torch": torch.__version__, "transformers": transformers.__version__,
             "onnx": onnx.__version__, "onnxruntime": onnxruntime.__version__}
-
-
-def _read_json(path: str) -> dict:
-    with open(path, encoding="utf-8") as handle:
-        return json.load(handle)
 
 
 def _write_json(path: str, data: dict) -> None:
@@ -510,7 +506,7 @@ def _copy_model_files(merged_dir: str, dest: str) -> None:
     template = os.path.join(dest, "chat_template.jinja")
     tok_config = os.path.join(dest, "tokenizer_config.json")
     if os.path.isfile(template) and os.path.isfile(tok_config):
-        data = _read_json(tok_config)
+        data = read_json(tok_config)
         if not data.get("chat_template"):
             with open(template, encoding="utf-8") as handle:
                 data["chat_template"] = handle.read()
@@ -543,7 +539,7 @@ def weight_stats(merged_dir: str) -> dict:
 
     index = os.path.join(merged_dir, "model.safetensors.index.json")
     if os.path.isfile(index):
-        files = sorted(set(_read_json(index)["weight_map"].values()))
+        files = sorted(set(read_json(index)["weight_map"].values()))
     else:
         files = sorted(n for n in os.listdir(merged_dir) if n.endswith(".safetensors"))
     if not files:
@@ -636,14 +632,8 @@ def export_web(merged_dir: str, web_dir: str, say: Callable[[str], None],
     fused decoder operators, written from the weights by onnx_fused), "eager" (torch.onnx.export of
     the eager model, then ONNX Runtime's converters), or "auto" (fused where the family has it)."""
     started = time.monotonic()
-    config_path = os.path.join(merged_dir, "config.json")
-    if not os.path.isfile(config_path):
-        raise ExportSkipped(f"{merged_dir} has no config.json, so it is not a Hugging Face model "
-                            "folder the browser export can read")
-    config = _read_json(config_path)
-    problem = supported_problem(config)
-    if problem:
-        raise ExportSkipped(problem)
+    config = checked_config(merged_dir, supported_problem, ExportSkipped,
+                            "so it is not a Hugging Face model folder the browser export can read")
     if graph not in ("auto", "fused", "eager"):
         raise ValueError(f"unknown graph {graph!r} (auto, fused or eager)")
     fused_reason = _fused_problem(config) if graph != "eager" else "eager graph asked for"
@@ -800,7 +790,7 @@ def _build(merged_dir: str, out: str, config: dict, variants: tuple, graph: str,
         raise ExportSkipped(f"no browser variant passed its check ({reasons})", report)
 
     _copy_model_files(merged_dir, out)
-    web_config = _read_json(os.path.join(out, "config.json"))
+    web_config = read_json(os.path.join(out, "config.json"))
     js_config = dict(web_config.get("transformers.js_config") or {})
     js_config.pop("use_external_data_format", None)
     chunks = {FILE_NAMES[v]: len(report["variants"][v]["external_data"])
