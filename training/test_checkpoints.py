@@ -37,12 +37,8 @@ TOLERANCE = 1e-6
 
 def setUpModule():
     global TMP, MODEL, DATA
-    TMP, MODEL = test_support.tiny_llama("finetune-checkpoints-test.", torch, trainer=True)
-    DATA = test_support.write_json(os.path.join(TMP, "qa.json"), QA)
-
-
-def tearDownModule():
-    test_support.remove(TMP)
+    TMP, MODEL, DATA = test_support.tiny_llama_and_data("finetune-checkpoints-test.", torch, QA,
+                                                        trainer=True)
 
 
 def argv(out_dir: str, *extra: str) -> list[str]:

@@ -30,12 +30,8 @@ DATA = ""
 
 def setUpModule():
     global TMP, MODEL, DATA
-    TMP, MODEL = test_support.tiny_llama("finetune-ddp-test.", torch, quiet=True)
-    DATA = test_support.write_json(os.path.join(TMP, "qa.json"), QA)
-
-
-def tearDownModule():
-    test_support.remove(TMP)
+    TMP, MODEL, DATA = test_support.tiny_llama_and_data("finetune-ddp-test.", torch, QA,
+                                                        quiet=True)
 
 
 class TorchrunTest(unittest.TestCase):

@@ -58,6 +58,15 @@ def tiny_llama(prefix: str, torch, *, threads: int | None = 1, quiet: bool = Fal
     return folder, tiny_models.make_tiny_model("llama", os.path.join(folder, "llama"))
 
 
+def tiny_llama_and_data(prefix: str, torch, entries: list[dict], **options) -> tuple[str, str, str]:
+    """A module's whole set-up: tiny_llama (the same `options`) and `entries` written as
+    `<folder>/qa.json`; returns (folder, model, data file). The folder goes when the module's
+    tests are done (a module cleanup: the module needs no tearDownModule)."""
+    folder, model = tiny_llama(prefix, torch, **options)
+    unittest.addModuleCleanup(remove, folder)
+    return folder, model, write_json(os.path.join(folder, "qa.json"), entries)
+
+
 def freeze_imports(*modules: str) -> None:
     """Imports `modules` and moves every object alive now (the libraries' modules, classes and
     functions: hundreds of thousands) out of the garbage collector's sight (gc.freeze). The
