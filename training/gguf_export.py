@@ -26,6 +26,9 @@ What llama.cpp needs beyond the tensors, and how it is met here:
 Types: F16 (every 2-D weight in float16) and Q8_0 (every 2-D weight whose rows split into 32-value
 blocks, 8 bits per value and one float16 scale per block); 1-D tensors (norms, biases) and
 rope_freqs stay float32, as llama.cpp expects.
+
+export_gguf also writes an Ollama `Modelfile` beside the published files (ollama_modelfile: the
+chat template as a Go template, the stop tokens, the base's sampling settings), or says why not.
 """
 from __future__ import annotations
 
@@ -368,6 +371,21 @@ def check_gguf(path: str, type_name: str, reference: dict,
     return result
 
 
+def _modelfile(merged_dir: str, folder: str, published: list[str], name: str, say) -> dict:
+    """An Ollama Modelfile beside the smallest published file (ollama_modelfile), or why none."""
+    from ollama_modelfile import ModelfileSkipped, write_modelfile
+
+    type_name = "Q8_0" if "Q8_0" in published else published[0]
+    try:
+        info = write_modelfile(merged_dir, os.path.join(folder, f"{name}-{type_name}.gguf"),
+                               os.path.join(folder, "Modelfile"))
+    except ModelfileSkipped as error:
+        say(f"Ollama Modelfile: left out ({error})")
+        return {"modelfile": None, "modelfile_skipped": str(error)}
+    say(f"Ollama Modelfile: FROM {info['from']}, stop {', '.join(info['stop'])}")
+    return {"modelfile": {"file": "Modelfile", **info}}
+
+
 def export_gguf(merged_dir: str, out_dir: str, say, reference: dict | None = None,
                 types: tuple[str, ...] = TYPES) -> dict:
     """Writes, checks and publishes each type into out_dir (`<name>-<type>.gguf`, export.json):
@@ -412,6 +430,8 @@ def export_gguf(merged_dir: str, out_dir: str, say, reference: dict | None = Non
             report["failed"].append(type_name)
             os.remove(path)
             say(f"GGUF {type_name}: left out ({checked['failure']})")
+    if report["published"]:
+        report.update(_modelfile(merged_dir, partial, report["published"], name, say))
     report["seconds"] = round(time.monotonic() - started, 3)
     with open(os.path.join(partial, "export.json"), "w", encoding="utf-8") as handle:
         json.dump(report, handle, indent=2)

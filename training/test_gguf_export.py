@@ -56,8 +56,13 @@ class GgufExportTest(test_web_export.ExportTestCase):
                 report = self.export(name)
                 self.assertEqual(report["published"], ["F16", "Q8_0"], report["failed"])
                 folder = os.path.join(self.tmp, name, "gguf")
-                self.assertEqual(sorted(os.listdir(folder)),
-                                 ["export.json", f"{name}-F16.gguf", f"{name}-Q8_0.gguf"])
+                self.assertEqual(sorted(os.listdir(folder)), ["Modelfile", "export.json",
+                                                              f"{name}-F16.gguf",
+                                                              f"{name}-Q8_0.gguf"])
+                # The Ollama Modelfile (its template is test_ollama_modelfile's) uses Q8_0.
+                with open(os.path.join(folder, "Modelfile"), encoding="utf-8") as handle:
+                    self.assertTrue(handle.read().startswith(f"FROM ./{name}-Q8_0.gguf\n"))
+                self.assertEqual(report["modelfile"]["stop"], ["<|eot_id|>"])
                 with open(os.path.join(folder, "export.json"), encoding="utf-8") as handle:
                     self.assertEqual(json.load(handle)["published"], ["F16", "Q8_0"])
                 for type_name, entry in report["files"].items():
