@@ -14,8 +14,7 @@ import sys
 import unittest
 from unittest import mock
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_support  # noqa: E402  (first: it sets the offline environment)
 import finetune  # noqa: E402
 
@@ -82,7 +81,8 @@ class ResumeTest(unittest.TestCase):
         # comes after checkpoint-2 is saved and before checkpoint-4.
         killed = fresh("killed")
         env = dict(os.environ, OMP_NUM_THREADS="1")
-        proc = subprocess.Popen([sys.executable, os.path.join(HERE, "finetune.py"), *argv(killed)],
+        script = os.path.join(test_support.HERE, "finetune.py")
+        proc = subprocess.Popen([sys.executable, script, *argv(killed)],
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                                 env=env)
         seen = []
