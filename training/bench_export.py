@@ -62,24 +62,30 @@ LLAMA_3_2 = dict(vocab_size=128256, rope_theta=500000.0, rope_scaling=LLAMA_3_2_
                  max_position_embeddings=131072, rms_norm_eps=1e-5, tie_word_embeddings=True,
                  hidden_act="silu", attention_bias=False, mlp_bias=False)
 
+
+def llama_3_2_shape(size: str, published: dict, **sizes) -> dict:
+    """Llama 3.2 `size` Instruct: the sizes its config.json gives beside what the family shares."""
+    return {
+        "label": f"Llama 3.2 {size} Instruct",
+        "source": f"meta-llama/Llama-3.2-{size}-Instruct config.json",
+        "model_type": "llama",
+        "config": dict(LLAMA_3_2, intermediate_size=8192, num_key_value_heads=8, **sizes),
+        "published": published,
+    }
+
+
 # Each shape: its config.json figures (source: the published config.json named), and the sizes of
 # onnx-community's files for it (bytes as the Hub lists them, graph and _data together; source:
 # the Hub's file listing of the repository named). The first q4f16 figure is the goal's.
 SHAPES = {
-    "llama-3.2-1b": {
-        "label": "Llama 3.2 1B Instruct",
-        "source": "meta-llama/Llama-3.2-1B-Instruct config.json",
-        "model_type": "llama",
-        "config": dict(LLAMA_3_2, hidden_size=2048, intermediate_size=8192,
-                       num_hidden_layers=16, num_attention_heads=32, num_key_value_heads=8,
-                       head_dim=64),
-        "published": {
+    "llama-3.2-1b": llama_3_2_shape(
+        "1B", hidden_size=2048, num_hidden_layers=16, num_attention_heads=32, head_dim=64,
+        published={
             "q4f16": [(1.24e9, "onnx-community/Llama-3.2-1B-Instruct-q4f16 onnx/model_q4f16.onnx"),
                       (1.07e9, "onnx-community/Llama-3.2-1B-Instruct onnx/model_q4f16.onnx")],
             "q4": [(1.66e9, "onnx-community/Llama-3.2-1B-Instruct onnx/model_q4.onnx")],
             "fp16": [(2.47e9, "onnx-community/Llama-3.2-1B-Instruct onnx/model_fp16.onnx(_data)")],
-        },
-    },
+        }),
     "deepseek-r1-distill-qwen-1.5b": {
         "label": "DeepSeek-R1-Distill-Qwen-1.5B",
         "source": "deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B config.json",
@@ -96,19 +102,13 @@ SHAPES = {
                               "onnx/model_fp16.onnx(_data)")],
         },
     },
-    "llama-3.2-3b": {
-        "label": "Llama 3.2 3B Instruct",
-        "source": "meta-llama/Llama-3.2-3B-Instruct config.json",
-        "model_type": "llama",
-        "config": dict(LLAMA_3_2, hidden_size=3072, intermediate_size=8192,
-                       num_hidden_layers=28, num_attention_heads=24, num_key_value_heads=8,
-                       head_dim=128),
-        "published": {
+    "llama-3.2-3b": llama_3_2_shape(
+        "3B", hidden_size=3072, num_hidden_layers=28, num_attention_heads=24, head_dim=128,
+        published={
             "q4f16": [(2.37e9, "onnx-community/Llama-3.2-3B-Instruct onnx/model_q4f16.onnx(_data)")],
             "q4": [(3.34e9, "onnx-community/Llama-3.2-3B-Instruct onnx/model_q4.onnx(_data)")],
             "fp16": [(6.43e9, "onnx-community/Llama-3.2-3B-Instruct onnx/model_fp16.onnx(_data)")],
-        },
-    },
+        }),
     # --smoke: Llama 3.2's layout (GQA, head_dim 64, llama3 rope, tied) at a size that means
     # nothing; a short context keeps the rotary tables small.
     "smoke-llama": {
@@ -154,11 +154,9 @@ def table(rows: list[list], head: list[str]) -> str:
 
 
 def mem_available() -> int:
-    with open("/proc/meminfo", encoding="utf-8") as handle:
-        for line in handle:
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) * 1024
-    raise RuntimeError("/proc/meminfo has no MemAvailable")
+    import psutil  # installed with the trainer (accelerate depends on it)
+
+    return int(psutil.virtual_memory().available)
 
 
 def wait_for_memory(need: int, what: str, tries: int) -> str | None:
