@@ -110,7 +110,8 @@ class GgufExportTest(test_web_export.ExportTestCase):
         self.assertEqual(code, 0, stdout[-2000:] + stderr[-2000:])
         self.assertIn(f"GGUF for llama.cpp (Q8_0) in {os.path.join(out, 'gguf')}", stdout)
         self.assertEqual(sorted(os.listdir(os.path.join(out, "gguf"))),
-                         ["export.json", "run-Q8_0.gguf"])
+                         ["Modelfile", "export.json", "run-Q8_0.gguf"])
+        self.assertIn("Ollama Modelfile: FROM run-Q8_0.gguf, stop <|eot_id|>", stdout)
 
         gemma = make_tiny_model("gemma2", os.path.join(self.tmp, "gemma2"))
         out = os.path.join(self.tmp, "run-gemma2")
