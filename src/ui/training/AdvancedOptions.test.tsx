@@ -8,14 +8,7 @@ import { renderPanel, serveTrainingMock } from '../../../tests/component/trainin
 import { AdvancedOptions } from './AdvancedOptions';
 import { FORM_FIELDS, formOptions } from './training-form';
 
-// jsdom has no canvas: the loss curve's uPlot is replaced (as in TrainingPanel.test.tsx).
-vi.mock('uplot', () => ({
-  default: class {
-    setData() {}
-    setSize() {}
-    destroy() {}
-  },
-}));
+vi.mock('uplot', () => import('../../../tests/component/uplot-stub'));
 
 const { mock } = serveTrainingMock({ stepsPerPoll: 60 });
 

@@ -9,14 +9,7 @@ import userEvent from '@testing-library/user-event';
 import { DEFAULT_BASE_MODEL } from '../../shared/training-api';
 import { renderPanel, serveTrainingMock } from '../../../tests/component/training-panel';
 
-// jsdom has no canvas: uPlot (the loss curve of a started run) is replaced by a stand-in.
-vi.mock('uplot', () => ({
-  default: class {
-    setData() {}
-    setSize() {}
-    destroy() {}
-  },
-}));
+vi.mock('uplot', () => import('../../../tests/component/uplot-stub'));
 
 const { mock } = serveTrainingMock({ stepsPerPoll: 40 });
 // The section's chunk (and TanStack Query's) loaded once, not inside a test's wait.
