@@ -61,6 +61,23 @@ export async function checkRequest(
 }
 
 /**
+ * How many training processes a launcher starts: torchrun's `--nproc_per_node` (or
+ * `--nproc-per-node`), accelerate's `--num_processes`, as `--flag N` or `--flag=N`; null when the
+ * launcher names none or a non-number (torchrun's `gpu`, `auto`), and for no launcher.
+ */
+export function launcherProcesses(launcher: readonly string[] | null): number | null {
+  if (!launcher) return null;
+  const flags = ['--nproc_per_node', '--nproc-per-node', '--num_processes', '--num-processes'];
+  for (const [i, arg] of launcher.entries()) {
+    const [flag, inline] = arg.split(/=(.*)/s, 2);
+    if (!flag || !flags.includes(flag)) continue;
+    const value = inline ?? launcher[i + 1] ?? '';
+    return /^[1-9]\d*$/.test(value) ? Number(value) : null;
+  }
+  return null;
+}
+
+/**
  * What the run would do (POST /train/plan): the same checks and flags as a start, run with
  * `--plan` by the interpreter alone (never the launcher), and the device's memory beside it.
  */
@@ -78,7 +95,12 @@ export async function planRun(
     script: checked.script,
     spawnFn,
     timeoutMs,
-    env: { TRAINING_BASE_EXPORTS: config.baseExportsDir, HF_HUB_CACHE: config.hubCacheDir },
+    env: {
+      TRAINING_BASE_EXPORTS: config.baseExportsDir,
+      HF_HUB_CACHE: config.hubCacheDir,
+      // The plan runs in one process; the run's steps and effective batch count every process.
+      WORLD_SIZE: String(launcherProcesses(config.launcher) ?? 1),
+    },
   });
   const memory = plan.device_memory_bytes ?? (plan.device === 'cpu' ? totalmem() : null);
   return { plan, device_memory_bytes: memory, device_name: plan.device_name ?? plan.device };

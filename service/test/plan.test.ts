@@ -7,7 +7,8 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PlanResponseSchema } from '../../src/shared/training-api';
-import { FIXTURES, serviceForFile, validBody, type TestService } from './helpers';
+import { launcherProcesses } from '../src/run-command';
+import { FIXTURES, serviceForFile, startTestService, validBody, type TestService } from './helpers';
 
 let svc: TestService;
 serviceForFile((started) => (svc = started));
@@ -101,5 +102,37 @@ describe('POST /train/plan', () => {
     expect(outside.status).toBe(400);
     expect(error(outside.json)).toMatch(/data_file/);
     expect(svc.spawned.length).toBe(before);
+  });
+});
+
+describe("the plan counts the launcher's processes", () => {
+  it("reads torchrun's and accelerate's process counts, in both spellings", () => {
+    expect(launcherProcesses(null)).toBeNull();
+    expect(launcherProcesses(['torchrun', '--standalone', '--nproc_per_node=4'])).toBe(4);
+    expect(launcherProcesses(['torchrun', '--nproc-per-node', '2'])).toBe(2);
+    expect(launcherProcesses(['accelerate', 'launch', '--num_processes', '8'])).toBe(8);
+    expect(launcherProcesses(['torchrun', '--nproc_per_node=gpu'])).toBeNull();
+    expect(launcherProcesses(['torchrun', '--standalone'])).toBeNull();
+  });
+
+  it('a service with a 4-process launcher plans with WORLD_SIZE 4 (the plan itself runs alone)', async () => {
+    const multi = await startTestService({
+      launcher: ['torchrun', '--standalone', '--nproc_per_node=4'],
+    });
+    try {
+      const reply = await multi.request({
+        method: 'POST',
+        path: '/train/plan',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(
+          validBody({ script_path: join(FIXTURES, 'plan-trainer.mjs'), max_steps: 5 }),
+        ),
+      });
+      expect(reply.status, reply.text).toBe(200);
+      expect(multi.spawned.at(-1)?.command).toBe(process.execPath);
+      expect(multi.spawned.at(-1)?.env?.WORLD_SIZE).toBe('4');
+    } finally {
+      await multi.close();
+    }
   });
 });
