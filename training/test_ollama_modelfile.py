@@ -143,6 +143,29 @@ class ModelfileTest(unittest.TestCase):
                 self.assertEqual(info["system_turn"], name != "gemma")
                 self.assertTrue(text.startswith("FROM ./m.gguf\n"))
 
+    def test_the_published_templates_of_the_apps_families_render_the_same_in_go(self):
+        """The chat templates TRL ships for the real models (Llama 3.2 with its dated system
+        header, DeepSeek R1 Distill's thinking prompt, Qwen 2.5's default system prompt, Gemma,
+        Gemma 3, Phi 3.5) give Modelfiles whose Go rendering equals theirs; Qwen 3's, which
+        renders the last reply otherwise than earlier ones, is refused with the reason."""
+        import trl
+
+        folder = os.path.join(os.path.dirname(trl.__file__), "chat_templates")
+        for name in ("llama3_2", "deepseek_r1_distill", "qwen2_5", "gemma", "gemma3", "phi3_5"):
+            with self.subTest(template=name):
+                with open(os.path.join(folder, f"{name}.jinja"), encoding="utf-8") as handle:
+                    dest, tokenizer = self.folder(f"trl-{name}", handle.read(), [])
+                text, info = ollama_modelfile.modelfile_text(dest, "m.gguf", False)
+                conversations = [c for c in CONVERSATIONS
+                                 if info["system_turn"] or c[0]["role"] != "system"]
+                self.assertGreaterEqual(len(conversations), 3)
+                self.assertEqual(render_in_go(self.renderer, text, conversations),
+                                 [jinja_render(tokenizer, c) for c in conversations])
+        with open(os.path.join(folder, "qwen3.jinja"), encoding="utf-8") as handle:
+            dest, _ = self.folder("trl-qwen3", handle.read(), [])
+        with self.assertRaisesRegex(ollama_modelfile.ModelfileSkipped, "rewrites earlier turns"):
+            ollama_modelfile.modelfile_text(dest, "m.gguf", False)
+
     def test_stop_tokens_are_the_end_of_turn_and_the_end_of_sequence(self):
         cases = {"llama3": ["<|eot_id|>"], "chatml": ["<|im_end|>"],
                  "gemma": ["<end_of_turn>"], "phi3": ["<|end|>"]}
