@@ -22,7 +22,7 @@ import type { MockRun } from './fake/fake-run';
 import { FakeRuns } from './fake/fake-runs';
 import { FakeTrainerEnv } from './fake/fake-trainer-env';
 import { TRAINING_SCENARIOS, type MockSplit, type TrainingScenario } from './fake/fixtures';
-import { mswRoutes } from './fake/msw-route';
+import { mswFileRoutes, mswRoutes } from './fake/msw-route';
 
 export {
   MOCK_DATASET,
@@ -97,6 +97,11 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
     route(ROUTES.run, ({ params }) => runs.get(params.id)),
     route(ROUTES.split, ({ params }) => runs.split(params.id)),
     route(ROUTES.dataset, async ({ params }) => ({ entries: await runs.dataset(params.id) })),
+    route(ROUTES.exports, ({ params }) => runs.exports(params.id)),
+    ...mswFileRoutes(base, record)(ROUTES.exportFile, async ({ params }) => ({
+      name: params.file,
+      bytes: await runs.exportFile(params.id, params.file),
+    })),
     route(ROUTES.cancel, ({ params }) => runs.cancel(params.id)),
     route(ROUTES.resume, ({ params }) => runs.resume(params.id)),
     route(ROUTES.trainer, () => trainer.info()),

@@ -130,6 +130,8 @@ export function createServices(options: ServicesOptions = {}): Services {
       ]);
       return (await client.fetchLogs(runId, MAX_LOG_LINES, signal)).lines;
     },
+    runExports: async (runId, signal) =>
+      (await loadTraining()).client.fetchRunExports(runId, signal),
     trainingPlan: async (request, signal) =>
       (await loadTraining()).client.planTraining(request, signal),
     trainer: {

@@ -13,6 +13,12 @@ import {
   unreadable,
   wrongState,
 } from '../../src/shared/domain-errors';
+import {
+  downloadableNames,
+  exportWhileRunning,
+  ggufExports,
+  noExportFile,
+} from '../../src/shared/run-exports';
 import type { RunsDomain } from '../../src/shared/service-domain';
 import {
   PLAN_TIMEOUT_MS,
@@ -27,6 +33,7 @@ import {
   type LogsResponse,
   type MetricsResponse,
   type PlanResponse,
+  type RunExports,
   type RunInfo,
   type RunSplit,
   type TrainRequest,
@@ -44,6 +51,7 @@ import {
   newRun,
   type MockRun,
 } from './fake-run';
+import { fakeGgufFolder } from './fake-exports';
 import { MOCK_DATASET, MOCK_MESSAGES, type TrainingScenario } from './fixtures';
 
 export class FakeRuns implements RunsDomain {
@@ -154,6 +162,27 @@ export class FakeRuns implements RunsDomain {
 
   dataset(id: string): Promise<DatasetEntry[]> {
     return Promise.resolve(this.runOf(id).entries);
+  }
+
+  /** The GGUF files a finished run asked for GGUF holds (fake-exports.ts). */
+  exports(id: string): Promise<RunExports> {
+    const run = this.runOf(id);
+    const folder = run.info.state === 'succeeded' ? fakeGgufFolder(run.info, folderOf(run)) : null;
+    const empty = { report: null, skipped: null, modelfileBytes: null };
+    const where = `${run.info.output_dir}/gguf/export.json`;
+    return Promise.resolve({ gguf: ggufExports(run.info, folder ?? empty, where) });
+  }
+
+  /** A file GET /runs/{id}/exports/gguf/{file} sends: only a name the run's exports list. */
+  async exportFile(id: string, file: string): Promise<Uint8Array> {
+    const run = this.runOf(id);
+    if (run.info.state === 'running') throw wrongState(exportWhileRunning(id));
+    const { gguf } = await this.exports(id);
+    const bytes = downloadableNames(gguf).includes(file)
+      ? fakeGgufFolder(run.info, folderOf(run))?.files.get(file)
+      : undefined;
+    if (!bytes) throw notFound(noExportFile(id, file));
+    return bytes;
   }
 
   cancel(id: string): Promise<RunInfo> {

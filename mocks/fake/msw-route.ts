@@ -114,3 +114,67 @@ export function mswRoutes(base: string, onRequest: (request: Request) => void = 
       }
     });
 }
+
+/**
+ * `bytes=a-b`, `bytes=a-` or `bytes=-n` of a `size`-byte file as send (the service's
+ * @fastify/static) reads one range: [start, end] inclusive, 'unsatisfiable', or null for the
+ * whole file (no header, or a form it ignores: several ranges).
+ */
+function byteRange(header: string | null, size: number): [number, number] | 'unsatisfiable' | null {
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header ?? '');
+  if (!match || (match[1] === '' && match[2] === '')) return null;
+  const [from, to] = [match[1] ?? '', match[2] ?? ''];
+  const range: [number, number] =
+    from === ''
+      ? [Math.max(0, size - Number(to)), size - 1]
+      : [Number(from), Math.min(size - 1, to === '' ? size - 1 : Number(to))];
+  return range[0] > range[1] || range[0] >= size ? 'unsatisfiable' : range;
+}
+
+/**
+ * A maker of GET and HEAD handlers for a file route under `base` (the service sends it with
+ * @fastify/static): the route's params checked as `mswRoutes` checks them, `handle` gives the
+ * file's name and bytes (or throws a DomainError); one Range is answered with 206 (416 when out
+ * of the file), as an attachment.
+ */
+export function mswFileRoutes(
+  base: string,
+  onRequest: (request: Request) => void = () => undefined,
+) {
+  return <const R extends ServiceRoute>(
+    route: R,
+    handle: (input: RouteInput<R>) => Promise<{ name: string; bytes: Uint8Array }>,
+  ): HttpHandler[] =>
+    [http.get, http.head].map((method) =>
+      method<PathParams>(`${base}${route.url}`, async ({ request, params }) => {
+        onRequest(request);
+        const checked = checkParts(route, { params, query: {}, body: undefined });
+        if (checked instanceof Response) return checked;
+        let file: { name: string; bytes: Uint8Array };
+        try {
+          file = await handle(checked);
+        } catch (error) {
+          if (error instanceof DomainError)
+            return errorResponse(ERROR_STATUS[error.kind], error.message);
+          throw error;
+        }
+        const size = file.bytes.byteLength;
+        const headers: Record<string, string> = {
+          'Accept-Ranges': 'bytes',
+          'Content-Disposition': `attachment; filename="${file.name}"`,
+          'Content-Type': 'application/octet-stream',
+        };
+        const range = byteRange(request.headers.get('range'), size);
+        if (range === 'unsatisfiable')
+          return new HttpResponse(null, {
+            status: 416,
+            headers: { ...headers, 'Content-Range': `bytes */${size}` },
+          });
+        const [start, end] = range ?? [0, size - 1];
+        const body = request.method === 'HEAD' ? null : file.bytes.slice(start, end + 1);
+        headers['Content-Length'] = String(end - start + 1);
+        if (range) headers['Content-Range'] = `bytes ${start}-${end}/${size}`;
+        return new HttpResponse(body, { status: range ? 206 : 200, headers });
+      }),
+    );
+}

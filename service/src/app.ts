@@ -10,6 +10,7 @@ import { REPO_ROOT, type ServiceConfig } from './config';
 import { DatasetStore } from './datasets';
 import { registerDatasetRoutes } from './routes/datasets';
 import { registerErrorHandling } from './routes/error-handler';
+import { registerExportRoutes } from './routes/exports';
 import { HubCacheStore } from './hub-cache';
 import { registerHubCacheRoutes } from './routes/hub-cache';
 import { registerInfoRoutes } from './routes/info';
@@ -66,6 +67,7 @@ export function buildService(config: ServiceConfig, deps: AppDeps = {}): Trainin
     config.datasetLimit,
   );
   registerModelRoutes(app, runs);
+  registerExportRoutes(app, runs);
   registerTrainerRoutes(app, trainer);
   registerHubCacheRoutes(
     app,

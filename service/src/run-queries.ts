@@ -1,11 +1,18 @@
 /**
  * Read queries on a run: its log (a tail or a page), its metrics since a cursor, the entries the
- * trainer held out and its data file's entries.
+ * trainer held out, its data file's entries and its exports (`gguf/`).
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod/mini';
 import { readLog } from '../../src/shared/service-http';
+import {
+  MODELFILE,
+  downloadableNames,
+  exportWhileRunning,
+  ggufExports,
+  noExportFile,
+} from '../../src/shared/run-exports';
 import {
   RunSplitSchema,
   formatIssues,
@@ -13,12 +20,14 @@ import {
   type LogsQuery,
   type LogsResponse,
   type MetricsResponse,
+  type RunExports,
   type RunSplit,
 } from '../../src/shared/training-api';
 import { isRecord } from '../../src/shared/guards';
 import { trainingMessages } from '../../src/shared/training-messages';
 import { readDatasetFile } from './datasets';
-import { notFound, unreadable } from './errors';
+import { notFound, unreadable, wrongState } from './errors';
+import { resolveModelFile } from './models';
 import type { RunRegistry } from './run-registry';
 import type { RunStores } from './run-stores';
 
@@ -45,20 +54,8 @@ export class RunQueries {
   async split(id: string): Promise<RunSplit> {
     const record = this.registry.recordOf(id);
     const file = join(record.output_dir, 'split.json');
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch {
-      throw notFound(trainingMessages.noSplit(id, file));
-    }
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch (error) {
-      throw unreadable(
-        `${file} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
-      );
-    }
+    const raw = await readJson(file);
+    if (raw === null) throw notFound(trainingMessages.noSplit(id, file));
     const fields = isRecord(raw) ? raw : {};
     const parsed = z.safeParse(RunSplitSchema, {
       seed: null,
@@ -73,5 +70,63 @@ export class RunQueries {
   /** Every entry of the run's data file. */
   async dataset(id: string): Promise<DatasetEntry[]> {
     return readDatasetFile(this.registry.recordOf(id).data_file);
+  }
+
+  /** What `<output_dir>/gguf/` (or `gguf.skipped.json`) holds for export (run-exports.ts). */
+  async exports(id: string): Promise<RunExports> {
+    const record = this.registry.recordOf(id);
+    const dir = record.output_dir;
+    if (record.state !== 'running' && !(await isFolder(dir)))
+      throw notFound(`Run ${id}'s output folder ${dir} no longer exists (deleted or moved?)`);
+    const folder = join(dir, 'gguf');
+    const report = await readJson(join(folder, 'export.json'));
+    const skipped = await readJson(join(dir, 'gguf.skipped.json'));
+    const modelfile = await stat(join(folder, MODELFILE)).catch(() => null);
+    try {
+      return {
+        gguf: ggufExports(
+          record,
+          { report, skipped, modelfileBytes: modelfile?.isFile() ? modelfile.size : null },
+          join(folder, 'export.json'),
+        ),
+      };
+    } catch (error) {
+      throw unreadable(error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  /**
+   * The path of a file GET /runs/{id}/exports/gguf/{file} may send: only a name the run's
+   * exports list (published GGUF files, the Modelfile), never a path joined from the request.
+   */
+  async exportFile(id: string, file: string): Promise<string> {
+    if (this.registry.recordOf(id).state === 'running') throw wrongState(exportWhileRunning(id));
+    const { gguf } = await this.exports(id);
+    const name = downloadableNames(gguf).find((listed) => listed === file);
+    if (!name) throw notFound(noExportFile(id, file));
+    // Its real path must stay inside gguf/ (a symlink that leads out is a 404).
+    return (await resolveModelFile(join(this.registry.recordOf(id).output_dir, 'gguf'), name)).path;
+  }
+}
+
+async function isFolder(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => null))?.isDirectory() ?? false;
+}
+
+/** A JSON file's value; null when it does not exist; unreadable when it is not JSON. */
+async function readJson(file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return null;
+  }
+  try {
+    const value: unknown = JSON.parse(text);
+    return value;
+  } catch (error) {
+    throw unreadable(
+      `${file} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }

@@ -13,6 +13,7 @@ import type {
   MetricsResponse,
   PlanResponse,
   RunInfo,
+  RunExports,
   RunSplit,
   TrainRequest,
 } from '../../src/shared/training-api';
@@ -107,6 +108,15 @@ export class RunManager {
 
   dataset(id: string): Promise<DatasetEntry[]> {
     return this.queries.dataset(id);
+  }
+
+  exports(id: string): Promise<RunExports> {
+    return this.queries.exports(id);
+  }
+
+  /** The path of a file the run offers for download (GET /runs/{id}/exports/gguf/{file}). */
+  exportFile(id: string, file: string): Promise<string> {
+    return this.queries.exportFile(id, file);
   }
 
   logs(id: string, query: LogsQuery): Promise<LogsResponse> {

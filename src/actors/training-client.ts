@@ -22,6 +22,7 @@ import {
   RunDatasetSchema,
   RunInfoSchema,
   RunListSchema,
+  RunExportsSchema,
   RunSplitSchema,
   TrainResponseSchema,
   PlanResponseSchema,
@@ -37,6 +38,7 @@ import {
   type RunDataset,
   type RunInfo,
   type RunList,
+  type RunExports,
   type RunSplit,
   type TrainRequest,
   type TrainResponse,
@@ -92,6 +94,8 @@ export interface TrainingClient {
   fetchSplit(runId: string, signal?: AbortSignal): Promise<RunSplit>;
   /** GET /runs/{id}/dataset: every entry of the run's data file. */
   fetchRunDataset(runId: string, signal?: AbortSignal): Promise<RunDataset>;
+  /** GET /runs/{id}/exports: the GGUF files and Ollama Modelfile of the run's output folder. */
+  fetchRunExports(runId: string, signal?: AbortSignal): Promise<RunExports>;
   putDataset(
     name: string,
     entries: TrainingEntry[],
@@ -183,6 +187,8 @@ export function createTrainingClient(options: TrainingClientOptions = {}): Train
       call(RunSplitSchema, 'GET', `/runs/${id(runId)}/split`, undefined, signal),
     fetchRunDataset: (runId, signal) =>
       call(RunDatasetSchema, 'GET', `/runs/${id(runId)}/dataset`, undefined, signal),
+    fetchRunExports: (runId, signal) =>
+      call(RunExportsSchema, 'GET', `/runs/${id(runId)}/exports`, undefined, signal),
     putDataset: (name, entries, signal) =>
       call(DatasetResponseSchema, 'PUT', `/datasets/${encodeURIComponent(name)}`, entries, signal),
     fetchTrainer: (signal) => call(TrainerInfoSchema, 'GET', '/trainer', undefined, signal),

@@ -19,6 +19,8 @@ export interface RunsDomain {
   metrics(id: string, after?: number, evalAfter?: number): Promise<api.MetricsResponse>;
   split(id: string): Promise<api.RunSplit>;
   dataset(id: string): Promise<api.DatasetEntry[]>;
+  /** What the run's output folder holds for export (GET /runs/{id}/exports). */
+  exports(id: string): Promise<api.RunExports>;
   cancel(id: string): Promise<api.RunInfo>;
   resume(id: string): Promise<api.RunInfo>;
 }

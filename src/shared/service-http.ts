@@ -10,6 +10,7 @@ import { badInput, timedOut, type DomainError, type DomainErrorKind } from './do
 import {
   DatasetParamsSchema,
   DatasetSchema,
+  ExportFileParamsSchema,
   HubModelParamsSchema,
   LOG_TAIL,
   LogsQuerySchema,
@@ -105,8 +106,9 @@ const logsQuery = { ...byId, querystring: LogsQuerySchema };
 const datasetPut = { params: DatasetParamsSchema, body: DatasetSchema };
 const setupBody = { body: SetupBodySchema };
 const byHubModel = { params: HubModelParamsSchema };
+const exportFile = { params: ExportFileParamsSchema };
 
-/** Every JSON route of the service (the trained files' route is the service's alone). */
+/** Every route of the service but the trained files' (the service's alone); JSON but exportFile. */
 export const SERVICE_ROUTES = {
   info: { method: 'GET', url: '/' },
   health: { method: 'GET', url: '/health' },
@@ -117,6 +119,9 @@ export const SERVICE_ROUTES = {
   metrics: { method: 'GET', url: '/runs/:id/metrics', schema: metricsQuery },
   split: { method: 'GET', url: '/runs/:id/split', schema: byId },
   dataset: { method: 'GET', url: '/runs/:id/dataset', schema: byId },
+  exports: { method: 'GET', url: '/runs/:id/exports', schema: byId },
+  // A file, not JSON: the service also answers HEAD, Range and sends Content-Disposition.
+  exportFile: { method: 'GET', url: '/runs/:id/exports/gguf/:file', schema: exportFile },
   cancel: { method: 'POST', url: '/runs/:id/cancel', schema: byId },
   resume: { method: 'POST', url: '/runs/:id/resume', schema: byId },
   logs: { method: 'GET', url: '/logs/:id', schema: logsQuery },

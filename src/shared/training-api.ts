@@ -360,6 +360,48 @@ export type TrainedModel = z.infer<typeof TrainedModelSchema>;
 export const ModelListSchema = z.object({ models: z.array(TrainedModelSchema) });
 export type ModelList = z.infer<typeof ModelListSchema>;
 
+/** The GGUF types the trainer writes (training/gguf_export.py). */
+export const GGUF_TYPES = ['F16', 'Q8_0'] as const;
+
+/**
+ * One GGUF file of a run's `gguf/export.json`: published (checked in llama.cpp, downloadable) or
+ * left out (`failure` says why; the file itself was removed). The figures are llama.cpp's check.
+ */
+export const GgufFileSchema = z.object({
+  name: z.string(),
+  type: z.enum(GGUF_TYPES),
+  bytes: z.nullable(z.number()),
+  passed: z.boolean(),
+  failure: z.nullable(z.string()),
+  /** Clear-margin steps where llama.cpp's top token was PyTorch's, of those compared. */
+  tokens_agreed: z.nullable(z.number()),
+  tokens_compared: z.nullable(z.number()),
+  max_abs_diff: z.nullable(z.number()),
+});
+export type GgufFile = z.infer<typeof GgufFileSchema>;
+
+/** GGUF export states: none asked for or written yet, written (≥ 1 file published), or skipped. */
+export const GGUF_EXPORT_STATES = ['none', 'written', 'skipped'] as const;
+
+/** GET /runs/{id}/exports: what the run's output folder holds for export. */
+export const RunExportsSchema = z.object({
+  gguf: z.object({
+    state: z.enum(GGUF_EXPORT_STATES),
+    /** Why there is none (state none) or why none was kept (skipped); null when written. */
+    reason: z.nullable(z.string()),
+    files: z.array(GgufFileSchema),
+    /** The Ollama Modelfile beside the published files, when one was written. */
+    modelfile: z.nullable(z.object({ name: z.string(), bytes: z.number() })),
+    /** Why no Modelfile was written beside published files. */
+    modelfile_skipped: z.nullable(z.string()),
+  }),
+});
+export type RunExports = z.infer<typeof RunExportsSchema>;
+export type GgufExports = RunExports['gguf'];
+
+/** GET|HEAD /runs/{id}/exports/gguf/{file}: a run id and a file name. */
+export const ExportFileParamsSchema = z.extend(RunParamsSchema, { file: z.string() });
+
 /** Every endpoint of the service (GET / lists them; the mock answers the same). */
 export const SERVICE_ENDPOINTS = [
   'GET /',
@@ -371,6 +413,8 @@ export const SERVICE_ENDPOINTS = [
   'GET /runs/{run_id}/metrics',
   'GET /runs/{run_id}/split',
   'GET /runs/{run_id}/dataset',
+  'GET /runs/{run_id}/exports',
+  'GET|HEAD /runs/{run_id}/exports/gguf/{file}',
   'POST /runs/{run_id}/cancel',
   'POST /runs/{run_id}/resume',
   'GET /logs/{run_id}',

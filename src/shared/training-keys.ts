@@ -14,6 +14,9 @@ export const trainingKeys = {
     [...trainingKeys.all(baseUrl), 'split', runId] as const,
   dataset: (baseUrl: string, runId: string) =>
     [...trainingKeys.all(baseUrl), 'dataset', runId] as const,
+  /** A finished run's exports (GET /runs/{id}/exports). */
+  exports: (baseUrl: string, runId: string) =>
+    [...trainingKeys.all(baseUrl), 'exports', runId] as const,
   trainerSetup: (baseUrl: string) => [...trainingKeys.all(baseUrl), 'trainer', 'setup'] as const,
   /** GET /hub-cache: the downloaded base models (the panel's section, the Base model field). */
   hubCache: (baseUrl: string) => [...trainingKeys.all(baseUrl), 'hub-cache'] as const,

@@ -13,6 +13,7 @@ import type {
   HubCache,
   TrainingEntry,
   PlanResponse,
+  RunExports,
   TrainRequest,
   TrainerInfo,
   TrainerSetup,
@@ -35,6 +36,8 @@ export interface Services {
   trainingUrl: string;
   /** A run's log (GET /logs/{id}?tail=1000), for the Runs list. */
   trainingLog: (runId: string, signal?: AbortSignal) => Promise<string[]>;
+  /** GET /runs/{id}/exports: a finished run's GGUF files and Ollama Modelfile. */
+  runExports: (runId: string, signal?: AbortSignal) => Promise<RunExports>;
   /** POST /train/plan: what a run with this request would do, before the start. */
   trainingPlan: (request: TrainRequest, signal?: AbortSignal) => Promise<PlanResponse>;
   /** The trainer's environment on the service: what it has, and its set-up. */

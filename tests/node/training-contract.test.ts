@@ -12,6 +12,7 @@ import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTrainingMock } from '../../mocks/training-handlers';
 import { LOG_PAGE_LINES, PLAN_TIMEOUT_MS, planTimedOut } from '../../src/shared/service-http';
+import { exportWhileRunning, noExportFile } from '../../src/shared/run-exports';
 import { trainingMessages } from '../../src/shared/training-messages';
 import {
   DatasetResponseSchema,
@@ -22,6 +23,7 @@ import {
   MetricsResponseSchema,
   ModelListSchema,
   RunDatasetSchema,
+  RunExportsSchema,
   RunInfoSchema,
   RunListSchema,
   RunSplitSchema,
@@ -59,7 +61,15 @@ interface Target {
   slowPlan(): { body: Record<string, unknown>; timeoutMs: number; restore(): void };
   /** The data file the bodies name holds these entries. */
   entries: { prompt: string; completion: string }[];
+  /** A file route's answer: its status, headers (lower-case names) and body's bytes. */
+  file(method: 'GET' | 'HEAD', path: string, headers?: Record<string, string>): Promise<FileAnswer>;
   close(): Promise<void>;
+}
+
+interface FileAnswer {
+  status: number;
+  header(name: string): string | undefined;
+  body: Buffer;
 }
 
 const ENTRIES = Array.from({ length: 10 }, (_, i) => ({
@@ -71,6 +81,12 @@ const errorOf = (answer: Answer) =>
   typeof answer.json === 'object' && answer.json !== null && 'error' in answer.json
     ? String(answer.json.error)
     : `(no error field: ${JSON.stringify(answer.json)})`;
+
+/** The `error` of a file route's JSON refusal. */
+const fileError = (answer: FileAnswer) => {
+  const json: unknown = JSON.parse(answer.body.toString());
+  return errorOf({ status: answer.status, json });
+};
 
 let outputs = 0;
 
@@ -95,9 +111,21 @@ async function realTarget(): Promise<Target> {
     max_steps: 3,
     ...patch,
   });
+  const file: Target['file'] = async (method, path, headers = {}) => {
+    const reply = await rawRequest(svc.port, { method, path, headers });
+    return {
+      status: reply.status,
+      header: (name) => {
+        const value = reply.headers[name];
+        return Array.isArray(value) ? value.join(', ') : value;
+      },
+      body: Buffer.from(reply.text, 'utf8'),
+    };
+  };
   return {
     name: 'the real service',
     call,
+    file,
     entries: ENTRIES,
     body,
     finish: (id) => svc.waitForEnd(id),
@@ -145,9 +173,18 @@ async function mockTarget(): Promise<Target> {
     max_steps: 3,
     ...patch,
   });
+  const file: Target['file'] = async (method, path, headers = {}) => {
+    const response = await fetch(`${base}${path}`, { method, headers });
+    return {
+      status: response.status,
+      header: (name) => response.headers.get(name) ?? undefined,
+      body: Buffer.from(await response.arrayBuffer()),
+    };
+  };
   return {
     name: 'the mock (MSW)',
     call,
+    file,
     entries: ENTRIES,
     body,
     // The mock's runs advance as their log is polled, as the page polls it.
@@ -304,6 +341,81 @@ describe.each([
     const split = await target.call('GET', `/runs/${id}/split`);
     expect(split.status).toBe(404);
     expect(errorOf(split)).toMatch(new RegExp(`^Run ${id} held out no questions: `));
+  });
+
+  it('a run asked for GGUF: its exports listed, each file downloaded (Range, HEAD); names it does not list 404; while running 409', async () => {
+    const long = await target.call('POST', '/train', target.body('long', { gguf: 'both' }));
+    const { run_id: runningId } = TrainResponseSchema.parse(long.json);
+    const pending = RunExportsSchema.parse(
+      (await target.call('GET', `/runs/${runningId}/exports`)).json,
+    );
+    expect(pending.gguf).toMatchObject({ state: 'none', files: [], modelfile: null });
+    expect(pending.gguf.reason).toMatch(/is still running/);
+    const early = await target.file('GET', `/runs/${runningId}/exports/gguf/Modelfile`);
+    expect([early.status, fileError(early)]).toEqual([409, exportWhileRunning(runningId)]);
+    await target.call('POST', `/runs/${runningId}/cancel`, {});
+
+    const started = await target.call('POST', '/train', target.body('quick', { gguf: 'both' }));
+    const { run_id: id } = TrainResponseSchema.parse(started.json);
+    const run = await target.finish(id);
+    const name = run.output_dir.split('/').filter(Boolean).pop() ?? '';
+    const listed = await target.call('GET', `/runs/${id}/exports`);
+    expect(listed.status).toBe(200);
+    const { gguf } = RunExportsSchema.parse(listed.json);
+    expect(gguf).toMatchObject({ state: 'written', reason: null, modelfile_skipped: null });
+    expect(gguf.files.map((f) => [f.name, f.type, f.bytes, f.passed])).toEqual([
+      [`${name}-F16.gguf`, 'F16', 8192, true],
+      [`${name}-Q8_0.gguf`, 'Q8_0', 4352, true],
+    ]);
+    expect(gguf.files[1]).toMatchObject({ tokens_agreed: 12, tokens_compared: 12, failure: null });
+    expect(gguf.modelfile?.name).toBe('Modelfile');
+
+    const path = `/runs/${id}/exports/gguf/${name}-Q8_0.gguf`;
+    const whole = await target.file('GET', path);
+    expect([whole.status, whole.body.length, whole.header('content-length')]).toEqual([
+      200,
+      4352,
+      '4352',
+    ]);
+    expect(whole.body.subarray(0, 4).toString()).toBe('GGUF');
+    expect(whole.header('content-disposition')).toBe(`attachment; filename="${name}-Q8_0.gguf"`);
+    const part = await target.file('GET', path, { range: 'bytes=0-3' });
+    expect([part.status, part.body.toString(), part.header('content-range')]).toEqual([
+      206,
+      'GGUF',
+      'bytes 0-3/4352',
+    ]);
+    const head = await target.file('HEAD', path);
+    expect([head.status, head.body.length, head.header('content-length')]).toEqual([
+      200,
+      0,
+      '4352',
+    ]);
+    const beyond = await target.file('GET', path, { range: 'bytes=5000-' });
+    expect([beyond.status, beyond.header('content-range')]).toEqual([416, 'bytes */4352']);
+    const modelfile = await target.file('GET', `/runs/${id}/exports/gguf/Modelfile`);
+    expect([modelfile.status, modelfile.body.length]).toEqual([200, gguf.modelfile?.bytes]);
+    expect(modelfile.body.toString()).toMatch(new RegExp(`^FROM ./${name}-Q8_0.gguf\n`));
+
+    // Only listed names: export.json is in gguf/ but not offered; a path is never followed.
+    for (const file of ['export.json', 'other.gguf']) {
+      const answer = await target.file('GET', `/runs/${id}/exports/gguf/${file}`);
+      expect([answer.status, fileError(answer)]).toEqual([404, noExportFile(id, file)]);
+    }
+    for (const file of ['..%2Fadapter_config.json', '%2E%2E%2F%2E%2E%2Fpackage.json']) {
+      const answer = await target.file('GET', `/runs/${id}/exports/gguf/${file}`);
+      expect(answer.status, file).toBe(404);
+      expect(fileError(answer)).toMatch(/offers no export file/);
+    }
+
+    const plain = await target.call('POST', '/train', target.body('quick'));
+    const { run_id: plainId } = TrainResponseSchema.parse(plain.json);
+    await target.finish(plainId);
+    const none = RunExportsSchema.parse(
+      (await target.call('GET', `/runs/${plainId}/exports`)).json,
+    );
+    expect(none.gguf).toMatchObject({ state: 'none', files: [] });
+    expect(none.gguf.reason).toMatch(/^This run was not asked for GGUF/);
   });
 
   it('unknown and malformed run ids, bad log queries', async () => {

@@ -31,7 +31,11 @@ const ModelFileParamsSchema = z.object({
  * `highWaterMark`, missing from @fastify/static's types; its default 64 KiB more than halves the
  * throughput of a large weights file: `npm run bench:service -- --file-vs REV`).
  */
-const SEND_OPTIONS = { cacheControl: false, dotfiles: 'allow' as const, highWaterMark: 1 << 20 };
+export const SEND_OPTIONS = {
+  cacheControl: false,
+  dotfiles: 'allow' as const,
+  highWaterMark: 1 << 20,
+};
 
 export function registerModelRoutes(app: FastifyInstance, runs: ModelSources): void {
   // Only reply.sendFile: no route of the plugin's own (every file is checked below first).

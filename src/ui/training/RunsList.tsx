@@ -2,8 +2,8 @@
  * The Runs list: past and current runs on the training service (state, base model, steps,
  * duration, last loss), each one's log on demand, what a finished run wrote and where, "Load in
  * chat" for a run whose browser-ready model is complete (else why not), and "Resume" for a run
- * that ended without its result but left a checkpoint. Its own chunk, loaded once the service
- * has runs.
+ * that ended without its result but left a checkpoint; a run's GGUF files and Ollama Modelfile as
+ * downloads (RunExports). Its own chunk, loaded once the service has runs.
  */
 import { useId, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
@@ -12,6 +12,7 @@ import { trainingKeys } from '../../shared/training-keys';
 import { formatDuration, formatLoss } from './run-stats';
 import { optionSummary } from '../../shared/training-fields';
 import { CompareLink } from './CompareLink';
+import RunExports from './RunExports';
 import { runModel } from '../../machines/trainingSelectors';
 import { NO_BROWSER_COPY, resultWritten } from '../../shared/training-messages';
 
@@ -131,6 +132,7 @@ function RunItem({
       {run.state === 'succeeded' && !model && run.model_error && (
         <p className="training-hint">Why no browser copy: {run.model_error}</p>
       )}
+      <RunExports run={run} />
       {open && <RunLog source={source} runId={run.id} id={logId} />}
     </li>
   );

@@ -58,6 +58,8 @@ const TrainerSetup = lazyWithQuery(() => import('./TrainerSetup'));
 const RunPlan = lazyWithQuery(() => import('./RunPlan'));
 // The service's Hub cache (GET /hub-cache), with TanStack Query too.
 const HubCache = lazyWithQuery(() => import('./HubCache'));
+// A finished run's GGUF downloads (GET /runs/{id}/exports), with TanStack Query too.
+const RunExports = lazyWithQuery(() => import('./RunExports'));
 
 const HUB = 'https://huggingface.co';
 
@@ -429,6 +431,11 @@ export function TrainingPanel({
           <LoadInChat run={run} model={trainedModel} onLoadInChat={onLoadInChat} />
           {trainedModel && <CompareLink runId={run.id} />}
         </div>
+      )}
+      {status === 'finished' && run && (
+        <Suspense fallback={null}>
+          <RunExports run={run} />
+        </Suspense>
       )}
       {failure && (
         <Suspense fallback={null}>

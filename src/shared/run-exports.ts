@@ -1,0 +1,127 @@
+/**
+ * A run's GGUF exports, read the same way by the service (from disk) and the mock's fake runs:
+ * the trainer's `gguf/export.json` (training/gguf_export.py, format 1) and `gguf.skipped.json`
+ * made into GET /runs/{id}/exports' answer, and which file names may be downloaded.
+ */
+import { isRecord } from './guards';
+import { GGUF_TYPES, type GgufExports, type GgufFile, type RunInfo } from './training-api';
+
+/** The Ollama Modelfile's name in `gguf/`. */
+export const MODELFILE = 'Modelfile';
+
+/** A file name the exports route serves: one plain segment, never a path. */
+const EXPORT_FILE_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,199}$/;
+
+/** What was found in the run's output folder (each null when absent). */
+export interface GgufFolder {
+  /** `gguf/export.json`, parsed. */
+  report: unknown;
+  /** `gguf.skipped.json`, parsed. */
+  skipped: unknown;
+  /** The Modelfile's size on disk, when it exists. */
+  modelfileBytes: number | null;
+}
+
+const num = (value: unknown) => (typeof value === 'number' ? value : null);
+const str = (value: unknown) => (typeof value === 'string' && value.trim() ? value.trim() : null);
+
+/** The run asked for GGUF (training option `gguf` other than `none`). */
+export const askedForGguf = (run: Pick<RunInfo, 'options'>) => {
+  const gguf = run.options?.gguf;
+  return typeof gguf === 'string' && gguf !== 'none';
+};
+
+/**
+ * One entry of export.json's `files`, or a sentence naming what is wrong (`where`: the file read).
+ */
+function ggufFile(type: string, raw: unknown, where: string): GgufFile {
+  const known = GGUF_TYPES.find((name) => name === type);
+  if (!known || !isRecord(raw))
+    throw new Error(
+      `${where}: files.${type} is not a GGUF entry (types: ${GGUF_TYPES.join(', ')})`,
+    );
+  const name = str(raw.file);
+  if (!name || !EXPORT_FILE_NAME.test(name))
+    throw new Error(
+      `${where}: files.${type}.file is not a file name (got ${JSON.stringify(raw.file)})`,
+    );
+  const passed = raw.published === true || raw.passed === true;
+  return {
+    name,
+    type: known,
+    bytes: num(raw.bytes),
+    passed,
+    failure: passed ? null : (str(raw.failure) ?? 'its check in llama.cpp failed'),
+    tokens_agreed: num(raw.tokens_agreed),
+    tokens_compared: num(raw.tokens_compared),
+    max_abs_diff: num(raw.max_abs_diff),
+  };
+}
+
+/**
+ * GET /runs/{id}/exports' `gguf` for a run and what its output folder holds. Throws an Error whose
+ * message names the malformed field when export.json is not the trainer's format.
+ */
+export function ggufExports(
+  run: Pick<RunInfo, 'id' | 'state' | 'options'>,
+  folder: GgufFolder,
+  where: string,
+): GgufExports {
+  const none = (reason: string): GgufExports => ({
+    state: 'none',
+    reason,
+    files: [],
+    modelfile: null,
+    modelfile_skipped: null,
+  });
+  if (!askedForGguf(run))
+    return none(
+      'This run was not asked for GGUF (Advanced: "GGUF for llama.cpp and Ollama" when starting a run).',
+    );
+  if (run.state === 'running')
+    return none(`Run ${run.id} is still running; its GGUF files are written once training ends.`);
+  const report = folder.report;
+  const files: GgufFile[] = [];
+  if (report !== null) {
+    if (!isRecord(report) || !isRecord(report.files))
+      throw new Error(`${where}: no "files" object (not the trainer's export.json)`);
+    for (const [type, raw] of Object.entries(report.files)) files.push(ggufFile(type, raw, where));
+  }
+  const skippedReason = isRecord(folder.skipped) ? str(folder.skipped.reason) : null;
+  const published = files.filter((file) => file.passed);
+  if (published.length === 0)
+    return {
+      ...none(
+        skippedReason ??
+          `Run ${run.id} ended ${run.state} without GGUF files (the trainer wrote no gguf/).`,
+      ),
+      state: skippedReason || files.length > 0 ? 'skipped' : 'none',
+      files,
+    };
+  const modelfile =
+    isRecord(report) && isRecord(report.modelfile) && folder.modelfileBytes !== null
+      ? { name: MODELFILE, bytes: folder.modelfileBytes }
+      : null;
+  const modelfileSkipped = isRecord(report) ? str(report.modelfile_skipped) : null;
+  return { state: 'written', reason: null, files, modelfile, modelfile_skipped: modelfileSkipped };
+}
+
+/** The names GET /runs/{id}/exports/gguf/{file} serves: published files and the Modelfile. */
+export function downloadableNames(gguf: GgufExports): string[] {
+  return [
+    ...gguf.files.filter((file) => file.passed).map((file) => file.name),
+    ...(gguf.modelfile ? [gguf.modelfile.name] : []),
+  ];
+}
+
+/** The answer to a file name the run does not offer for download. */
+export const noExportFile = (id: string, file: string) =>
+  `Run ${id} offers no export file "${file}" (see GET /runs/${id}/exports)`;
+
+/** The answer to a download while the run still runs. */
+export const exportWhileRunning = (id: string) =>
+  `Run ${id} is still running (state running); its exports can be downloaded once it has ended`;
+
+/** Where the service sends one of a run's export files (GET /runs/{id}/exports/gguf/{file}). */
+export const exportFileUrl = (baseUrl: string, runId: string, file: string) =>
+  `${baseUrl.replace(/\/+$/, '')}/runs/${encodeURIComponent(runId)}/exports/gguf/${encodeURIComponent(file)}`;

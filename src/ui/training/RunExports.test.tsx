@@ -1,0 +1,122 @@
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { http, HttpResponse } from 'msw';
+import { DEFAULT_TRAINING_URL, type RunExports } from '../../shared/training-api';
+import { renderPanel, serveTrainingMock } from '../../../tests/component/training-panel';
+
+vi.mock('uplot', () => import('../../../tests/component/uplot-stub'));
+
+const { mock, server } = serveTrainingMock({ stepsPerPoll: 40 });
+afterEach(() => server.resetHandlers());
+// The lazy chunks (and TanStack Query's) loaded once, not inside a test's wait.
+beforeAll(async () => {
+  await Promise.all([import('./RunExports'), import('./RunsList'), import('../query-client')]);
+});
+
+/** Starts a run asked for GGUF `gguf` (the Advanced option, as the form keeps it) to its end. */
+async function finishedRun(gguf: string) {
+  localStorage.setItem('training.form.v1', JSON.stringify({ options: { gguf } }));
+  const user = userEvent.setup();
+  renderPanel();
+  await user.click(screen.getByRole('button', { name: 'Train Model' }));
+  expect(await screen.findByText('✅ Training finished!')).toBeInTheDocument();
+  return user;
+}
+
+describe('RunExports: a finished run asked for GGUF', () => {
+  it('the summary and the Runs list offer each GGUF file and the Modelfile as downloads from the service', async () => {
+    await finishedRun('both');
+    const runs = await screen.findByRole('region', { name: 'Runs' });
+    const row = within(runs).getAllByRole('listitem')[0];
+    if (!row) throw new Error('no run in the Runs list');
+    const base = `${DEFAULT_TRAINING_URL}/runs/mock-run-1/exports/gguf`;
+    // Twice: in the finished run's summary, then in its Runs list row.
+    const links = async (name: RegExp) => {
+      const found = await screen.findAllByRole('link', { name }, { timeout: 5000 });
+      expect(found).toHaveLength(2);
+      expect(row).toContainElement(found[1] ?? null);
+      return found;
+    };
+    for (const q8 of await links(/^GGUF Q8_0/)) {
+      expect(q8).toHaveTextContent('GGUF Q8_0 · 4.25kB · checked in llama.cpp');
+      expect(q8).toHaveAttribute('href', `${base}/lora-Q8_0.gguf`);
+      expect(q8).toHaveAttribute('download', 'lora-Q8_0.gguf');
+      expect(q8.parentElement).toHaveTextContent('12/12 clear-margin tokens agree with PyTorch');
+    }
+    for (const f16 of await links(/^GGUF F16 · 8.00kB/))
+      expect(f16).toHaveAttribute('href', `${base}/lora-F16.gguf`);
+    for (const modelfile of await links(/^Ollama Modelfile$/))
+      expect(modelfile).toHaveAttribute('href', `${base}/Modelfile`);
+  });
+
+  it('a file left out and a Modelfile left out say why; no GGUF at all says why', async () => {
+    const answer: RunExports = {
+      gguf: {
+        state: 'written',
+        reason: null,
+        files: [
+          {
+            name: 'lora-F16.gguf',
+            type: 'F16',
+            bytes: 2048,
+            passed: false,
+            failure: "step 3: token 17 != PyTorch's 12",
+            tokens_agreed: 9,
+            tokens_compared: 10,
+            max_abs_diff: 0.9,
+          },
+          {
+            name: 'lora-Q8_0.gguf',
+            type: 'Q8_0',
+            bytes: 1024,
+            passed: true,
+            failure: null,
+            tokens_agreed: 10,
+            tokens_compared: 10,
+            max_abs_diff: 0.04,
+          },
+        ],
+        modelfile: null,
+        modelfile_skipped: 'the model has no chat template',
+      },
+    };
+    const url = `${DEFAULT_TRAINING_URL}/runs/:id/exports`;
+    server.use(http.get(url, () => HttpResponse.json(answer)));
+    await finishedRun('both');
+    const runs = await screen.findByRole('region', { name: 'Runs' });
+    expect(
+      await within(runs).findByText(/^GGUF F16 · 2.00kB · left out: step 3: token 17/),
+    ).toBeInTheDocument();
+    expect(within(runs).queryByRole('link', { name: /GGUF F16/ })).not.toBeInTheDocument();
+    expect(within(runs).getByRole('link', { name: /GGUF Q8_0/ })).toBeInTheDocument();
+    expect(within(runs).getByText('No Ollama Modelfile: the model has no chat template'));
+
+    server.use(
+      http.get(url, () =>
+        HttpResponse.json({
+          gguf: { ...answer.gguf, state: 'skipped', reason: 'no writer for gpt2', files: [] },
+        } satisfies RunExports),
+      ),
+    );
+    const user = userEvent.setup();
+    await user.clear(screen.getByLabelText('Output directory'));
+    await user.type(screen.getByLabelText('Output directory'), 'service-data/outputs/second');
+    await user.click(screen.getByRole('button', { name: 'Train Model' }));
+    await waitFor(
+      () =>
+        expect(within(runs).getAllByRole('listitem')[0]).toHaveTextContent(
+          'No GGUF: no writer for gpt2',
+        ),
+      { timeout: 5000 },
+    );
+  });
+
+  it('a run not asked for GGUF: no exports asked, none shown', async () => {
+    await finishedRun('none');
+    const runs = await screen.findByRole('region', { name: 'Runs' });
+    expect(within(runs).getAllByRole('listitem')).toHaveLength(1);
+    expect(within(runs).queryByText(/GGUF/)).not.toBeInTheDocument();
+    expect(mock.requests.filter((r) => r.includes('/exports'))).toEqual([]);
+  });
+});
