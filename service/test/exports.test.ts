@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RunExportsSchema } from '../../src/shared/training-api';
 import { noExportFile } from '../../src/shared/run-exports';
+import { halfExport } from '../../src/shared/run-exports.fixtures';
 import { serviceForFile, trainToEnd, type TestService } from './helpers';
 
 let svc: TestService;
@@ -19,6 +20,8 @@ const exportsOf = async (id: string) => {
   const reply = await svc.request({ path: `/runs/${id}/exports` });
   return { status: reply.status, reply, gguf: () => RunExportsSchema.parse(reply.json).gguf };
 };
+
+const failure = "step 3: token 17 != PyTorch's 12 (margin 2.1)";
 
 /** gguf/ as the trainer leaves it when F16 failed its check and no Modelfile could be written. */
 function writeHalfExport(outputDir: string): string {
@@ -30,7 +33,6 @@ function writeHalfExport(outputDir: string): string {
   writeFileSync(join(folder, 'm-Q8_0.gguf'), q8);
   // Not published: a file of its name on disk must still not be served.
   writeFileSync(join(folder, 'm-F16.gguf'), 'left behind');
-  const failure = "step 3: token 17 != PyTorch's 12 (margin 2.1)";
   writeFileSync(
     join(folder, 'export.json'),
     JSON.stringify({
@@ -74,34 +76,7 @@ describe('GET /runs/{id}/exports on gguf/ folders written here', () => {
     const folder = writeHalfExport(run.output_dir);
     const listed = await exportsOf(run.id);
     expect(listed.status).toBe(200);
-    expect(listed.gguf()).toEqual({
-      state: 'written',
-      reason: null,
-      files: [
-        {
-          name: 'm-F16.gguf',
-          type: 'F16',
-          bytes: 2000,
-          passed: false,
-          failure: "step 3: token 17 != PyTorch's 12 (margin 2.1)",
-          tokens_agreed: 9,
-          tokens_compared: 10,
-          max_abs_diff: 0.9,
-        },
-        {
-          name: 'm-Q8_0.gguf',
-          type: 'Q8_0',
-          bytes: 1000,
-          passed: true,
-          failure: null,
-          tokens_agreed: 10,
-          tokens_compared: 10,
-          max_abs_diff: 0.04,
-        },
-      ],
-      modelfile: null,
-      modelfile_skipped: 'the model has no chat template',
-    });
+    expect(listed.gguf()).toEqual(halfExport('m', { F16: 2000, Q8_0: 1000 }, failure));
     for (const file of ['m-F16.gguf', 'Modelfile']) {
       const refused = await svc.request({ path: `/runs/${run.id}/exports/gguf/${file}` });
       expect([refused.status, (refused.json as { error: string }).error]).toEqual([

@@ -3,6 +3,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { DEFAULT_TRAINING_URL, type RunExports } from '../../shared/training-api';
+import { halfExport } from '../../shared/run-exports.fixtures';
 import { renderPanel, serveTrainingMock } from '../../../tests/component/training-panel';
 
 vi.mock('uplot', () => import('../../../tests/component/uplot-stub'));
@@ -52,34 +53,7 @@ describe('RunExports: a finished run asked for GGUF', () => {
 
   it('a file left out and a Modelfile left out say why; no GGUF at all says why', async () => {
     const answer: RunExports = {
-      gguf: {
-        state: 'written',
-        reason: null,
-        files: [
-          {
-            name: 'lora-F16.gguf',
-            type: 'F16',
-            bytes: 2048,
-            passed: false,
-            failure: "step 3: token 17 != PyTorch's 12",
-            tokens_agreed: 9,
-            tokens_compared: 10,
-            max_abs_diff: 0.9,
-          },
-          {
-            name: 'lora-Q8_0.gguf',
-            type: 'Q8_0',
-            bytes: 1024,
-            passed: true,
-            failure: null,
-            tokens_agreed: 10,
-            tokens_compared: 10,
-            max_abs_diff: 0.04,
-          },
-        ],
-        modelfile: null,
-        modelfile_skipped: 'the model has no chat template',
-      },
+      gguf: halfExport('lora', { F16: 2048, Q8_0: 1024 }, "step 3: token 17 != PyTorch's 12"),
     };
     const url = `${DEFAULT_TRAINING_URL}/runs/:id/exports`;
     server.use(http.get(url, () => HttpResponse.json(answer)));
