@@ -33,6 +33,9 @@ no variant passing its check — <output_dir>/web.skipped.json holds the reason 
 TRAINING_BASE_EXPORTS names a folder to keep them in: later runs of the same base link to it).
 --gguf Q8_0|F16|both writes GGUF files of merged/ to <output_dir>/gguf/ (training/gguf_export.py,
 each checked in llama.cpp; <output_dir>/gguf.skipped.json says why when none is kept).
+Last, training/model_card.py writes the model card <output_dir>/merged/README.md (the base, the
+method, the run's fields, the split, the final losses, the exports' checks); a card that cannot be
+written is said in the log and the run stands.
 The trained model is released before the export starts.
 
 Safe under torchrun / accelerate launch (DDP; FSDP with training/accelerate/fsdp.yaml): every rank
@@ -447,6 +450,20 @@ def gguf_outputs(args, merged_dir: str, say) -> None:
             handle.write("\n")
         return
     say(f"GGUF for llama.cpp ({', '.join(report['published'])}) in {folder}")
+
+
+def model_card_output(args, merged_dir: str, history: list[dict], say) -> None:
+    """merged/README.md (model_card.py), written after the exports whose checks it carries; a card
+    that cannot be written leaves the trained run and its exports as they are."""
+    try:
+        import model_card
+
+        path = model_card.write_model_card(args, merged_dir, history)
+    except Exception as error:  # noqa: BLE001 - the trained model is saved; the run says why
+        cancel.check()
+        say(f"model card not written: {type(error).__name__}: {one_line(error)[:300]}")
+        return
+    say(f"model card in {path}")
 
 
 def base_identity(base_model: str, variants) -> dict:
@@ -897,6 +914,7 @@ def main(argv: list[str] | None = None) -> int:
     except CheckpointError as error:
         fail(str(error))
     net = trainer.model
+    history = trainer.state.log_history  # the model card's losses
     sharded = trainer.is_fsdp_enabled
     if sharded:
         # Each process holds a shard: all take part in gathering the whole weights (the preset's
@@ -925,6 +943,8 @@ def main(argv: list[str] | None = None) -> int:
         export_outputs(args, merged_dir, report.say)
     if dist.main and args.gguf != "none":
         gguf_outputs(args, merged_dir, report.say)
+    if dist.main:
+        model_card_output(args, merged_dir, history, report.say)
     return 0
 
 
