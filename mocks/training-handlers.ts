@@ -102,6 +102,9 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
       name: params.file,
       bytes: await runs.exportFile(params.id, params.file),
     })),
+    ...mswFileRoutes(base, record)(ROUTES.exportArchive, ({ params }) =>
+      runs.exportArchive(params.id, params.kind),
+    ),
     route(ROUTES.cancel, ({ params }) => runs.cancel(params.id)),
     route(ROUTES.resume, ({ params }) => runs.resume(params.id)),
     route(ROUTES.trainer, () => trainer.info()),

@@ -2,10 +2,17 @@
  * A mock run's `gguf/` folder, as training/gguf_export.py writes it for a run asked for GGUF
  * (training option `gguf`): `<name>-<type>.gguf` per type asked, each "checked in llama.cpp"
  * (the Q8_0 one agrees at every clear-margin step, F16 token for token), the Ollama Modelfile, and
- * `export.json` (format 1). The files are small stand-ins: the GGUF magic then zeros.
+ * `export.json` (format 1). The files are small stand-ins: the GGUF magic then zeros. And the
+ * adapter and merged-model archives, zips of empty stand-in files.
  */
-import { MODELFILE, type GgufFolder } from '../../src/shared/run-exports';
-import { GGUF_TYPES, type RunInfo } from '../../src/shared/training-api';
+import {
+  ARCHIVE_FOLDERS,
+  MODELFILE,
+  archiveStem,
+  runArchive,
+  type GgufFolder,
+} from '../../src/shared/run-exports';
+import { GGUF_TYPES, type ArchiveKind, type RunInfo } from '../../src/shared/training-api';
 
 /** A mock GGUF file's size in bytes (F16 twice Q8_0's, as real ones are). */
 const GGUF_BYTES = { F16: 8192, Q8_0: 4352 } as const;
@@ -63,4 +70,93 @@ export function fakeGgufFolder(info: RunInfo, name: string): FakeGgufFolder | nu
     skipped: null,
     modelfileBytes: modelfile.byteLength,
   };
+}
+
+/** The files a mock run's folders hold (names as the trainer writes them), by archive. */
+const FAKE_FOLDERS: Record<ArchiveKind, readonly string[]> = {
+  adapter: [
+    'adapter_config.json',
+    'adapter_model.safetensors',
+    'chat_template.jinja',
+    'tokenizer.json',
+    'tokenizer_config.json',
+  ],
+  merged: [
+    'chat_template.jinja',
+    'config.json',
+    'generation_config.json',
+    'model.safetensors',
+    'tokenizer.json',
+    'tokenizer_config.json',
+  ],
+};
+
+/**
+ * A mock archive: a valid zip (stored, no data descriptors) of the folder's files, each empty —
+ * a stand-in, as the mock's GGUF files are; the service zips the real files (yazl).
+ */
+function emptyFilesZip(stem: string, names: readonly string[]): Uint8Array {
+  const encoder = new TextEncoder();
+  const paths = names.map((name) => encoder.encode(`${stem}/${name}`));
+  const local = paths.reduce((sum, path) => sum + 30 + path.length, 0);
+  const central = paths.reduce((sum, path) => sum + 46 + path.length, 0);
+  const bytes = new Uint8Array(local + central + 22);
+  const view = new DataView(bytes.buffer);
+  let at = 0;
+  /** Writes little-endian fields, each [bytes (2 or 4), value], then the name's bytes. */
+  const put = (fields: readonly (readonly [2 | 4, number])[], path?: Uint8Array) => {
+    for (const [size, value] of fields) {
+      if (size === 2) view.setUint16(at, value, true);
+      else view.setUint32(at, value, true);
+      at += size;
+    }
+    if (path) bytes.set(path, at);
+    at += path?.length ?? 0;
+  };
+  // Version 10, UTF-8 names, stored, DOS time 0 on 1980-01-01; CRC and sizes 0 (empty files).
+  type Field = readonly [2 | 4, number];
+  const common = (path: Uint8Array): Field[] => [
+    ...[10, 0x0800, 0, 0, 0x21].map((value): Field => [2, value]),
+    ...[0, 0, 0].map((value): Field => [4, value]),
+    [2, path.length],
+    [2, 0],
+  ];
+  const offsets = paths.map((path) => {
+    const offset = at;
+    put([[4, 0x04034b50], ...common(path)], path);
+    return offset;
+  });
+  paths.forEach((path, i) => {
+    const tail = [
+      [2, 0],
+      [2, 0],
+      [2, 0],
+      [4, 0],
+      [4, offsets[i] ?? 0],
+    ] as const;
+    put([[4, 0x02014b50], [2, 20], ...common(path), ...tail], path);
+  });
+  const count = paths.length;
+  put([
+    [4, 0x06054b50],
+    [2, 0],
+    [2, 0],
+    [2, count],
+    [2, count],
+    [4, central],
+    [4, local],
+    [2, 0],
+  ]);
+  return bytes;
+}
+
+/** A mock run's archive of `kind`, as GET /runs/{id}/exports lists it, and its bytes. */
+export async function fakeArchive(info: RunInfo, kind: ArchiveKind) {
+  const path = `${info.output_dir}${ARCHIVE_FOLDERS[kind] ? `/${ARCHIVE_FOLDERS[kind]}` : ''}`;
+  const files = FAKE_FOLDERS[kind].map((name) => ({ name, bytes: 0 }));
+  const zip = emptyFilesZip(archiveStem(info.id, kind), FAKE_FOLDERS[kind]);
+  const listed = await runArchive(info, kind, { path, files }, () =>
+    Promise.resolve(zip.byteLength),
+  );
+  return { listed, folder: { path, files }, zip };
 }

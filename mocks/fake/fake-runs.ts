@@ -14,6 +14,7 @@ import {
   wrongState,
 } from '../../src/shared/domain-errors';
 import {
+  archiveRefusal,
   downloadableNames,
   exportWhileRunning,
   ggufExports,
@@ -27,7 +28,9 @@ import {
   type LogSource,
 } from '../../src/shared/service-http';
 import {
+  ARCHIVE_KINDS,
   RESUMABLE_STATES,
+  type ArchiveKind,
   type DatasetEntry,
   type LogsQuery,
   type LogsResponse,
@@ -51,7 +54,7 @@ import {
   newRun,
   type MockRun,
 } from './fake-run';
-import { fakeGgufFolder } from './fake-exports';
+import { fakeArchive, fakeGgufFolder } from './fake-exports';
 import { MOCK_DATASET, MOCK_MESSAGES, type TrainingScenario } from './fixtures';
 
 export class FakeRuns implements RunsDomain {
@@ -164,13 +167,25 @@ export class FakeRuns implements RunsDomain {
     return Promise.resolve(this.runOf(id).entries);
   }
 
-  /** The GGUF files a finished run asked for GGUF holds (fake-exports.ts). */
-  exports(id: string): Promise<RunExports> {
+  /** The archives and the GGUF files a finished run holds (fake-exports.ts). */
+  async exports(id: string): Promise<RunExports> {
     const run = this.runOf(id);
     const folder = run.info.state === 'succeeded' ? fakeGgufFolder(run.info, folderOf(run)) : null;
     const empty = { report: null, skipped: null, modelfileBytes: null };
     const where = `${run.info.output_dir}/gguf/export.json`;
-    return Promise.resolve({ gguf: ggufExports(run.info, folder ?? empty, where) });
+    const archives = await Promise.all(
+      ARCHIVE_KINDS.map(async (kind) => (await fakeArchive(run.info, kind)).listed),
+    );
+    return { archives, gguf: ggufExports(run.info, folder ?? empty, where) };
+  }
+
+  /** A zip GET /runs/{id}/exports/archive/{kind} sends, refused as the service refuses. */
+  async exportArchive(id: string, kind: ArchiveKind): Promise<{ name: string; bytes: Uint8Array }> {
+    const { info } = this.runOf(id);
+    const { listed, folder, zip } = await fakeArchive(info, kind);
+    const refusal = archiveRefusal(info, kind, folder);
+    if (refusal !== null) throw info.state === 'running' ? wrongState(refusal) : notFound(refusal);
+    return { name: listed.name ?? '', bytes: zip };
   }
 
   /** A file GET /runs/{id}/exports/gguf/{file} sends: only a name the run's exports list. */

@@ -7,12 +7,17 @@ import { join } from 'node:path';
 import * as z from 'zod/mini';
 import { readLog } from '../../src/shared/service-http';
 import {
+  ARCHIVE_FOLDERS,
   MODELFILE,
+  archiveRefusal,
+  archiveStem,
   downloadableNames,
   exportWhileRunning,
   ggufExports,
   noExportFile,
+  runArchive,
 } from '../../src/shared/run-exports';
+import { ARCHIVE_KINDS, type ArchiveKind } from '../../src/shared/training-api';
 import {
   RunSplitSchema,
   formatIssues,
@@ -25,6 +30,7 @@ import {
 } from '../../src/shared/training-api';
 import { isRecord } from '../../src/shared/guards';
 import { trainingMessages } from '../../src/shared/training-messages';
+import { archiveFiles, archiveFolder, zipSize } from './archives';
 import { readDatasetFile } from './datasets';
 import { notFound, unreadable, wrongState } from './errors';
 import { resolveModelFile } from './models';
@@ -82,8 +88,18 @@ export class RunQueries {
     const report = await readJson(join(folder, 'export.json'));
     const skipped = await readJson(join(dir, 'gguf.skipped.json'));
     const modelfile = await stat(join(folder, MODELFILE)).catch(() => null);
+    const archives = await Promise.all(
+      ARCHIVE_KINDS.map(async (kind) => {
+        const path = join(dir, ARCHIVE_FOLDERS[kind]);
+        const files = await archiveFiles(kind, path);
+        return runArchive(record, kind, archiveFolder(path, files), () =>
+          zipSize(id, kind, files ?? []),
+        );
+      }),
+    );
     try {
       return {
+        archives,
         gguf: ggufExports(
           record,
           { report, skipped, modelfileBytes: modelfile?.isFile() ? modelfile.size : null },
@@ -106,6 +122,21 @@ export class RunQueries {
     if (!name) throw notFound(noExportFile(id, file));
     // Its real path must stay inside gguf/ (a symlink that leads out is a 404).
     return (await resolveModelFile(join(this.registry.recordOf(id).output_dir, 'gguf'), name)).path;
+  }
+
+  /**
+   * What GET /runs/{id}/exports/archive/{kind} zips: the zip's name and the files; refused
+   * (409) while the run runs, else (404) with the cause archiveRefusal names (the folder
+   * deleted, a full fine-tune's adapter, no model in merged/).
+   */
+  async exportArchive(id: string, kind: ArchiveKind) {
+    const record = this.registry.recordOf(id);
+    const path = join(record.output_dir, ARCHIVE_FOLDERS[kind]);
+    const files = await archiveFiles(kind, path);
+    const refusal = archiveRefusal(record, kind, archiveFolder(path, files));
+    if (refusal !== null)
+      throw record.state === 'running' ? wrongState(refusal) : notFound(refusal);
+    return { name: `${archiveStem(id, kind)}.zip`, files: files ?? [] };
   }
 }
 

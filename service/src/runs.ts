@@ -7,6 +7,7 @@
  */
 import { spawn as nodeSpawn } from 'node:child_process';
 import type {
+  ArchiveKind,
   DatasetEntry,
   LogsQuery,
   LogsResponse,
@@ -117,6 +118,11 @@ export class RunManager {
   /** The path of a file the run offers for download (GET /runs/{id}/exports/gguf/{file}). */
   exportFile(id: string, file: string): Promise<string> {
     return this.queries.exportFile(id, file);
+  }
+
+  /** A zip of the run's adapter or merged model (GET /runs/{id}/exports/archive/{kind}). */
+  exportArchive(id: string, kind: ArchiveKind) {
+    return this.queries.exportArchive(id, kind);
   }
 
   logs(id: string, query: LogsQuery): Promise<LogsResponse> {

@@ -51,6 +51,8 @@ export interface Reply {
   headers: Record<string, string | string[] | undefined>;
   text: string;
   json: unknown;
+  /** The body's bytes as sent (`text` is them read as UTF-8). */
+  body: Buffer;
 }
 
 export interface TestService {
@@ -101,14 +103,15 @@ export function rawRequest(port: number, options: RequestOptions): Promise<Reply
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
+          const body = Buffer.concat(chunks);
+          const text = body.toString('utf8');
           let json: unknown = undefined;
           try {
             json = JSON.parse(text);
           } catch {
             // not JSON
           }
-          ok({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+          ok({ status: res.statusCode ?? 0, headers: res.headers, text, json, body });
         });
       },
     );

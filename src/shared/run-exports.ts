@@ -1,10 +1,18 @@
 /**
  * A run's GGUF exports, read the same way by the service (from disk) and the mock's fake runs:
  * the trainer's `gguf/export.json` (training/gguf_export.py, format 1) and `gguf.skipped.json`
- * made into GET /runs/{id}/exports' answer, and which file names may be downloaded.
+ * made into GET /runs/{id}/exports' answer, and which file names may be downloaded; and which
+ * files the adapter and merged-model archives pack, or why there is none.
  */
 import { isRecord } from './guards';
-import { GGUF_TYPES, type GgufExports, type GgufFile, type RunInfo } from './training-api';
+import {
+  GGUF_TYPES,
+  type ArchiveKind,
+  type GgufExports,
+  type GgufFile,
+  type RunArchive,
+  type RunInfo,
+} from './training-api';
 
 /** The Ollama Modelfile's name in `gguf/`. */
 export const MODELFILE = 'Modelfile';
@@ -125,3 +133,84 @@ export const exportWhileRunning = (id: string) =>
 /** Where the service sends one of a run's export files (GET /runs/{id}/exports/gguf/{file}). */
 export const exportFileUrl = (baseUrl: string, runId: string, file: string) =>
   `${baseUrl.replace(/\/+$/, '')}/runs/${encodeURIComponent(runId)}/exports/gguf/${encodeURIComponent(file)}`;
+
+/** What an archive is called in sentences. */
+export const ARCHIVE_LABELS: Record<ArchiveKind, string> = {
+  adapter: 'LoRA adapter',
+  merged: 'merged model',
+};
+
+/**
+ * Files at the top of the output folder that are the trainer's records, not the adapter's: the
+ * split, the exports' skip reasons, logs, anything hidden or half-written.
+ */
+const NOT_ADAPTER = /^(?:split\.json|run\.json|.*\.skipped\.json|.*\.log|.*\.jsonl|.*\.tmp)$/;
+
+/** Whether a plain file of a folder goes into its archive (the adapter: not the run's records). */
+export const archived = (kind: ArchiveKind, name: string) =>
+  EXPORT_FILE_NAME.test(name) && (kind === 'merged' || !NOT_ADAPTER.test(name));
+
+/** Where each archive's files are, inside the run's output folder ('' is the folder itself). */
+export const ARCHIVE_FOLDERS: Record<ArchiveKind, string> = { adapter: '', merged: 'merged' };
+
+/** The zip's file name, and the folder its files unpack into (`<run>-<kind>`). */
+export const archiveStem = (runId: string, kind: ArchiveKind) => `${runId}-${kind}`;
+
+/** A folder's plain files that an archive packs, with their sizes; null: the folder is missing. */
+export interface ArchiveFolder {
+  path: string;
+  files: { name: string; bytes: number }[] | null;
+}
+
+/**
+ * Whether the run's archive of `kind` can be downloaded, from what its folder holds: a sentence
+ * naming the cause when it cannot (still running, a full fine-tune's adapter, the folder deleted,
+ * no model in it, a run that did not succeed).
+ */
+export function archiveRefusal(
+  run: Pick<RunInfo, 'id' | 'state' | 'method'>,
+  kind: ArchiveKind,
+  folder: ArchiveFolder,
+): string | null {
+  const label = ARCHIVE_LABELS[kind];
+  if (run.state === 'running')
+    return `Run ${run.id} is still running; its ${label} is written once training ends.`;
+  if (kind === 'adapter' && run.method === 'full')
+    return 'A full fine-tune has no LoRA adapter: the merged model is the whole trained model.';
+  if (folder.files === null)
+    return `Run ${run.id}'s ${label} folder ${folder.path} no longer exists (deleted or moved?)`;
+  const names = new Set(folder.files.map((file) => file.name));
+  if (kind === 'adapter' && !names.has('adapter_config.json'))
+    return `No LoRA adapter in ${folder.path} (adapter_config.json is missing)`;
+  if (kind === 'merged') {
+    if (!names.has('config.json') || ![...names].some((name) => name.endsWith('.safetensors')))
+      return `No model in ${folder.path} (config.json or the .safetensors weights are missing)`;
+    if (run.state !== 'succeeded')
+      return `Run ${run.id} ended ${run.state}: its merged model may be incomplete.`;
+  }
+  return null;
+}
+
+/** GET /runs/{id}/exports' entry for one archive; `zipBytes`: its size once zipped. */
+export async function runArchive(
+  run: Pick<RunInfo, 'id' | 'state' | 'method'>,
+  kind: ArchiveKind,
+  folder: ArchiveFolder,
+  zipBytes: (files: { name: string; bytes: number }[]) => Promise<number>,
+): Promise<RunArchive> {
+  const reason = archiveRefusal(run, kind, folder);
+  const files = folder.files ?? [];
+  return reason === null
+    ? {
+        kind,
+        name: `${archiveStem(run.id, kind)}.zip`,
+        bytes: await zipBytes(files),
+        files: files.length,
+        reason,
+      }
+    : { kind, name: null, bytes: null, files: files.length, reason };
+}
+
+/** Where the service sends one of a run's archives (GET /runs/{id}/exports/archive/{kind}). */
+export const exportArchiveUrl = (baseUrl: string, runId: string, kind: ArchiveKind) =>
+  `${baseUrl.replace(/\/+$/, '')}/runs/${encodeURIComponent(runId)}/exports/archive/${kind}`;

@@ -10,6 +10,7 @@ import { badInput, timedOut, type DomainError, type DomainErrorKind } from './do
 import {
   DatasetParamsSchema,
   DatasetSchema,
+  ExportArchiveParamsSchema,
   ExportFileParamsSchema,
   HubModelParamsSchema,
   LOG_TAIL,
@@ -107,8 +108,9 @@ const datasetPut = { params: DatasetParamsSchema, body: DatasetSchema };
 const setupBody = { body: SetupBodySchema };
 const byHubModel = { params: HubModelParamsSchema };
 const exportFile = { params: ExportFileParamsSchema };
+const exportArchive = { params: ExportArchiveParamsSchema };
 
-/** Every route of the service but the trained files' (the service's alone); JSON but exportFile. */
+/** Every route of the service but the trained files' (the service's alone); JSON but the exports' files. */
 export const SERVICE_ROUTES = {
   info: { method: 'GET', url: '/' },
   health: { method: 'GET', url: '/health' },
@@ -122,6 +124,8 @@ export const SERVICE_ROUTES = {
   exports: { method: 'GET', url: '/runs/:id/exports', schema: byId },
   // A file, not JSON: the service also answers HEAD, Range and sends Content-Disposition.
   exportFile: { method: 'GET', url: '/runs/:id/exports/gguf/:file', schema: exportFile },
+  // A zip streamed as it is made (its size known before: Content-Length), HEAD too; no Range.
+  exportArchive: { method: 'GET', url: '/runs/:id/exports/archive/:kind', schema: exportArchive },
   cancel: { method: 'POST', url: '/runs/:id/cancel', schema: byId },
   resume: { method: 'POST', url: '/runs/:id/resume', schema: byId },
   logs: { method: 'GET', url: '/logs/:id', schema: logsQuery },

@@ -383,8 +383,28 @@ export type GgufFile = z.infer<typeof GgufFileSchema>;
 /** GGUF export states: none asked for or written yet, written (≥ 1 file published), or skipped. */
 export const GGUF_EXPORT_STATES = ['none', 'written', 'skipped'] as const;
 
+/** The folders a run's archive downloads pack: the LoRA adapter, the merged model. */
+export const ARCHIVE_KINDS = ['adapter', 'merged'] as const;
+export type ArchiveKind = (typeof ARCHIVE_KINDS)[number];
+
+/** One archive download: a zip of a folder of the run's output, or why there is none. */
+export const RunArchiveSchema = z.object({
+  kind: z.enum(ARCHIVE_KINDS),
+  /** The zip's file name when it can be downloaded, e.g. "run-3-merged.zip"; else null. */
+  name: z.nullable(z.string()),
+  /** The zip's exact size in bytes (its Content-Length); null when there is none. */
+  bytes: z.nullable(z.number()),
+  /** How many files it holds. */
+  files: z.number(),
+  /** Why it cannot be downloaded; null when it can. */
+  reason: z.nullable(z.string()),
+});
+export type RunArchive = z.infer<typeof RunArchiveSchema>;
+
 /** GET /runs/{id}/exports: what the run's output folder holds for export. */
 export const RunExportsSchema = z.object({
+  /** The adapter and the merged model as zip downloads (ARCHIVE_KINDS' order). */
+  archives: z.array(RunArchiveSchema),
   gguf: z.object({
     state: z.enum(GGUF_EXPORT_STATES),
     /** Why there is none (state none) or why none was kept (skipped); null when written. */
@@ -402,6 +422,9 @@ export type GgufExports = RunExports['gguf'];
 /** GET|HEAD /runs/{id}/exports/gguf/{file}: a run id and a file name. */
 export const ExportFileParamsSchema = z.extend(RunParamsSchema, { file: z.string() });
 
+/** GET|HEAD /runs/{id}/exports/archive/{kind}: a run id and which folder. */
+export const ExportArchiveParamsSchema = z.extend(RunParamsSchema, { kind: z.enum(ARCHIVE_KINDS) });
+
 /** Every endpoint of the service (GET / lists them; the mock answers the same). */
 export const SERVICE_ENDPOINTS = [
   'GET /',
@@ -415,6 +438,7 @@ export const SERVICE_ENDPOINTS = [
   'GET /runs/{run_id}/dataset',
   'GET /runs/{run_id}/exports',
   'GET|HEAD /runs/{run_id}/exports/gguf/{file}',
+  'GET|HEAD /runs/{run_id}/exports/archive/{kind}',
   'POST /runs/{run_id}/cancel',
   'POST /runs/{run_id}/resume',
   'GET /logs/{run_id}',

@@ -119,7 +119,7 @@ async function realTarget(): Promise<Target> {
         const value = reply.headers[name];
         return Array.isArray(value) ? value.join(', ') : value;
       },
-      body: Buffer.from(reply.text, 'utf8'),
+      body: reply.body,
     };
   };
   return {
@@ -416,6 +416,66 @@ describe.each([
     );
     expect(none.gguf).toMatchObject({ state: 'none', files: [] });
     expect(none.gguf.reason).toMatch(/^This run was not asked for GGUF/);
+  });
+
+  it('archives: the adapter and the merged model listed with their zip sizes, sent as zips of that length (HEAD too); while running 409; a full run has no adapter', async () => {
+    const long = await target.call('POST', '/train', target.body('long'));
+    const { run_id: runningId } = TrainResponseSchema.parse(long.json);
+    const pending = RunExportsSchema.parse(
+      (await target.call('GET', `/runs/${runningId}/exports`)).json,
+    );
+    for (const archive of pending.archives) {
+      expect(archive).toMatchObject({ name: null, bytes: null });
+      expect(archive.reason).toMatch(new RegExp(`^Run ${runningId} is still running`));
+    }
+    const early = await target.file('GET', `/runs/${runningId}/exports/archive/merged`);
+    expect(early.status).toBe(409);
+    expect(fileError(early)).toMatch(/is still running; its merged model is written once/);
+    await target.call('POST', `/runs/${runningId}/cancel`, {});
+
+    const started = await target.call('POST', '/train', target.body('quick'));
+    const { run_id: id } = TrainResponseSchema.parse(started.json);
+    await target.finish(id);
+    const { archives } = RunExportsSchema.parse(
+      (await target.call('GET', `/runs/${id}/exports`)).json,
+    );
+    expect(archives.map((a) => [a.kind, a.name, a.files, a.reason])).toEqual([
+      ['adapter', `${id}-adapter.zip`, 5, null],
+      ['merged', `${id}-merged.zip`, 6, null],
+    ]);
+    for (const archive of archives) {
+      const path = `/runs/${id}/exports/archive/${archive.kind}`;
+      const zip = await target.file('GET', path);
+      expect([zip.status, zip.body.length, zip.header('content-length')]).toEqual([
+        200,
+        archive.bytes,
+        String(archive.bytes),
+      ]);
+      expect(zip.header('content-disposition')).toBe(`attachment; filename="${archive.name}"`);
+      // A zip: a local file header first; the end record's entry count is the listed count.
+      expect(zip.body.readUInt32LE(0)).toBe(0x04034b50);
+      const end = zip.body.subarray(zip.body.length - 22);
+      expect([end.readUInt32LE(0), end.readUInt16LE(10)]).toEqual([0x06054b50, archive.files]);
+      const head = await target.file('HEAD', path);
+      expect([head.status, head.body.length, head.header('content-length')]).toEqual([
+        200,
+        0,
+        String(archive.bytes),
+      ]);
+    }
+    const unknown = await target.file('GET', `/runs/${id}/exports/archive/checkpoints`);
+    expect(unknown.status).toBe(400);
+
+    const full = await target.call('POST', '/train', target.body('quick', { method: 'full' }));
+    const { run_id: fullId } = TrainResponseSchema.parse(full.json);
+    await target.finish(fullId);
+    const fullExports = RunExportsSchema.parse(
+      (await target.call('GET', `/runs/${fullId}/exports`)).json,
+    );
+    expect(fullExports.archives[0]?.reason).toMatch(/^A full fine-tune has no LoRA adapter/);
+    expect(fullExports.archives[1]?.name).toBe(`${fullId}-merged.zip`);
+    const adapter = await target.file('GET', `/runs/${fullId}/exports/archive/adapter`);
+    expect([adapter.status, fileError(adapter)]).toEqual([404, fullExports.archives[0]?.reason]);
   });
 
   it('unknown and malformed run ids, bad log queries', async () => {

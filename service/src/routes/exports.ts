@@ -4,18 +4,25 @@
  * `GET|HEAD /runs/{id}/exports/gguf/{file}` sends one of the files it lists, streamed by
  * `@fastify/static` as the trained files are (Range, ETag, HEAD) with
  * `Content-Disposition: attachment`. A name is looked up in the run's list, never joined raw.
+ * `GET|HEAD /runs/{id}/exports/archive/{kind}` sends the adapter or the merged model as a zip made
+ * while it is sent (archives.ts), with its exact Content-Length.
  */
 import type { FastifyInstance } from 'fastify';
 import { basename, dirname } from 'node:path';
 import type * as z from 'zod/mini';
 import { SERVICE_ROUTES as ROUTES } from '../../../src/shared/service-http';
-import type { ExportFileParamsSchema, RunExports } from '../../../src/shared/training-api';
+import type {
+  ExportArchiveParamsSchema,
+  ExportFileParamsSchema,
+  RunExports,
+} from '../../../src/shared/training-api';
 import type { RunManager } from '../runs';
 import { SEND_OPTIONS } from './models';
+import { zipArchive, zipSize } from '../archives';
 
 export function registerExportRoutes(
   app: FastifyInstance,
-  runs: Pick<RunManager, 'exports' | 'exportFile'>,
+  runs: Pick<RunManager, 'exports' | 'exportFile' | 'exportArchive'>,
 ): void {
   app.get<{ Params: { id: string } }>(
     ROUTES.exports.url,
@@ -35,6 +42,24 @@ export function registerExportRoutes(
       reply.header('Cache-Control', 'no-cache');
       // @fastify/static (send): Content-Length, ETag, Last-Modified, one Range (206, 416), HEAD.
       return reply.sendFile(basename(path), dirname(path), SEND_OPTIONS);
+    },
+  });
+
+  app.route<{ Params: z.infer<typeof ExportArchiveParamsSchema> }>({
+    method: ['GET', 'HEAD'],
+    url: ROUTES.exportArchive.url,
+    exposeHeadRoute: false,
+    schema: ROUTES.exportArchive.schema,
+    handler: async (request, reply) => {
+      const { id, kind } = request.params;
+      const { name, files } = await runs.exportArchive(id, kind);
+      // HEAD only sizes the zip; GET makes it while it is sent (no file read ahead of the socket).
+      const zip = request.method === 'HEAD' ? null : zipArchive(id, kind, files);
+      reply.header('Content-Disposition', `attachment; filename="${name}"`);
+      reply.header('Cache-Control', 'no-cache');
+      reply.header('Content-Length', await (zip?.size ?? zipSize(id, kind, files)));
+      reply.type('application/zip');
+      return reply.send(zip?.stream);
     },
   });
 }

@@ -8,7 +8,7 @@ import { renderPanel, serveTrainingMock } from '../../../tests/component/trainin
 
 vi.mock('uplot', () => import('../../../tests/component/uplot-stub'));
 
-const { mock, server } = serveTrainingMock({ stepsPerPoll: 40 });
+const { server } = serveTrainingMock({ stepsPerPoll: 40 });
 afterEach(() => server.resetHandlers());
 // The lazy chunks (and TanStack Query's) loaded once, not inside a test's wait.
 beforeAll(async () => {
@@ -25,7 +25,7 @@ async function finishedRun(gguf: string) {
   return user;
 }
 
-describe('RunExports: a finished run asked for GGUF', () => {
+describe("RunExports: an ended run's downloads", () => {
   it('the summary and the Runs list offer each GGUF file and the Modelfile as downloads from the service', async () => {
     await finishedRun('both');
     const runs = await screen.findByRole('region', { name: 'Runs' });
@@ -53,6 +53,7 @@ describe('RunExports: a finished run asked for GGUF', () => {
 
   it('a file left out and a Modelfile left out say why; no GGUF at all says why', async () => {
     const answer: RunExports = {
+      archives: [],
       gguf: halfExport('lora', { F16: 2048, Q8_0: 1024 }, "step 3: token 17 != PyTorch's 12"),
     };
     const url = `${DEFAULT_TRAINING_URL}/runs/:id/exports`;
@@ -69,6 +70,7 @@ describe('RunExports: a finished run asked for GGUF', () => {
     server.use(
       http.get(url, () =>
         HttpResponse.json({
+          archives: [],
           gguf: { ...answer.gguf, state: 'skipped', reason: 'no writer for gpt2', files: [] },
         } satisfies RunExports),
       ),
@@ -86,11 +88,59 @@ describe('RunExports: a finished run asked for GGUF', () => {
     );
   });
 
-  it('a run not asked for GGUF: no exports asked, none shown', async () => {
+  it('a run not asked for GGUF: the adapter and the merged model offered, no GGUF line', async () => {
     await finishedRun('none');
     const runs = await screen.findByRole('region', { name: 'Runs' });
-    expect(within(runs).getAllByRole('listitem')).toHaveLength(1);
+    const list = await within(runs).findByRole('list', {
+      name: 'Downloads: adapter and merged model',
+    });
+    const base = `${DEFAULT_TRAINING_URL}/runs/mock-run-1/exports/archive`;
+    // The mock's zips hold empty stand-in files: their sizes are the zip's headers alone.
+    const adapter = within(list).getByRole('link', { name: /^Adapter · / });
+    expect(adapter).toHaveTextContent(/^Adapter · 788.00B · zip of 5 files$/);
+    expect(adapter).toHaveAttribute('href', `${base}/adapter`);
+    expect(adapter).toHaveAttribute('download', 'mock-run-1-adapter.zip');
+    const merged = within(list).getByRole('link', { name: /^Merged model · / });
+    expect(merged).toHaveTextContent(/^Merged model · 902.00B · zip of 6 files$/);
+    expect(merged).toHaveAttribute('download', 'mock-run-1-merged.zip');
     expect(within(runs).queryByText(/GGUF/)).not.toBeInTheDocument();
-    expect(mock.requests.filter((r) => r.includes('/exports'))).toEqual([]);
+  });
+
+  it('a merged model deleted after the run says so with its path; a full run lists no adapter', async () => {
+    const url = `${DEFAULT_TRAINING_URL}/runs/:id/exports`;
+    const gone =
+      "Run mock-run-1's merged model folder /data/out/merged no longer exists (deleted or moved?)";
+    server.use(
+      http.get(url, () =>
+        HttpResponse.json({
+          archives: [
+            {
+              kind: 'adapter',
+              name: null,
+              bytes: null,
+              files: 0,
+              reason: 'A full fine-tune has no LoRA adapter',
+            },
+            { kind: 'merged', name: null, bytes: null, files: 0, reason: gone },
+          ],
+          gguf: {
+            state: 'none',
+            reason: 'not asked',
+            files: [],
+            modelfile: null,
+            modelfile_skipped: null,
+          },
+        } satisfies RunExports),
+      ),
+    );
+    localStorage.setItem('training.form.v1', JSON.stringify({ method: 'full' }));
+    const user = userEvent.setup();
+    renderPanel();
+    await user.click(screen.getByRole('button', { name: 'Train Model' }));
+    expect(await screen.findByText('✅ Training finished!')).toBeInTheDocument();
+    const runs = await screen.findByRole('region', { name: 'Runs' });
+    expect(await within(runs).findByText(`Merged model: ${gone}`)).toBeInTheDocument();
+    expect(within(runs).queryByText(/Adapter|LoRA adapter/)).not.toBeInTheDocument();
+    expect(within(runs).queryByRole('link', { name: /Merged model/ })).not.toBeInTheDocument();
   });
 });

@@ -1,13 +1,15 @@
 /**
- * A finished run's exports for local runtimes (GET /runs/{id}/exports): each GGUF file the trainer
- * kept, as a download link with its type, size and llama.cpp's check ("GGUF Q8_0 · 1.30GB ·
- * checked in llama.cpp"), a file left out with its failure, the Ollama Modelfile, or why there is
- * no GGUF. Shown in the Runs list and in the finished run's summary, for a run asked for GGUF.
+ * An ended run's exports (GET /runs/{id}/exports): the LoRA adapter and the merged model as zip
+ * downloads with their sizes ("Merged model · 2.47GB · zip of 7 files"), or why not; and, for a
+ * run asked for GGUF, each GGUF file the trainer kept, as a download link with its type, size and
+ * llama.cpp's check ("GGUF Q8_0 · 1.30GB · checked in llama.cpp"), a file left out with its
+ * failure, the Ollama Modelfile, or why there is no GGUF. Shown in the Runs list and in the
+ * finished run's summary.
  */
 import { useQuery } from '@tanstack/react-query';
-import type { GgufFile, RunInfo } from '../../shared/training-api';
+import type { GgufFile, RunArchive, RunInfo } from '../../shared/training-api';
 import { trainingKeys } from '../../shared/training-keys';
-import { askedForGguf, exportFileUrl } from '../../shared/run-exports';
+import { askedForGguf, exportArchiveUrl, exportFileUrl } from '../../shared/run-exports';
 import { formatBytes } from '../../shared/format-bytes';
 import { useServices } from '../services';
 
@@ -35,10 +37,50 @@ function GgufFileItem({ file, url }: { file: GgufFile; url: string }) {
   );
 }
 
-/** The run's GGUF exports; nothing for a run not asked for GGUF or not ended well. */
-export default function RunExports({ run }: { run: Pick<RunInfo, 'id' | 'state' | 'options'> }) {
+const ARCHIVE_TEXT = {
+  adapter: ['Adapter', 'PEFT safetensors, its config and the tokenizer'],
+  merged: ['Merged model', 'Hugging Face layout, safetensors'],
+} as const;
+
+/**
+ * One archive: a download link with its size, or why there is none — said for a run that
+ * succeeded (an ended run that did not shows only what it can offer, e.g. the adapter saved
+ * before a merge failed).
+ */
+function ArchiveItem({
+  archive,
+  url,
+  succeeded,
+}: {
+  archive: RunArchive;
+  url: string;
+  succeeded: boolean;
+}) {
+  const [label, what] = ARCHIVE_TEXT[archive.kind];
+  if (archive.name === null)
+    return succeeded ? (
+      <li>
+        {label}: {archive.reason}
+      </li>
+    ) : null;
+  return (
+    <li>
+      <a href={url} download={archive.name}>
+        {label} · {formatBytes(archive.bytes ?? 0)} · zip of {archive.files} files
+      </a>{' '}
+      ({what})
+    </li>
+  );
+}
+
+/** The run's exports, once it has ended; nothing while it runs. */
+export default function RunExports({
+  run,
+}: {
+  run: Pick<RunInfo, 'id' | 'state' | 'options' | 'method'>;
+}) {
   const { trainingUrl, runExports } = useServices();
-  const shown = run.state === 'succeeded' && askedForGguf(run);
+  const shown = run.state !== 'running';
   const exports = useQuery({
     queryKey: trainingKeys.exports(trainingUrl, run.id),
     queryFn: ({ signal }) => runExports(run.id, signal),
@@ -49,16 +91,34 @@ export default function RunExports({ run }: { run: Pick<RunInfo, 'id' | 'state' 
   if (exports.error)
     return (
       <p role="alert" className="training-failed">
-        GGUF exports: {exports.error.message}
+        Exports: {exports.error.message}
       </p>
     );
-  if (!exports.data) return <p className="training-hint">Reading the GGUF exports…</p>;
-  const { gguf } = exports.data;
+  if (!exports.data) return <p className="training-hint">Reading the run's exports…</p>;
+  const { gguf, archives } = exports.data;
   const url = (file: string) => exportFileUrl(trainingUrl, run.id, file);
+  const succeeded = run.state === 'succeeded';
+  // A full fine-tune has no adapter: its merged model is the whole model (no line for it).
+  const offered = archives.filter((archive) => archive.kind !== 'adapter' || run.method !== 'full');
+  const ggufShown = succeeded && askedForGguf(run);
   return (
     <div className="training-run-exports">
-      {gguf.state !== 'written' && <p className="training-hint">No GGUF: {gguf.reason}</p>}
-      {(gguf.files.length > 0 || gguf.modelfile || gguf.modelfile_skipped) && (
+      {offered.some((archive) => archive.name !== null || succeeded) && (
+        <ul aria-label="Downloads: adapter and merged model">
+          {offered.map((archive) => (
+            <ArchiveItem
+              key={archive.kind}
+              archive={archive}
+              url={exportArchiveUrl(trainingUrl, run.id, archive.kind)}
+              succeeded={succeeded}
+            />
+          ))}
+        </ul>
+      )}
+      {ggufShown && gguf.state !== 'written' && (
+        <p className="training-hint">No GGUF: {gguf.reason}</p>
+      )}
+      {ggufShown && (gguf.files.length > 0 || gguf.modelfile || gguf.modelfile_skipped) && (
         <ul aria-label="Downloads for llama.cpp and Ollama">
           {gguf.files.map((file) => (
             <GgufFileItem key={file.name} file={file} url={url(file.name)} />
