@@ -23,6 +23,7 @@ export interface MessageListProps {
 /**
  * The chat message list. Auto-scrolls on new content only if the user was within 120 px of the
  * bottom before the update (PRODUCT.md §2), so reading older messages is never interrupted.
+ * Without ResizeObserver (older browsers, jsdom) it does not auto-scroll.
  */
 export function MessageList({
   messages,
@@ -35,15 +36,40 @@ export function MessageList({
 }: MessageListProps) {
   const ref = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
+  /** The list's scroll height at the browser's last layout: the bottom the user is judged by. */
+  const laidOut = useRef(0);
 
   const onScroll = () => {
-    if (ref.current) stick.current = isNearBottom(ref.current);
+    const el = ref.current;
+    // Judged against the bottom the user saw: a scroll event that follows this component's own
+    // scroll after more content has come must not count as the user scrolling up.
+    if (el)
+      stick.current = isNearBottom({
+        scrollTop: el.scrollTop,
+        clientHeight: el.clientHeight,
+        scrollHeight: laidOut.current || el.scrollHeight,
+      });
   };
 
+  // Follows the bottom from a ResizeObserver on the list and its content: its callback runs after
+  // the browser's own layout of the frame, so reading `scrollHeight` there forces no synchronous
+  // layout, once a frame however many updates came (a layout effect after every update forced one
+  // each time), and it also follows height that settles after an update (a block's end rendered in
+  // slices, the list resized). Set up before the first paint, so an opened conversation is shown
+  // at its end.
+  const empty = messages.length === 0;
   useLayoutEffect(() => {
     const el = ref.current;
-    if (el && stick.current) el.scrollTop = el.scrollHeight;
-  }, [messages]);
+    const content = el?.firstElementChild;
+    if (!el || !content || typeof ResizeObserver === 'undefined') return;
+    const observer = new ResizeObserver(() => {
+      laidOut.current = el.scrollHeight;
+      if (stick.current) el.scrollTop = laidOut.current;
+    });
+    observer.observe(el);
+    observer.observe(content);
+    return () => observer.disconnect();
+  }, [empty]);
 
   return (
     <div className="message-list" ref={ref} onScroll={onScroll} aria-live="polite">

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { act, fireEvent, render, screen } from '@testing-library/react';
+import { fireEvent, render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { ChatInput } from './ChatInput';
 import { SpeedLine } from './SpeedLine';
@@ -216,39 +216,5 @@ describe('MessageList', () => {
       'hmm',
       'answer',
     ]);
-  });
-
-  function scrollable(
-    el: HTMLElement,
-    { scrollHeight, clientHeight }: { scrollHeight: number; clientHeight: number },
-  ) {
-    Object.defineProperty(el, 'scrollHeight', { configurable: true, value: scrollHeight });
-    Object.defineProperty(el, 'clientHeight', { configurable: true, value: clientHeight });
-  }
-
-  it('auto-scrolls only when the user is within 120 px of the bottom', () => {
-    const first: DisplayMessage[] = [{ role: 'user', content: 'a' }];
-    const { container, rerender } = render(<MessageList messages={first} generating={false} />);
-    const list = container.querySelector('.message-list') as HTMLElement;
-    // Near the bottom (100 px away): follows new content.
-    scrollable(list, { scrollHeight: 1000, clientHeight: 400 });
-    list.scrollTop = 500;
-    act(() => void fireEvent.scroll(list));
-    scrollable(list, { scrollHeight: 1200, clientHeight: 400 });
-    rerender(
-      <MessageList messages={[...first, { role: 'assistant', content: 'b' }]} generating={false} />,
-    );
-    expect(list.scrollTop).toBe(1200);
-    // Scrolled up (more than 120 px away): stays put.
-    list.scrollTop = 200;
-    act(() => void fireEvent.scroll(list));
-    scrollable(list, { scrollHeight: 1500, clientHeight: 400 });
-    rerender(
-      <MessageList
-        messages={[...first, { role: 'assistant', content: 'bc' }]}
-        generating={false}
-      />,
-    );
-    expect(list.scrollTop).toBe(200);
   });
 });
