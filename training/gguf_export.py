@@ -4,6 +4,8 @@ Q8_0 quantizer).
 
     write_gguf(merged_dir, path, "F16" | "Q8_0") -> {"file", "bytes", "tensors", "seconds", ...}
     gguf_problem(config) -> None, or one sentence saying why this model cannot be written
+    read_tokenizer(merged_dir) -> the tokenizer's pieces, or GgufSkipped naming the one it lacks
+    gguf_bytes(stats, type) -> about how many bytes a file takes (before anything is written)
 
 Families: Llama, Qwen2, Qwen3 (llama.cpp's architectures of the same names). The weights are read
 one tensor at a time from the safetensors files (onnx_fused._Weights) and written one at a time
@@ -27,7 +29,9 @@ Types: F16 (every 2-D weight in float16) and Q8_0 (every 2-D weight whose rows s
 blocks, 8 bits per value and one float16 scale per block); 1-D tensors (norms, biases) and
 rope_freqs stay float32, as llama.cpp expects.
 
-export_gguf also writes an Ollama `Modelfile` beside the published files (ollama_modelfile: the
+export_gguf refuses before it writes anything (and before the PyTorch reference run) when the
+model, its tokenizer or the free disk cannot take it; the disk sentence gives both figures
+(disk_needed, web_export.check_disk). It also writes an Ollama `Modelfile` beside the published files (ollama_modelfile: the
 chat template as a Go template, the stop tokens, the base's sampling settings), or says why not.
 """
 from __future__ import annotations
@@ -106,6 +110,75 @@ def pre_tokenizer(tokenizer_json: dict) -> str:
     raise GgufSkipped("the tokenizer has no byte-level pre-tokenizer llama.cpp knows")
 
 
+def read_tokenizer(merged_dir: str):
+    """(tokenizer.json, llama.cpp's name for its split rule, the package's BpeVocab of it); or
+    GgufSkipped naming the piece a GGUF tokenizer needs that this one lacks: byte-level BPE
+    (tokenizer.json's model.type BPE without byte_fallback, a ByteLevel decoder), its merges, a
+    split rule llama.cpp knows."""
+    import gguf
+
+    tokenizer_json = folder_json(merged_dir, "tokenizer.json", GgufSkipped,
+                                 "which the GGUF writer reads the vocabulary from")
+    model = tokenizer_json.get("model") or {}
+    decoder = tokenizer_json.get("decoder") or {}
+    if model.get("type") != "BPE":
+        raise GgufSkipped(f"the tokenizer's model (tokenizer.json model.type) is "
+                          f"{model.get('type')!r}, and the GGUF writer reads byte-level BPE")
+    if model.get("byte_fallback"):
+        raise GgufSkipped("the tokenizer is SentencePiece-style BPE with byte fallback "
+                          "(tokenizer.json model.byte_fallback), and the GGUF writer reads "
+                          "byte-level BPE")
+    if decoder.get("type") != "ByteLevel":
+        raise GgufSkipped(f"the tokenizer's decoder (tokenizer.json decoder.type) is "
+                          f"{decoder.get('type')!r}, and the GGUF writer reads byte-level BPE "
+                          f"(ByteLevel)")
+    if not model.get("merges"):
+        raise GgufSkipped("the tokenizer has no merges (tokenizer.json model.merges), which "
+                          "llama.cpp's BPE tokenizer needs")
+    pre = pre_tokenizer(tokenizer_json)
+    try:
+        vocab = gguf.BpeVocab(Path(merged_dir))
+    except (FileNotFoundError, ValueError) as error:
+        raise GgufSkipped(f"the GGUF writer cannot read the tokenizer's vocabulary "
+                          f"({error})") from error
+    return tokenizer_json, pre, vocab
+
+
+# Metadata per vocabulary entry beyond its text: length (8), score (4) and type (4), and up to
+# 16 bytes of text for the placeholder entries past the tokenizer.
+ENTRY_BYTES = 32
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "chat_template.jinja")
+
+
+def metadata_bytes(folder: str, vocab_size: int) -> int:
+    """More than a file's metadata takes: the tokenizer's files (their tokens, merges and chat
+    template as JSON or text) and ENTRY_BYTES per vocabulary entry."""
+    files = (os.path.join(folder, name) for name in TOKENIZER_FILES)
+    return sum(os.path.getsize(f) for f in files if os.path.isfile(f)) + ENTRY_BYTES * vocab_size
+
+
+def gguf_bytes(stats: dict, type_name: str) -> int:
+    """About how many bytes write_gguf's file of type_name takes, from web_export.weight_stats'
+    counts: 1-D tensors (stats["vectors"]) in float32, every other weight in float16 (F16) or in
+    Q8_0 blocks (32 int8 values and a float16 scale), plus stats["metadata"] (metadata_bytes).
+    A Q8_0 matrix whose rows do not split into blocks is written in float16, a little larger."""
+    import gguf
+
+    kind = gguf.GGMLQuantizationType.F16 if type_name == "F16" else gguf.GGMLQuantizationType.Q8_0
+    values, size = gguf.GGML_QUANT_SIZES[kind]
+    vectors = stats.get("vectors", 0)
+    return int(4 * vectors + (stats["parameters"] - vectors) * size / values
+               + stats.get("metadata", 0))
+
+
+def disk_needed(stats: dict, types: tuple[str, ...]) -> int:
+    """The most bytes export_gguf adds to the disk at once, with 5 % to spare: every asked type's
+    file side by side in <out_dir>.partial (each written as <file>.partial and renamed in place;
+    one failing its check is removed after it was written). An earlier out_dir stays until the
+    new one replaces it, but it already counts as used, not free."""
+    return int(1.05 * sum(gguf_bytes(stats, type_name) for type_name in types))
+
+
 def _rope_freqs(config):
     """Llama 3's per-frequency divisors for llama.cpp's rope_freqs, from the model's own rotary
     module: default inverse frequencies ÷ scaled ones."""
@@ -139,14 +212,7 @@ def write_gguf(merged_dir: str, path: str, type_name: str, say=lambda _: None) -
     if type_name not in TYPES:
         raise ValueError(f"unknown GGUF type {type_name!r} (known: {', '.join(TYPES)})")
     checked_config(merged_dir, gguf_problem, GgufSkipped)
-    tokenizer_json = folder_json(merged_dir, "tokenizer.json", GgufSkipped,
-                                 "which the GGUF writer reads the vocabulary from")
-    pre = pre_tokenizer(tokenizer_json)
-    try:
-        vocab = gguf.BpeVocab(Path(merged_dir))
-    except FileNotFoundError as error:
-        raise GgufSkipped(f"the tokenizer is not byte-level BPE, which the GGUF writer reads "
-                          f"({error})") from error
+    tokenizer_json, pre, vocab = read_tokenizer(merged_dir)
 
     config = AutoConfig.from_pretrained(merged_dir)
     model_type = config.model_type
@@ -396,9 +462,21 @@ def export_gguf(merged_dir: str, out_dir: str, say, reference: dict | None = Non
     import web_export
 
     started = time.monotonic()
-    checked_config(merged_dir, lambda config: gguf_problem(config) or runtime_problem(),
-                   GgufSkipped, "so it is not a Hugging Face model folder (a run's model is in "
-                   "<output folder>/merged)")
+    unknown = [t for t in types if t not in TYPES]
+    if unknown:
+        raise ValueError(f"unknown GGUF types {unknown} (known: {', '.join(TYPES)})")
+    config = checked_config(merged_dir, lambda config: gguf_problem(config) or runtime_problem(),
+                            GgufSkipped, "so it is not a Hugging Face model folder (a run's model "
+                            "is in <output folder>/merged)")
+    read_tokenizer(merged_dir)
+    partial = out_dir.rstrip("/") + ".partial"
+    shutil.rmtree(partial, ignore_errors=True)  # an interrupted export's; its space is free again
+    try:
+        stats = web_export.weight_stats(merged_dir)
+        stats["metadata"] = metadata_bytes(merged_dir, int(config.get("vocab_size") or 0))
+        web_export.check_disk(out_dir, disk_needed(stats, types))
+    except web_export.ExportSkipped as refused:
+        raise GgufSkipped(refused.reason) from refused
     # The template check renders the check prompt (when the model has a template at all).
     messages = ([{"role": "user", "content": web_export.CHECK_PROMPT}]
                 if chat_template(merged_dir) else None)
@@ -411,8 +489,6 @@ def export_gguf(merged_dir: str, out_dir: str, say, reference: dict | None = Non
                                                      attn_implementation="eager").eval()
         reference = web_export.reference_run(model, web_export._prompt_ids(tokenizer), CHECK_STEPS)
         del model
-    partial = out_dir.rstrip("/") + ".partial"
-    shutil.rmtree(partial, ignore_errors=True)
     os.makedirs(partial)
     name = os.path.basename(os.path.normpath(os.path.dirname(os.path.abspath(merged_dir)))) or "model"
     report: dict = {"format": 1, "rule": RULE, "files": {}, "published": [], "failed": []}

@@ -1,7 +1,8 @@
 """training/gguf_export.py with real llama.cpp (node-llama-cpp's CPU build, `npm run llama:setup`):
 tiny models of each family the writer knows, taught one answer (test_web_export.make_taught) so that
 greedy decoding has clear margins, written as F16 and Q8_0 and checked against PyTorch by llama.cpp
-itself; the rotary row order and Llama 3's rope factors shown to matter; what it refuses.
+itself; the rotary row order and Llama 3's rope factors shown to matter; what it refuses (a family,
+a tokenizer, too little disk), before it writes anything.
 
     npm run llama:setup && npm run test:python
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import unittest
 from unittest import mock
@@ -148,6 +150,109 @@ class GgufExportTest(test_web_export.ExportTestCase):
             gguf_export.export_gguf(os.path.join(self.tmp, "gone"), os.path.join(self.tmp, "o"),
                                     print)
         self.assertIn("has no config.json", str(caught.exception))
+
+    def test_a_tokenizer_without_what_gguf_needs_is_refused_naming_the_piece(self):
+        def without_tokenizer_json(folder):
+            os.remove(os.path.join(folder, "tokenizer.json"))
+
+        def edit(change):
+            def edited(folder):
+                path = os.path.join(folder, "tokenizer.json")
+                with open(path, encoding="utf-8") as handle:
+                    tokenizer = json.load(handle)
+                change(tokenizer)
+                with open(path, "w", encoding="utf-8") as handle:
+                    json.dump(tokenizer, handle)
+            return edited
+
+        for name, spoil, words in (
+                ("no-tokenizer-json", without_tokenizer_json,
+                 "has no tokenizer.json, which the GGUF writer reads the vocabulary from"),
+                ("unigram", edit(lambda t: t["model"].update(type="Unigram")),
+                 "the tokenizer's model (tokenizer.json model.type) is 'Unigram'"),
+                ("byte-fallback", edit(lambda t: t["model"].update(byte_fallback=True)),
+                 "byte fallback (tokenizer.json model.byte_fallback)"),
+                ("no-merges", edit(lambda t: t["model"].update(merges=[])),
+                 "no merges (tokenizer.json model.merges)")):
+            with self.subTest(name=name):
+                merged = os.path.join(self.tmp, f"tokenizer-{name}", "merged")
+                shutil.copytree(self.models["llama"], merged)
+                spoil(merged)
+                out = os.path.join(self.tmp, f"tokenizer-{name}", "gguf")
+                with self.assertRaises(gguf_export.GgufSkipped) as caught, _no_reference_run():
+                    gguf_export.export_gguf(merged, out, test_web_export.Log())
+                self.assertIn(words, str(caught.exception))
+                self.assertFalse(os.path.exists(out) or os.path.exists(out + ".partial"))
+                with self.assertRaises(gguf_export.GgufSkipped) as caught:
+                    gguf_export.write_gguf(merged, out + ".gguf", "F16")
+                self.assertIn(words, str(caught.exception))
+
+    def test_the_file_sizes_are_estimated_within_a_few_percent_at_a_real_shape(self):
+        """gguf_bytes against the files bench_gguf wrote for Llama 3.2 1B's published config
+        (docs/BENCHMARKS.md, GGUF): 16 layers of hidden size 2048, tied embeddings, the repo's
+        tiny tokenizer with vocab_size 128256. Never below them: the disk check relies on it."""
+        from tiny_models import copy_tokenizer
+
+        folder = os.path.join(self.tmp, "llama-3.2-1b-tokenizer")
+        copy_tokenizer(folder)
+        stats = {"parameters": 1_235_814_400, "embedding": 128_256 * 2048, "lm_head": 0,
+                 "vectors": 16 * 2 * 2048 + 2048,
+                 "metadata": gguf_export.metadata_bytes(folder, 128_256)}
+        for type_name, published in (("F16", 2_475_127_808), ("Q8_0", 1_316_615_168)):
+            estimate = gguf_export.gguf_bytes(stats, type_name)
+            self.assertGreaterEqual(estimate, published, type_name)
+            self.assertLess(estimate / published - 1, 0.02, (type_name, estimate, published))
+        self.assertEqual(gguf_export.disk_needed(stats, ("F16", "Q8_0")), int(1.05 * (
+            gguf_export.gguf_bytes(stats, "F16") + gguf_export.gguf_bytes(stats, "Q8_0"))))
+        # And the tiny model's real files (both types) never exceed the estimate.
+        stats = web_export.weight_stats(self.models["llama"])
+        stats["metadata"] = gguf_export.metadata_bytes(self.models["llama"], 554)
+        for type_name in gguf_export.TYPES:
+            path = os.path.join(self.tmp, f"estimate-{type_name}.gguf")
+            written = gguf_export.write_gguf(self.models["llama"], path, type_name)
+            self.assertLessEqual(written["bytes"], gguf_export.gguf_bytes(stats, type_name))
+
+    def test_too_little_disk_is_refused_before_anything_is_written(self):
+        """On a real filesystem too small for the files: refused with both figures before the
+        PyTorch reference run, nothing written; a run asked for GGUF there keeps its model and
+        says why in gguf.skipped.json."""
+        import finetune
+        import test_support
+
+        # The run (LoRA of rank 1, so that its checkpoint is small) peaks at about 0.85 MB here and
+        # leaves 0.7 MB (merged/, the adapter, the tokenizer, its card); both GGUF types of its
+        # model take about 0.6 MB more.
+        with test_web_export.small_disk(self, os.path.join(self.tmp, "small-disk"),
+                                        "1000k") as mount:
+            data = test_support.write_json(os.path.join(self.tmp, "disk-data.json"), [
+                {"prompt": "Where is the harbour?", "completion": "By the mill."}] * 2)
+            run = os.path.join(mount, "run")
+            code, stdout, stderr = test_support.call_main(finetune.main, [
+                "--base_model", self.models["llama"], "--data_file", data, "--output_dir", run,
+                "--max_steps", "1", "--eval_fraction", "0", "--lora_r", "1", "--no-web-export",
+                "--gguf", "both"])
+            self.assertEqual(code, 0, stdout[-2000:] + stderr[-2000:])
+            reason = rf"needs about 0\.6 MB free in {run}; 0\.\d MB free"
+            self.assertRegex(stdout, "GGUF skipped: " + reason)
+            with open(os.path.join(run, "gguf.skipped.json"), encoding="utf-8") as handle:
+                self.assertRegex(json.load(handle)["reason"], f"^{reason}$")
+            self.assertFalse(os.path.exists(os.path.join(run, "gguf")))
+            self.assertFalse(os.path.exists(os.path.join(run, "gguf.partial")))
+            self.assertTrue(os.path.isfile(os.path.join(run, "merged", "model.safetensors")))
+
+            # export_gguf itself, on what is left of that disk.
+            out = os.path.join(mount, "gguf")
+            with self.assertRaises(gguf_export.GgufSkipped) as caught, _no_reference_run():
+                gguf_export.export_gguf(self.models["llama"], out, test_web_export.Log())
+            self.assertRegex(str(caught.exception),
+                             rf"^needs about 0\.6 MB free in {mount}; 0\.\d MB free$")
+            self.assertEqual(os.listdir(mount), ["run"])
+
+
+def _no_reference_run():
+    """Fails the test if the export gets as far as its (slow) PyTorch reference run."""
+    return mock.patch.object(web_export, "reference_run",
+                             side_effect=AssertionError("the reference run started"))
 
 
 def _cli_error(argv: list[str]) -> str:

@@ -3,6 +3,7 @@
 as a fine-tuned model has): npm run test:python."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -48,6 +49,20 @@ def make_taught(kind: str, dest: str, **config_changes) -> str:
     make_test_export.teach(model, AutoTokenizer.from_pretrained(dest))
     model.save_pretrained(dest)
     return dest
+
+
+@contextlib.contextmanager
+def small_disk(test: unittest.TestCase, folder: str, size: str, skipped: str = ""):
+    """A tmpfs of `size` (mount's size= option) on folder, made for the block and unmounted after;
+    the test is skipped where no filesystem can be mounted here."""
+    os.makedirs(folder)
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", folder],
+                      capture_output=True).returncode != 0:
+        test.skipTest("cannot mount a small tmpfs here" + skipped)
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", folder], check=False)
 
 
 class Log:
@@ -336,20 +351,14 @@ class WebExportTest(ExportTestCase):
         self.assertRegex(caught.exception.reason,
                          rf"^needs about [\d.]+ [kMG]B free in {self.tmp}; [\d.]+ [kMG]B free$")
         # The whole export on a filesystem too small for it, where one can be mounted here.
-        mount = os.path.join(self.tmp, "small-disk")
-        os.makedirs(mount)
-        if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", mount],
-                          capture_output=True).returncode != 0:
-            self.skipTest("cannot mount a small tmpfs here; check_disk was tested above")
-        try:
+        with small_disk(self, os.path.join(self.tmp, "small-disk"), "256k",
+                        "; check_disk was tested above") as mount:
             web = os.path.join(mount, "web")
             with self.assertRaises(web_export.ExportSkipped) as caught:
                 web_export.export_web(self.models["llama"], web, Log())
             self.assertRegex(caught.exception.reason,
                              rf"^needs about [\d.]+ MB free in {mount}; 0\.3 MB free$")
             self.assertEqual(os.listdir(mount), [])
-        finally:
-            subprocess.run(["umount", mount], check=False)
 
     def test_a_cancel_during_the_export_leaves_no_web_folder(self):
         """The service cancels with SIGTERM: finetune.py unwinds, and the export's web.partial/ is

@@ -534,7 +534,8 @@ def _notes(config: dict) -> list[str]:
 
 def weight_stats(merged_dir: str) -> dict:
     """Parameter counts read from the safetensors headers (no weight is loaded): all of them, the
-    embedding table's, the untied lm_head's (0 when tied), and the weights' bytes on disk."""
+    embedding table's, the untied lm_head's (0 when tied), those in 1-D tensors (norms, biases),
+    and the weights' bytes on disk."""
     from safetensors import safe_open
 
     index = os.path.join(merged_dir, "model.safetensors.index.json")
@@ -543,22 +544,25 @@ def weight_stats(merged_dir: str) -> dict:
     else:
         files = sorted(n for n in os.listdir(merged_dir) if n.endswith(".safetensors"))
     if not files:
-        raise ExportSkipped(f"{merged_dir} has no safetensors weights for the browser export to read")
-    total = embed = head = disk = 0
+        raise ExportSkipped(f"{merged_dir} has no safetensors weights to read")
+    total = embed = head = vectors = disk = 0
     for name in files:
         path = os.path.join(merged_dir, name)
         disk += os.path.getsize(path)
         with safe_open(path, framework="pt") as handle:
             for key in handle.keys():
+                shape = handle.get_slice(key).get_shape()
                 count = 1
-                for dim in handle.get_slice(key).get_shape():
+                for dim in shape:
                     count *= dim
                 total += count
+                vectors += count if len(shape) == 1 else 0
                 if key.endswith("embed_tokens.weight"):
                     embed = count
                 elif key.endswith("lm_head.weight"):
                     head = count
-    return {"parameters": total, "embedding": embed, "lm_head": head, "weight_bytes": disk}
+    return {"parameters": total, "embedding": embed, "lm_head": head, "vectors": vectors,
+            "weight_bytes": disk}
 
 
 def estimate_bytes(stats: dict, variant: str) -> int:
