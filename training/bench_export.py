@@ -6,6 +6,7 @@
                                               decode speed (needs about 3x the fp32 weights in RAM)
     npm run bench:export -- --smoke           every step on a tiny shape, well under a minute (CI)
     npm run bench:export -- --real --gpu      also decode in Chromium with WebGPU (needs a GPU)
+    npm run bench:export -- --gguf [--smoke]  the GGUF export instead (training/bench_gguf.py)
 
 Why: the trainer's tests export tiny models, which say nothing about what a user's 1-3 B model
 costs. Sizes, export time, export memory and decode speed depend on the shapes (hidden size,
@@ -214,10 +215,12 @@ def run_process(cmd: list[str], what: str) -> dict:
     return {"exit": code, "seconds": round(seconds, 3), "peak_rss_bytes": rss}
 
 
-def run_child(task: str, payload: dict, what: str, work: str) -> dict:
-    """This script's `task` (see CHILD_TASKS) in a child process: its result and run figures."""
+def run_child(task: str, payload: dict, what: str, work: str,
+              script: str = os.path.abspath(__file__)) -> dict:
+    """`script`'s `task` (this script's: see CHILD_TASKS) in a child process: its result and run
+    figures."""
     out = os.path.join(work, f"child-{task}-{time.monotonic_ns()}.json")
-    run = run_process([sys.executable, "-u", os.path.abspath(__file__), "_child", task,
+    run = run_process([sys.executable, "-u", script, "_child", task,
                        json.dumps(payload), out], what)
     result = read_json(out) if os.path.isfile(out) else {
         "ok": False, "error": f"the child process exited {run['exit']} without a result"}
@@ -227,7 +230,7 @@ def run_child(task: str, payload: dict, what: str, work: str) -> dict:
 
 
 def child_make(payload: dict) -> dict:
-    """A random-weight model of the shape, bfloat16 safetensors, with the repo's tiny tokenizer."""
+    """A random-weight model of the shape, float32 safetensors, with the repo's tiny tokenizer."""
     import torch
     from transformers import AutoConfig, AutoModelForCausalLM
 
@@ -328,9 +331,9 @@ def child_greedy(payload: dict) -> dict:
 CHILD_TASKS = {"make": child_make, "export": child_export, "greedy": child_greedy}
 
 
-def child_main(task: str, payload: str, out: str) -> int:
+def child_main(task: str, payload: str, out: str, tasks: dict = CHILD_TASKS) -> int:
     try:
-        result = CHILD_TASKS[task](json.loads(payload))
+        result = tasks[task](json.loads(payload))
     except Exception as error:  # noqa: BLE001 - reported to the parent as this step's failure
         import traceback
         traceback.print_exc()
@@ -761,12 +764,6 @@ def print_report(results: list[dict], args) -> None:
                 print(f"  fused ÷ eager {g['fused_per_eager']:.2f}×"
                       + ("   (SwiftShader: not judged)" if g["swiftshader"] else
                          f"   goal ≥ {SPEED_GOAL}×   {judge(g['fused_per_eager'] >= SPEED_GOAL, smoke)}"))
-    errors = [(r["label"], e) for r in results for e in r.get("errors", [])]
-    if errors:
-        print()
-        print("errors")
-        for label, e in errors:
-            print(f"{label}: {e}")
 
 
 # ------------------------------------------------------------------------------------ main
@@ -776,6 +773,9 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--smoke", action="store_true",
                         help="every step on a tiny shape (figures mean nothing)")
+    parser.add_argument("--gguf", action="store_true",
+                        help="the GGUF export (training/bench_gguf.py) on the 1B and 1.5B shapes, "
+                             "or with --smoke on the tiny one")
     parser.add_argument("--real", nargs="?", const="default", metavar="3b",
                         help="the 1B and 1.5B shapes; `--real 3b` adds Llama 3.2 3B")
     parser.add_argument("--models", help="only these shapes (comma-separated: "
@@ -786,14 +786,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gpu", nargs="?", const="gpu", metavar="swiftshader",
                         help="also decode in Chromium with WebGPU; `--gpu swiftshader` on "
                              "Chromium's software WebGPU (checks the path only)")
-    parser.add_argument("--tokens", type=int, help="new tokens per reply (32; smoke 8)")
-    parser.add_argument("--rounds", type=int, help="timed replies per file (3; smoke 2)")
+    parser.add_argument("--tokens", type=int,
+                        help="new tokens per reply (32, --gguf 64; smoke 8)")
+    parser.add_argument("--rounds", type=int,
+                        help="timed replies per file (3; smoke 2, --gguf --smoke 1)")
     parser.add_argument("--json", help="also write every figure to this file")
     parser.add_argument("--keep", help="build in this folder and keep it")
     parser.add_argument("--memory-tries", type=int, default=MEMORY_WAIT_TRIES,
                         help="minutes to wait for free memory before a step is skipped")
     args = parser.parse_args(argv)
 
+    if args.models:
+        unknown = [m.strip() for m in args.models.split(",") if m.strip() not in SHAPES]
+        if unknown:
+            parser.error(f"unknown shapes {unknown} (known: {', '.join(SHAPES)})")
+    if args.gguf:
+        if args.real or args.eager or args.gpu:
+            parser.error("--gguf runs on its own (with --smoke, --models, --tokens, --rounds, "
+                         "--json, --keep)")
+        if (args.tokens is not None and args.tokens < 2) or (args.rounds is not None
+                                                              and args.rounds < 1):
+            parser.error("--tokens must be at least 2 and --rounds at least 1")
+        import bench_gguf
+        return bench_gguf.main(args)
     if args.smoke == bool(args.real):
         parser.error("choose --smoke or --real")
     if args.real not in (None, "default", "3b"):
@@ -817,20 +832,26 @@ def main(argv: list[str] | None = None) -> int:
     else:
         names = list(REAL_3B if args.real == "3b" else REAL)
     if args.models:
-        wanted = [m.strip() for m in args.models.split(",") if m.strip()]
-        unknown = [m for m in wanted if m not in SHAPES]
-        if unknown:
-            parser.error(f"unknown shapes {unknown}")
-        names = wanted
+        names = [m.strip() for m in args.models.split(",") if m.strip()]
 
-    work = os.path.abspath(args.keep) if args.keep else tempfile.mkdtemp(prefix="bench-export.")
+    return run_shapes(names, bench_shape, print_report, args, "bench-export.",
+                      {"goals": {"peak_rss_per_fp32_bytes": RSS_GOAL,
+                                 "q4f16_bytes_within": SIZE_GOAL,
+                                 "fused_per_eager_decode": SPEED_GOAL}})
+
+
+def run_shapes(names: list[str], bench, report, args, prefix: str, extra: dict) -> int:
+    """bench(name, args, work) for each shape, in args.keep or a temporary folder (removed after);
+    then report(results, args), the run's length and the machine's load, and with args.json every
+    figure (and `extra`). Exit code 1 when a shape has errors."""
+    work = os.path.abspath(args.keep) if args.keep else tempfile.mkdtemp(prefix=prefix)
     os.makedirs(work, exist_ok=True)
     started = time.monotonic()
     load_start = os.getloadavg()[0]
     results = []
     try:
         for name in names:
-            results.append(bench_shape(name, args, work))
+            results.append(bench(name, args, work))
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
@@ -838,7 +859,13 @@ def main(argv: list[str] | None = None) -> int:
 
     load = {"cores": os.cpu_count(), "load_average_1min_start": load_start,
             "load_average_1min_end": os.getloadavg()[0]}
-    print_report(results, args)
+    report(results, args)
+    errors = [(r["label"], e) for r in results for e in r.get("errors", [])]
+    if errors:
+        print()
+        print("errors")
+        for label, e in errors:
+            print(f"{label}: {e}")
     print()
     print(f"whole run {total:.0f} s on {load['cores']} cores (1-minute load average "
           f"{load_start:.1f} at the start, {load['load_average_1min_end']:.1f} at the end: other "
@@ -846,11 +873,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump({"smoke": args.smoke, "argv": sys.argv[1:], "seconds": round(total, 1),
-                       "machine": load,
-                       "goals": {"peak_rss_per_fp32_bytes": RSS_GOAL,
-                                 "q4f16_bytes_within": SIZE_GOAL,
-                                 "fused_per_eager_decode": SPEED_GOAL},
-                       "results": results}, handle, indent=2)
+                       "machine": load, **extra, "results": results}, handle, indent=2)
     return 1 if any(r.get("errors") for r in results) else 0
 
 

@@ -15,27 +15,17 @@
  * chat wrapper, the template as llama.cpp reads it from the file) and the text is tokenized by the
  * GGUF's tokenizer, so that the ids can be compared with the Hugging Face tokenizer's.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { openGguf, serveRequest } from './llama_runtime.mjs';
 
-async function main() {
-  const request = JSON.parse(readFileSync(0, 'utf8'));
-  const entry = join(request.runtime, 'node_modules', 'node-llama-cpp', 'dist', 'index.js');
-  const lib = await import(pathToFileURL(entry).href);
-  const started = performance.now();
-  const llama = await lib.getLlama({
-    gpu: false,
-    build: 'never',
-    skipDownload: true,
-    logLevel: 'error',
-  });
-  const model = await llama.loadModel({ modelPath: request.model });
+async function check(request) {
   const { prompt, tokens } = request;
-  const context = await model.createContext({
-    contextSize: Math.max(256, prompt.length + tokens.length + 8),
-  });
-  const loaded = performance.now();
+  const opened = await openGguf(
+    request.runtime,
+    request.model,
+    Math.max(256, prompt.length + tokens.length + 8),
+  );
+  const { lib, model, context } = opened;
+  const evaluating = performance.now();
   const sequence = context.getSequence();
   const all = [...prompt, ...tokens.slice(0, -1)];
   const input = all.map((token, i) =>
@@ -65,10 +55,12 @@ async function main() {
       refLogit: logits.get(ref) ?? null,
     });
   }
-  const evaluated = performance.now();
   const result = {
     ok: true,
-    seconds: { load: (loaded - started) / 1000, evaluate: (evaluated - loaded) / 1000 },
+    seconds: {
+      load: opened.seconds.runtime + opened.seconds.model,
+      evaluate: (performance.now() - evaluating) / 1000,
+    },
     steps,
   };
   if (request.messages) {
@@ -86,16 +78,8 @@ async function main() {
     const { contextText } = wrapper.generateContextState({ chatHistory: history });
     result.promptFromTemplate = contextText.tokenize(model.tokenizer);
   }
-  await context.dispose();
-  await model.dispose();
-  await llama.dispose();
+  await opened.close();
   return result;
 }
 
-main().then(
-  (result) => process.stdout.write(JSON.stringify(result)),
-  (error) => {
-    process.stdout.write(JSON.stringify({ ok: false, error: String(error?.message ?? error) }));
-    process.exitCode = 1;
-  },
-);
+serveRequest(check);
