@@ -115,12 +115,16 @@ class GgufExportTest(test_web_export.ExportTestCase):
                          ["Modelfile", "export.json", "run-Q8_0.gguf"])
         self.assertIn("Ollama Modelfile: FROM run-Q8_0.gguf, stop <|eot_id|>", stdout)
 
+        # A family the GGUF writer lacks: the run says why, and its browser export stands.
         gemma = make_tiny_model("gemma2", os.path.join(self.tmp, "gemma2"))
         out = os.path.join(self.tmp, "run-gemma2")
         code, stdout, stderr = test_support.call_main(finetune.main, [
             "--base_model", gemma, "--data_file", data, "--output_dir", out, "--max_steps", "1",
-            "--eval_fraction", "0", "--no-web-export", "--gguf", "both"])
+            "--eval_fraction", "0", "--web_variants", "fp32", "--gguf", "both"])
         self.assertEqual(code, 0, stdout[-2000:] + stderr[-2000:])  # trained and saved
+        self.assertIn(f"browser-ready model in {os.path.join(out, 'web')}", stdout)
+        with open(os.path.join(out, "web", "export.json"), encoding="utf-8") as handle:
+            self.assertEqual(json.load(handle)["published"], ["fp32"])
         self.assertIn("GGUF skipped: the GGUF writer handles model types llama, qwen2, qwen3, "
                       "and this one is 'gemma2'", stdout)
         with open(os.path.join(out, "gguf.skipped.json"), encoding="utf-8") as handle:
