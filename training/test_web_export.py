@@ -54,7 +54,8 @@ def make_taught(kind: str, dest: str, **config_changes) -> str:
 @contextlib.contextmanager
 def small_disk(test: unittest.TestCase, folder: str, size: str, skipped: str = ""):
     """A tmpfs of `size` (mount's size= option) on folder, made for the block and unmounted after;
-    the test is skipped where no filesystem can be mounted here."""
+    the test is skipped where no filesystem can be mounted here. Unmounted lazily: a file an
+    in-process run left open would keep it busy."""
     os.makedirs(folder)
     if subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", folder],
                       capture_output=True).returncode != 0:
@@ -62,7 +63,7 @@ def small_disk(test: unittest.TestCase, folder: str, size: str, skipped: str = "
     try:
         yield folder
     finally:
-        subprocess.run(["umount", folder], check=False)
+        subprocess.run(["umount", "--lazy", folder], check=False)
 
 
 class Log:
