@@ -191,21 +191,26 @@ class GgufExportTest(test_web_export.ExportTestCase):
                     gguf_export.write_gguf(merged, out + ".gguf", "F16")
                 self.assertIn(words, str(caught.exception))
 
-    def test_the_file_sizes_are_estimated_within_a_few_percent_at_a_real_shape(self):
-        """gguf_bytes against the files bench_gguf wrote for Llama 3.2 1B's published config
-        (docs/BENCHMARKS.md, GGUF): 16 layers of hidden size 2048, tied embeddings, the repo's
-        tiny tokenizer with vocab_size 128256. Never below them: the disk check relies on it."""
+    def test_the_file_sizes_are_estimated_within_a_few_percent_at_real_shapes(self):
+        """gguf_bytes against the files `npm run bench:export -- --gguf` wrote for the published
+        configs (docs/BENCHMARKS.md, GGUF) with the repo's tiny tokenizer and the real vocabulary
+        size: Llama 3.2 1B (16 layers of 2048, tied embeddings) and DeepSeek R1 Distill Qwen 1.5B
+        (28 layers of 1536, q/k/v biases, untied). Never below them: the disk check relies on it."""
         from tiny_models import copy_tokenizer
 
-        folder = os.path.join(self.tmp, "llama-3.2-1b-tokenizer")
+        folder = os.path.join(self.tmp, "bench-tokenizer")
         copy_tokenizer(folder)
-        stats = {"parameters": 1_235_814_400, "embedding": 128_256 * 2048, "lm_head": 0,
-                 "vectors": 16 * 2 * 2048 + 2048,
-                 "metadata": gguf_export.metadata_bytes(folder, 128_256)}
-        for type_name, published in (("F16", 2_475_127_808), ("Q8_0", 1_316_615_168)):
+        llama_1b = {"parameters": 1_235_814_400, "vectors": 16 * 2 * 2048 + 2048,
+                    "metadata": gguf_export.metadata_bytes(folder, 128_256)}
+        r1_15b = {"parameters": 1_777_088_000, "vectors": 28 * (2 * 1536 + 1536 + 2 * 256) + 1536,
+                  "metadata": gguf_export.metadata_bytes(folder, 151_936)}
+        for stats, type_name, published in (
+                (llama_1b, "F16", 2_475_127_808), (llama_1b, "Q8_0", 1_316_615_168),
+                (r1_15b, "F16", 3_558_479_520), (r1_15b, "Q8_0", 1_892_595_360)):
             estimate = gguf_export.gguf_bytes(stats, type_name)
             self.assertGreaterEqual(estimate, published, type_name)
             self.assertLess(estimate / published - 1, 0.02, (type_name, estimate, published))
+        stats = llama_1b
         self.assertEqual(gguf_export.disk_needed(stats, ("F16", "Q8_0")), int(1.05 * (
             gguf_export.gguf_bytes(stats, "F16") + gguf_export.gguf_bytes(stats, "Q8_0"))))
         # And the tiny model's real files (both types) never exceed the estimate.
