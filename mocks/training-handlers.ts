@@ -98,6 +98,7 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
     route(ROUTES.split, ({ params }) => runs.split(params.id)),
     route(ROUTES.dataset, async ({ params }) => ({ entries: await runs.dataset(params.id) })),
     route(ROUTES.exports, ({ params }) => runs.exports(params.id)),
+    route(ROUTES.exportRun, ({ params, body }) => runs.exportRun(params.id, body)),
     ...mswFileRoutes(base, record)(ROUTES.exportFile, async ({ params }) => ({
       name: params.file,
       bytes: await runs.exportFile(params.id, params.file),

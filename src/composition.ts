@@ -132,6 +132,8 @@ export function createServices(options: ServicesOptions = {}): Services {
     },
     runExports: async (runId, signal) =>
       (await loadTraining()).client.fetchRunExports(runId, signal),
+    requestExport: async (runId, request) =>
+      (await loadTraining()).client.requestRunExport(runId, request),
     trainingPlan: async (request, signal) =>
       (await loadTraining()).client.planTraining(request, signal),
     trainer: {

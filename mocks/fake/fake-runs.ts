@@ -16,6 +16,7 @@ import {
 import {
   archiveRefusal,
   downloadableNames,
+  type GgufWriting,
   exportWhileRunning,
   ggufExports,
   noExportFile,
@@ -32,6 +33,7 @@ import {
   RESUMABLE_STATES,
   type ArchiveKind,
   type DatasetEntry,
+  type ExportRequest,
   type LogsQuery,
   type LogsResponse,
   type MetricsResponse,
@@ -167,9 +169,27 @@ export class FakeRuns implements RunsDomain {
     return Promise.resolve(this.runOf(id).entries);
   }
 
+  /** GGUF asked after the run (POST /runs/{id}/exports): written once its exports are read. */
+  private readonly ggufWriting = new Map<string, GgufWriting & { choice: ExportRequest['gguf'] }>();
+
   /** The archives and the GGUF files a finished run holds (fake-exports.ts). */
   async exports(id: string): Promise<RunExports> {
     const run = this.runOf(id);
+    const asked = this.ggufWriting.get(id);
+    if (asked) {
+      // Read once as "being written", then written, as a poll of the real service would see it.
+      this.ggufWriting.delete(id);
+      const listed = await this.exports(id);
+      run.info.options = { ...run.info.options, gguf: asked.choice };
+      return {
+        ...listed,
+        gguf: ggufExports(
+          run.info,
+          { report: null, skipped: null, modelfileBytes: null, writing: asked },
+          '',
+        ),
+      };
+    }
     const folder = run.info.state === 'succeeded' ? fakeGgufFolder(run.info, folderOf(run)) : null;
     const empty = { report: null, skipped: null, modelfileBytes: null };
     const where = `${run.info.output_dir}/gguf/export.json`;
@@ -177,6 +197,24 @@ export class FakeRuns implements RunsDomain {
       ARCHIVE_KINDS.map(async (kind) => (await fakeArchive(run.info, kind)).listed),
     );
     return { archives, gguf: ggufExports(run.info, folder ?? empty, where) };
+  }
+
+  /** Writes GGUF from an ended run's merged model, refused as the service refuses. */
+  async exportRun(id: string, request: ExportRequest): Promise<RunExports> {
+    const { info } = this.runOf(id);
+    if (info.state === 'running')
+      throw wrongState(`Run ${id} is still running; ask for its exports once it has ended`);
+    if (this.activeId)
+      throw busy(`Run ${this.activeId} is training; write GGUF once it has ended (one at a time)`);
+    const { folder } = await fakeArchive(info, 'merged');
+    const refusal = archiveRefusal(info, 'merged', folder);
+    if (refusal !== null) throw notFound(refusal);
+    const busyWith = this.ggufWriting.get(id);
+    if (busyWith)
+      throw wrongState(`Run ${id}'s GGUF is already being written (since ${busyWith.since})`);
+    const types = request.gguf === 'both' ? ['F16', 'Q8_0'] : [request.gguf];
+    this.ggufWriting.set(id, { types, since: new Date().toISOString(), choice: request.gguf });
+    return this.exports(id);
   }
 
   /** A zip GET /runs/{id}/exports/archive/{kind} sends, refused as the service refuses. */

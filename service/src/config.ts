@@ -46,6 +46,8 @@ export interface ServiceConfig {
   setupCommand: string[];
   /** Prints the interpreter's packages and device as JSON (GET /trainer). */
   infoScript: string;
+  /** Writes and checks GGUF from a run's merged model (POST /runs/{id}/exports): fixed. */
+  ggufExportScript: string;
   /** TRAINING_LAUNCHER: argv placed before the script (torchrun, accelerate launch), or null. */
   launcher: string[] | null;
   /** Between SIGTERM and SIGKILL when a run is cancelled, in ms. */
@@ -154,6 +156,7 @@ export function loadConfig(
     venvDir: resolve(env.TRAINER_VENV_DIR ?? resolve(REPO_ROOT, '.venv')),
     setupCommand: [process.execPath, resolve(REPO_ROOT, 'scripts', 'trainer-setup.mjs')],
     infoScript: resolve(REPO_ROOT, 'training', 'trainer_info.py'),
+    ggufExportScript: resolve(REPO_ROOT, 'training', 'gguf_export.py'),
     launcher: parseLauncher(env.TRAINING_LAUNCHER),
     killGraceMs: int('TRAINING_KILL_GRACE_MS', env.TRAINING_KILL_GRACE_MS, 5000, 0, 600_000),
     bodyLimit: int('TRAINING_BODY_LIMIT', env.TRAINING_BODY_LIMIT, 16 * 1024, 256, 1 << 20),

@@ -13,9 +13,11 @@ import {
   archiveStem,
   downloadableNames,
   exportWhileRunning,
+  ggufBeingWritten,
   ggufExports,
   noExportFile,
   runArchive,
+  type GgufWriting,
 } from '../../src/shared/run-exports';
 import { ARCHIVE_KINDS, type ArchiveKind } from '../../src/shared/training-api';
 import {
@@ -41,6 +43,8 @@ export class RunQueries {
   constructor(
     private readonly registry: RunRegistry,
     private readonly stores: RunStores,
+    /** The GGUF export asked after the run and still being written, if any (gguf-exports.ts). */
+    private readonly ggufWriting: (id: string) => GgufWriting | null = () => null,
   ) {}
 
   /** The log's tail or a page of it, by the shared paging rule (readLog). */
@@ -102,7 +106,12 @@ export class RunQueries {
         archives,
         gguf: ggufExports(
           record,
-          { report, skipped, modelfileBytes: modelfile?.isFile() ? modelfile.size : null },
+          {
+            report,
+            skipped,
+            modelfileBytes: modelfile?.isFile() ? modelfile.size : null,
+            writing: this.ggufWriting(id),
+          },
           join(folder, 'export.json'),
         ),
       };
@@ -117,6 +126,8 @@ export class RunQueries {
    */
   async exportFile(id: string, file: string): Promise<string> {
     if (this.registry.recordOf(id).state === 'running') throw wrongState(exportWhileRunning(id));
+    const writing = this.ggufWriting(id);
+    if (writing) throw wrongState(ggufBeingWritten(id, writing));
     const { gguf } = await this.exports(id);
     const name = downloadableNames(gguf).find((listed) => listed === file);
     if (!name) throw notFound(noExportFile(id, file));

@@ -9,6 +9,7 @@ import { spawn as nodeSpawn } from 'node:child_process';
 import type {
   ArchiveKind,
   DatasetEntry,
+  ExportRequest,
   LogsQuery,
   LogsResponse,
   MetricsResponse,
@@ -24,6 +25,11 @@ import { planRun } from './run-command';
 import { RunLifecycle } from './run-lifecycle';
 import type { SpawnFn } from './run-process';
 import { RunQueries } from './run-queries';
+import { GgufExports } from './gguf-exports';
+import { archiveFiles, archiveFolder } from './archives';
+import { busy, notFound, wrongState } from './errors';
+import { ARCHIVE_FOLDERS, archiveRefusal } from '../../src/shared/run-exports';
+import { join } from 'node:path';
 import { publicView, type RunRecord } from './run-records';
 import { RunRegistry } from './run-registry';
 import { RunStores } from './run-stores';
@@ -34,6 +40,7 @@ export class RunManager {
   private readonly registry: RunRegistry;
   private readonly lifecycle: RunLifecycle;
   private readonly queries: RunQueries;
+  private readonly gguf: GgufExports;
   /** Set by the trainer environment: a set-up in progress blocks new runs. */
   settingUp: () => boolean = () => false;
   /** How long POST /train/plan waits for the trainer. */
@@ -48,7 +55,8 @@ export class RunManager {
     this.lifecycle = new RunLifecycle(config, this.registry, stores, spawnFn, () =>
       this.settingUp(),
     );
-    this.queries = new RunQueries(this.registry, stores);
+    this.gguf = new GgufExports(config, spawnFn);
+    this.queries = new RunQueries(this.registry, stores, (id) => this.gguf.of(id));
   }
 
   /** Loads the records on disk. */
@@ -99,8 +107,8 @@ export class RunManager {
   }
 
   /** Service shutdown: the active run is marked interrupted and all its processes ended. */
-  shutdown(): Promise<void> {
-    return this.lifecycle.shutdown();
+  async shutdown(): Promise<void> {
+    await Promise.all([this.lifecycle.shutdown(), this.gguf.shutdown()]);
   }
 
   split(id: string): Promise<RunSplit> {
@@ -118,6 +126,29 @@ export class RunManager {
   /** The path of a file the run offers for download (GET /runs/{id}/exports/gguf/{file}). */
   exportFile(id: string, file: string): Promise<string> {
     return this.queries.exportFile(id, file);
+  }
+
+  /**
+   * POST /runs/{id}/exports: GGUF written from an ended run's merged model, without training
+   * again; refused while the run runs (409), while a run trains (busy: one heavy job at a time),
+   * and when merged/ is gone or holds no model (404, the path named).
+   */
+  async exportRun(id: string, request: ExportRequest): Promise<RunExports> {
+    const record = this.registry.recordOf(id);
+    if (record.state === 'running')
+      throw wrongState(`Run ${id} is still running; ask for its exports once it has ended`);
+    const active = this.activeId;
+    if (active)
+      throw busy(`Run ${active} is training; write GGUF once it has ended (one at a time)`);
+    const path = join(record.output_dir, ARCHIVE_FOLDERS.merged);
+    const refusal = archiveRefusal(
+      record,
+      'merged',
+      archiveFolder(path, await archiveFiles('merged', path)),
+    );
+    if (refusal !== null) throw notFound(refusal);
+    await this.gguf.start(record, request);
+    return this.exports(id);
   }
 
   /** A zip of the run's adapter or merged model (GET /runs/{id}/exports/archive/{kind}). */

@@ -147,7 +147,8 @@ export async function startTestService(
       TRAINING_OUTPUT_ROOTS: out,
       TRAINING_KILL_GRACE_MS: '300',
     },
-    overrides,
+    // GGUF asked after a run: the fixture exporter (stand-ins), unless a test asks for the real one.
+    { ggufExportScript: join(FIXTURES, 'gguf-export.mjs'), ...overrides },
   );
   const spawned: TestService['spawned'] = [];
   const service = buildService(config, {

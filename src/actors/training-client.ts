@@ -38,6 +38,7 @@ import {
   type RunDataset,
   type RunInfo,
   type RunList,
+  type ExportRequest,
   type RunExports,
   type RunSplit,
   type TrainRequest,
@@ -96,6 +97,8 @@ export interface TrainingClient {
   fetchRunDataset(runId: string, signal?: AbortSignal): Promise<RunDataset>;
   /** GET /runs/{id}/exports: the GGUF files and Ollama Modelfile of the run's output folder. */
   fetchRunExports(runId: string, signal?: AbortSignal): Promise<RunExports>;
+  /** POST /runs/{id}/exports: GGUF written from the run's merged model (202, "writing"). */
+  requestRunExport(runId: string, request: ExportRequest): Promise<RunExports>;
   putDataset(
     name: string,
     entries: TrainingEntry[],
@@ -189,6 +192,8 @@ export function createTrainingClient(options: TrainingClientOptions = {}): Train
       call(RunDatasetSchema, 'GET', `/runs/${id(runId)}/dataset`, undefined, signal),
     fetchRunExports: (runId, signal) =>
       call(RunExportsSchema, 'GET', `/runs/${id(runId)}/exports`, undefined, signal),
+    requestRunExport: (runId, request) =>
+      call(RunExportsSchema, 'POST', `/runs/${id(runId)}/exports`, request),
     putDataset: (name, entries, signal) =>
       call(DatasetResponseSchema, 'PUT', `/datasets/${encodeURIComponent(name)}`, entries, signal),
     fetchTrainer: (signal) => call(TrainerInfoSchema, 'GET', '/trainer', undefined, signal),

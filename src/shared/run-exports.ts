@@ -28,6 +28,14 @@ export interface GgufFolder {
   skipped: unknown;
   /** The Modelfile's size on disk, when it exists. */
   modelfileBytes: number | null;
+  /** An export asked after the run (POST /runs/{id}/exports) still being written, if any. */
+  writing?: GgufWriting | null;
+}
+
+/** A GGUF export being written: the types asked and since when (ISO time). */
+export interface GgufWriting {
+  types: readonly string[];
+  since: string;
 }
 
 const num = (value: unknown) => (typeof value === 'number' ? value : null);
@@ -82,9 +90,14 @@ export function ggufExports(
     modelfile: null,
     modelfile_skipped: null,
   });
-  if (!askedForGguf(run))
+  if (folder.writing)
+    return {
+      ...none(ggufBeingWritten(run.id, folder.writing)),
+      state: 'writing',
+    };
+  if (!askedForGguf(run) && folder.report === null && folder.skipped === null)
     return none(
-      'This run was not asked for GGUF (Advanced: "GGUF for llama.cpp and Ollama" when starting a run).',
+      'This run was not asked for GGUF (Advanced: "GGUF for llama.cpp and Ollama" when starting a run, or "Write GGUF" here).',
     );
   if (run.state === 'running')
     return none(`Run ${run.id} is still running; its GGUF files are written once training ends.`);
@@ -125,6 +138,10 @@ export function downloadableNames(gguf: GgufExports): string[] {
 /** The answer to a file name the run does not offer for download. */
 export const noExportFile = (id: string, file: string) =>
   `Run ${id} offers no export file "${file}" (see GET /runs/${id}/exports)`;
+
+/** A GGUF export being written, in words (its state's reason; a download's refusal). */
+export const ggufBeingWritten = (id: string, writing: GgufWriting) =>
+  `Run ${id}'s GGUF ${writing.types.join(' and ')} is being written (since ${writing.since}); each file is checked in llama.cpp before it is offered.`;
 
 /** The answer to a download while the run still runs. */
 export const exportWhileRunning = (id: string) =>

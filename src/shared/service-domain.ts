@@ -21,6 +21,8 @@ export interface RunsDomain {
   dataset(id: string): Promise<api.DatasetEntry[]>;
   /** What the run's output folder holds for export (GET /runs/{id}/exports). */
   exports(id: string): Promise<api.RunExports>;
+  /** Writes GGUF from an ended run's merged model (POST /runs/{id}/exports). */
+  exportRun(id: string, request: api.ExportRequest): Promise<api.RunExports>;
   cancel(id: string): Promise<api.RunInfo>;
   resume(id: string): Promise<api.RunInfo>;
 }

@@ -12,6 +12,7 @@ import {
   DatasetSchema,
   ExportArchiveParamsSchema,
   ExportFileParamsSchema,
+  ExportRequestSchema,
   HubModelParamsSchema,
   LOG_TAIL,
   LogsQuerySchema,
@@ -109,6 +110,7 @@ const setupBody = { body: SetupBodySchema };
 const byHubModel = { params: HubModelParamsSchema };
 const exportFile = { params: ExportFileParamsSchema };
 const exportArchive = { params: ExportArchiveParamsSchema };
+const exportRequest = { params: RunParamsSchema, body: ExportRequestSchema };
 
 /** Every route of the service but the trained files' (the service's alone); JSON but the exports' files. */
 export const SERVICE_ROUTES = {
@@ -122,6 +124,7 @@ export const SERVICE_ROUTES = {
   split: { method: 'GET', url: '/runs/:id/split', schema: byId },
   dataset: { method: 'GET', url: '/runs/:id/dataset', schema: byId },
   exports: { method: 'GET', url: '/runs/:id/exports', schema: byId },
+  exportRun: { method: 'POST', url: '/runs/:id/exports', schema: exportRequest, status: 202 },
   // A file, not JSON: the service also answers HEAD, Range and sends Content-Disposition.
   exportFile: { method: 'GET', url: '/runs/:id/exports/gguf/:file', schema: exportFile },
   // A zip streamed as it is made (its size known before: Content-Length), HEAD too; no Range.

@@ -380,8 +380,18 @@ export const GgufFileSchema = z.object({
 });
 export type GgufFile = z.infer<typeof GgufFileSchema>;
 
-/** GGUF export states: none asked for or written yet, written (≥ 1 file published), or skipped. */
-export const GGUF_EXPORT_STATES = ['none', 'written', 'skipped'] as const;
+/**
+ * GGUF export states: none asked for or written yet, being written (asked after the run: POST
+ * /runs/{id}/exports), written (≥ 1 file published), or skipped.
+ */
+export const GGUF_EXPORT_STATES = ['none', 'writing', 'written', 'skipped'] as const;
+
+/** The GGUF types an export can be asked for (training option `gguf` without `none`). */
+export const GGUF_CHOICES = ['Q8_0', 'F16', 'both'] as const;
+
+/** POST /runs/{id}/exports: the formats to write from the run's merged model. */
+export const ExportRequestSchema = z.strictObject({ gguf: z.enum(GGUF_CHOICES) });
+export type ExportRequest = z.infer<typeof ExportRequestSchema>;
 
 /** The folders a run's archive downloads pack: the LoRA adapter, the merged model. */
 export const ARCHIVE_KINDS = ['adapter', 'merged'] as const;
@@ -437,6 +447,7 @@ export const SERVICE_ENDPOINTS = [
   'GET /runs/{run_id}/split',
   'GET /runs/{run_id}/dataset',
   'GET /runs/{run_id}/exports',
+  'POST /runs/{run_id}/exports',
   'GET|HEAD /runs/{run_id}/exports/gguf/{file}',
   'GET|HEAD /runs/{run_id}/exports/archive/{kind}',
   'POST /runs/{run_id}/cancel',

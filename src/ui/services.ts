@@ -10,6 +10,7 @@ import type { datasetMachine } from '../machines/datasetMachine';
 import type { trainingMachine } from '../machines/trainingMachine';
 import type { CompareServices } from '../actors/compare-services';
 import type {
+  ExportRequest,
   HubCache,
   TrainingEntry,
   PlanResponse,
@@ -38,6 +39,8 @@ export interface Services {
   trainingLog: (runId: string, signal?: AbortSignal) => Promise<string[]>;
   /** GET /runs/{id}/exports: a finished run's GGUF files and Ollama Modelfile. */
   runExports: (runId: string, signal?: AbortSignal) => Promise<RunExports>;
+  /** POST /runs/{id}/exports: GGUF written from an ended run's merged model. */
+  requestExport: (runId: string, request: ExportRequest) => Promise<RunExports>;
   /** POST /train/plan: what a run with this request would do, before the start. */
   trainingPlan: (request: TrainRequest, signal?: AbortSignal) => Promise<PlanResponse>;
   /** The trainer's environment on the service: what it has, and its set-up. */

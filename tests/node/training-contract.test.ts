@@ -478,6 +478,45 @@ describe.each([
     expect([adapter.status, fileError(adapter)]).toEqual([404, fullExports.archives[0]?.reason]);
   });
 
+  it('GGUF asked after the run: 202 "writing", then written without training again; refused while running and for a bad type', async () => {
+    const long = await target.call('POST', '/train', target.body('long'));
+    const { run_id: runningId } = TrainResponseSchema.parse(long.json);
+    const early = await target.call('POST', `/runs/${runningId}/exports`, { gguf: 'Q8_0' });
+    expect([early.status, errorOf(early)]).toEqual([
+      409,
+      `Run ${runningId} is still running; ask for its exports once it has ended`,
+    ]);
+    await target.call('POST', `/runs/${runningId}/cancel`, {});
+
+    const started = await target.call('POST', '/train', target.body('quick'));
+    const { run_id: id } = TrainResponseSchema.parse(started.json);
+    const run = await target.finish(id);
+    const before = RunExportsSchema.parse((await target.call('GET', `/runs/${id}/exports`)).json);
+    expect(before.gguf.state).toBe('none');
+    for (const bad of [{ gguf: 'Q4_K_M' }, { gguf: 'none' }, {}, { gguf: 'Q8_0', extra: 1 }]) {
+      const answer = await target.call('POST', `/runs/${id}/exports`, bad);
+      expect(answer.status, JSON.stringify(bad)).toBe(400);
+    }
+    const asked = await target.call('POST', `/runs/${id}/exports`, { gguf: 'both' });
+    expect(asked.status).toBe(202);
+    const writing = RunExportsSchema.parse(asked.json).gguf;
+    expect(writing.state).toBe('writing');
+    expect(writing.reason).toMatch(new RegExp(`^Run ${id}'s GGUF F16 and Q8_0 is being written`));
+    let gguf = writing;
+    for (let i = 0; i < 100 && gguf.state === 'writing'; i++) {
+      await new Promise((ok) => setTimeout(ok, 50));
+      gguf = RunExportsSchema.parse((await target.call('GET', `/runs/${id}/exports`)).json).gguf;
+    }
+    const name = run.output_dir.split('/').filter(Boolean).pop() ?? '';
+    expect(gguf.state).toBe('written');
+    expect(gguf.files.map((file) => [file.name, file.passed])).toEqual([
+      [`${name}-F16.gguf`, true],
+      [`${name}-Q8_0.gguf`, true],
+    ]);
+    const q8 = await target.file('GET', `/runs/${id}/exports/gguf/${name}-Q8_0.gguf`);
+    expect([q8.status, q8.body.subarray(0, 4).toString()]).toEqual([200, 'GGUF']);
+  });
+
   it('unknown and malformed run ids, bad log queries', async () => {
     for (const path of ['/runs/nope', '/runs/nope/metrics', '/logs/nope?tail=10']) {
       const answer = await target.call('GET', path);

@@ -5,7 +5,8 @@
  * `@fastify/static` as the trained files are (Range, ETag, HEAD) with
  * `Content-Disposition: attachment`. A name is looked up in the run's list, never joined raw.
  * `GET|HEAD /runs/{id}/exports/archive/{kind}` sends the adapter or the merged model as a zip made
- * while it is sent (archives.ts), with its exact Content-Length.
+ * while it is sent (archives.ts), with its exact Content-Length. `POST /runs/{id}/exports` writes
+ * GGUF from an ended run's merged model (gguf-exports.ts): 202 with the listing, "writing".
  */
 import type { FastifyInstance } from 'fastify';
 import { basename, dirname } from 'node:path';
@@ -14,6 +15,7 @@ import { SERVICE_ROUTES as ROUTES } from '../../../src/shared/service-http';
 import type {
   ExportArchiveParamsSchema,
   ExportFileParamsSchema,
+  ExportRequest,
   RunExports,
 } from '../../../src/shared/training-api';
 import type { RunManager } from '../runs';
@@ -22,8 +24,18 @@ import { zipArchive, zipSize } from '../archives';
 
 export function registerExportRoutes(
   app: FastifyInstance,
-  runs: Pick<RunManager, 'exports' | 'exportFile' | 'exportArchive'>,
+  runs: Pick<RunManager, 'exports' | 'exportFile' | 'exportArchive' | 'exportRun'>,
 ): void {
+  app.post<{ Params: { id: string }; Body: ExportRequest }>(
+    ROUTES.exportRun.url,
+    { schema: ROUTES.exportRun.schema },
+    async (request, reply): Promise<RunExports> => {
+      const answer = await runs.exportRun(request.params.id, request.body);
+      reply.code(ROUTES.exportRun.status);
+      return answer;
+    },
+  );
+
   app.get<{ Params: { id: string } }>(
     ROUTES.exports.url,
     { schema: ROUTES.exports.schema },

@@ -21,14 +21,16 @@ async function finishedRun(gguf: string) {
   const user = userEvent.setup();
   renderPanel();
   await user.click(screen.getByRole('button', { name: 'Train Model' }));
-  expect(await screen.findByText('✅ Training finished!')).toBeInTheDocument();
+  expect(
+    await screen.findByText('✅ Training finished!', {}, { timeout: 10_000 }),
+  ).toBeInTheDocument();
   return user;
 }
 
 describe("RunExports: an ended run's downloads", () => {
   it('the summary and the Runs list offer each GGUF file and the Modelfile as downloads from the service', async () => {
     await finishedRun('both');
-    const runs = await screen.findByRole('region', { name: 'Runs' });
+    const runs = await screen.findByRole('region', { name: 'Runs' }, { timeout: 5000 });
     const row = within(runs).getAllByRole('listitem')[0];
     if (!row) throw new Error('no run in the Runs list');
     const base = `${DEFAULT_TRAINING_URL}/runs/mock-run-1/exports/gguf`;
@@ -59,7 +61,7 @@ describe("RunExports: an ended run's downloads", () => {
     const url = `${DEFAULT_TRAINING_URL}/runs/:id/exports`;
     server.use(http.get(url, () => HttpResponse.json(answer)));
     await finishedRun('both');
-    const runs = await screen.findByRole('region', { name: 'Runs' });
+    const runs = await screen.findByRole('region', { name: 'Runs' }, { timeout: 5000 });
     expect(
       await within(runs).findByText(/^GGUF F16 · 2.00kB · left out: step 3: token 17/),
     ).toBeInTheDocument();
@@ -90,7 +92,7 @@ describe("RunExports: an ended run's downloads", () => {
 
   it('a run not asked for GGUF: the adapter and the merged model offered, no GGUF line', async () => {
     await finishedRun('none');
-    const runs = await screen.findByRole('region', { name: 'Runs' });
+    const runs = await screen.findByRole('region', { name: 'Runs' }, { timeout: 5000 });
     const list = await within(runs).findByRole('list', {
       name: 'Downloads: adapter and merged model',
     });
@@ -103,7 +105,47 @@ describe("RunExports: an ended run's downloads", () => {
     const merged = within(list).getByRole('link', { name: /^Merged model · / });
     expect(merged).toHaveTextContent(/^Merged model · 902.00B · zip of 6 files$/);
     expect(merged).toHaveAttribute('download', 'mock-run-1-merged.zip');
-    expect(within(runs).queryByText(/GGUF/)).not.toBeInTheDocument();
+    // No GGUF line: only the offer to write one.
+    expect(within(runs).queryByRole('link', { name: /GGUF/ })).not.toBeInTheDocument();
+    expect(within(runs).queryByText(/^No GGUF/)).not.toBeInTheDocument();
+    expect(within(runs).getByRole('button', { name: 'Write GGUF' })).toBeInTheDocument();
+  });
+
+  it('Write GGUF after the run: the type chosen is asked for, shown as being written, then offered', async () => {
+    const user = await finishedRun('none');
+    const runs = await screen.findByRole('region', { name: 'Runs' }, { timeout: 5000 });
+    const row = within(runs).getAllByRole('listitem')[0];
+    if (!row) throw new Error('no run in the Runs list');
+    const form = within(row);
+    await user.selectOptions(await form.findByLabelText('GGUF type'), 'F16 and Q8_0');
+    await user.click(form.getByRole('button', { name: 'Write GGUF' }));
+    expect(await form.findByRole('status')).toHaveTextContent(
+      /^Run mock-run-1's GGUF F16 and Q8_0 is being written \(since /,
+    );
+    expect(
+      await form.findByRole('link', { name: /^GGUF Q8_0 · / }, { timeout: 5000 }),
+    ).toHaveAttribute(
+      'href',
+      `${DEFAULT_TRAINING_URL}/runs/mock-run-1/exports/gguf/lora-Q8_0.gguf`,
+    );
+    expect(form.getByRole('link', { name: /^GGUF F16 · / })).toBeInTheDocument();
+    expect(form.queryByRole('button', { name: 'Write GGUF' })).not.toBeInTheDocument();
+  });
+
+  it("Write GGUF refused: the service's sentence is shown, the form stays", async () => {
+    const refusal = 'Run run-9 is training; write GGUF once it has ended (one at a time)';
+    server.use(
+      http.post(`${DEFAULT_TRAINING_URL}/runs/:id/exports`, () =>
+        HttpResponse.json({ error: refusal }, { status: 409 }),
+      ),
+    );
+    const user = await finishedRun('none');
+    const runs = await screen.findByRole('region', { name: 'Runs' }, { timeout: 5000 });
+    const row = within(runs).getAllByRole('listitem')[0];
+    if (!row) throw new Error('no run in the Runs list');
+    await user.click(await within(row).findByRole('button', { name: 'Write GGUF' }));
+    expect(await within(row).findByRole('alert')).toHaveTextContent(`Write GGUF: ${refusal}`);
+    expect(within(row).getByRole('button', { name: 'Write GGUF' })).toBeEnabled();
   });
 
   it('a merged model deleted after the run says so with its path; a full run lists no adapter', async () => {
@@ -137,8 +179,10 @@ describe("RunExports: an ended run's downloads", () => {
     const user = userEvent.setup();
     renderPanel();
     await user.click(screen.getByRole('button', { name: 'Train Model' }));
-    expect(await screen.findByText('✅ Training finished!')).toBeInTheDocument();
-    const runs = await screen.findByRole('region', { name: 'Runs' });
+    expect(
+      await screen.findByText('✅ Training finished!', {}, { timeout: 10_000 }),
+    ).toBeInTheDocument();
+    const runs = await screen.findByRole('region', { name: 'Runs' }, { timeout: 5000 });
     expect(await within(runs).findByText(`Merged model: ${gone}`)).toBeInTheDocument();
     expect(within(runs).queryByText(/Adapter|LoRA adapter/)).not.toBeInTheDocument();
     expect(within(runs).queryByRole('link', { name: /Merged model/ })).not.toBeInTheDocument();

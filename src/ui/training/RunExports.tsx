@@ -6,8 +6,15 @@
  * failure, the Ollama Modelfile, or why there is no GGUF. Shown in the Runs list and in the
  * finished run's summary.
  */
-import { useQuery } from '@tanstack/react-query';
-import type { GgufFile, RunArchive, RunInfo } from '../../shared/training-api';
+import { useId, useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import {
+  GGUF_CHOICES,
+  type ExportRequest,
+  type GgufFile,
+  type RunArchive,
+  type RunInfo,
+} from '../../shared/training-api';
 import { trainingKeys } from '../../shared/training-keys';
 import { askedForGguf, exportArchiveUrl, exportFileUrl } from '../../shared/run-exports';
 import { formatBytes } from '../../shared/format-bytes';
@@ -73,6 +80,53 @@ function ArchiveItem({
   );
 }
 
+/** How often a GGUF export being written is read again. */
+const WRITING_POLL_MS = 2000;
+
+/**
+ * "Write GGUF" for a run that has none: POST /runs/{id}/exports with the type chosen, without
+ * training again; the answer ("being written") replaces the listing, which is then polled.
+ */
+function WriteGguf({ runId, queryKey }: { runId: string; queryKey: readonly unknown[] }) {
+  const { requestExport } = useServices();
+  const client = useQueryClient();
+  const [choice, setChoice] = useState<ExportRequest['gguf']>('Q8_0');
+  const id = useId();
+  const write = useMutation({
+    mutationFn: () => requestExport(runId, { gguf: choice }),
+    onSuccess: (answer) => client.setQueryData(queryKey, answer),
+  });
+  return (
+    <form
+      className="training-write-gguf"
+      onSubmit={(event) => {
+        event.preventDefault();
+        write.mutate();
+      }}
+    >
+      <label htmlFor={id}>GGUF type</label>{' '}
+      <select id={id} value={choice} onChange={(event) => setChoice(pick(event.target.value))}>
+        {GGUF_CHOICES.map((value) => (
+          <option key={value} value={value}>
+            {value === 'both' ? 'F16 and Q8_0' : value}
+          </option>
+        ))}
+      </select>{' '}
+      <button type="submit" disabled={write.isPending}>
+        Write GGUF
+      </button>
+      {write.error && (
+        <p role="alert" className="training-failed">
+          Write GGUF: {write.error.message}
+        </p>
+      )}
+    </form>
+  );
+}
+
+const pick = (value: string): ExportRequest['gguf'] =>
+  GGUF_CHOICES.find((choice) => choice === value) ?? 'Q8_0';
+
 /** The run's exports, once it has ended; nothing while it runs. */
 export default function RunExports({
   run,
@@ -81,11 +135,14 @@ export default function RunExports({
 }) {
   const { trainingUrl, runExports } = useServices();
   const shown = run.state !== 'running';
+  const queryKey = trainingKeys.exports(trainingUrl, run.id);
   const exports = useQuery({
-    queryKey: trainingKeys.exports(trainingUrl, run.id),
+    queryKey,
     queryFn: ({ signal }) => runExports(run.id, signal),
     enabled: shown,
     retry: false,
+    refetchInterval: (query) =>
+      query.state.data?.gguf.state === 'writing' ? WRITING_POLL_MS : false,
   });
   if (!shown) return null;
   if (exports.error)
@@ -100,7 +157,8 @@ export default function RunExports({
   const succeeded = run.state === 'succeeded';
   // A full fine-tune has no adapter: its merged model is the whole model (no line for it).
   const offered = archives.filter((archive) => archive.kind !== 'adapter' || run.method !== 'full');
-  const ggufShown = succeeded && askedForGguf(run);
+  // Asked when the run started, or written since (POST /runs/{id}/exports).
+  const ggufShown = succeeded && (askedForGguf(run) || gguf.state !== 'none');
   return (
     <div className="training-run-exports">
       {offered.some((archive) => archive.name !== null || succeeded) && (
@@ -115,8 +173,16 @@ export default function RunExports({
           ))}
         </ul>
       )}
-      {ggufShown && gguf.state !== 'written' && (
+      {gguf.state === 'writing' && (
+        <p className="training-hint" role="status">
+          {gguf.reason}
+        </p>
+      )}
+      {ggufShown && (gguf.state === 'skipped' || gguf.state === 'none') && (
         <p className="training-hint">No GGUF: {gguf.reason}</p>
+      )}
+      {succeeded && (gguf.state === 'none' || gguf.state === 'skipped') && (
+        <WriteGguf runId={run.id} queryKey={queryKey} />
       )}
       {ggufShown && (gguf.files.length > 0 || gguf.modelfile || gguf.modelfile_skipped) && (
         <ul aria-label="Downloads for llama.cpp and Ollama">

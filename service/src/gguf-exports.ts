@@ -1,0 +1,127 @@
+/**
+ * GGUF asked for after a run (POST /runs/{id}/exports): the service runs the trainer's GGUF
+ * exporter (training/gguf_export.py: write, check in llama.cpp, publish into `<output_dir>/gguf/`)
+ * on the run's merged model, without training again. One export per run at a time; while it
+ * writes, GET /runs/{id}/exports says so and its files are not served. When it ends without a
+ * published file, `gguf.skipped.json` says why (the exporter's own sentence), as after a run.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { GgufWriting } from '../../src/shared/run-exports';
+import type { ExportRequest } from '../../src/shared/training-api';
+import type { ServiceConfig } from './config';
+import { launchFailed, wrongState } from './errors';
+import { launchFor } from './paths';
+import type { SpawnFn } from './run-process';
+import type { RunRecord } from './run-records';
+import { choosePython } from './trainer-env';
+
+/** The types each choice writes, in the exporter's order. */
+const TYPES: Record<ExportRequest['gguf'], readonly string[]> = {
+  Q8_0: ['Q8_0'],
+  F16: ['F16'],
+  both: ['F16', 'Q8_0'],
+};
+
+/** The last output kept for the reason a failed export gives. */
+const KEEP_CHARS = 4000;
+
+interface Writing extends GgufWriting {
+  child: ChildProcess;
+  ended: Promise<void>;
+}
+
+export class GgufExports {
+  private readonly writing = new Map<string, Writing>();
+
+  constructor(
+    private readonly config: ServiceConfig,
+    private readonly spawnFn: SpawnFn,
+  ) {}
+
+  /** The export being written for run `id`, if any. */
+  of(id: string): GgufWriting | null {
+    const writing = this.writing.get(id);
+    return writing ? { types: writing.types, since: writing.since } : null;
+  }
+
+  /**
+   * Starts the exporter on the run's `merged/` (already checked by the caller) into `gguf/`;
+   * refused (409) while one is being written for the run.
+   */
+  async start(record: RunRecord, request: ExportRequest): Promise<void> {
+    const id = record.id;
+    const busy = this.of(id);
+    if (busy) throw wrongState(`Run ${id}'s GGUF is already being written (since ${busy.since})`);
+    const types = TYPES[request.gguf];
+    const script = this.config.ggufExportScript;
+    const python = (await choosePython(this.config)).command;
+    const launch = await launchFor(script, python, null);
+    const out = record.output_dir;
+    // A reason from an earlier attempt would outlive this one's result.
+    await rm(join(out, 'gguf.skipped.json'), { force: true });
+    let child: ChildProcess;
+    try {
+      child = this.spawnFn(
+        launch.command,
+        [...launch.args, join(out, 'merged'), join(out, 'gguf'), '--types', types.join(',')],
+        {
+          cwd: dirname(script),
+          shell: false,
+          detached: true,
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: { ...process.env, PYTHONUNBUFFERED: '1', HF_HUB_OFFLINE: '1' },
+        },
+      );
+    } catch (error) {
+      throw launchFailed(
+        `Could not start ${launch.command}: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+    let said = '';
+    const keep = (chunk: Buffer) => (said = (said + chunk.toString('utf8')).slice(-KEEP_CHARS));
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    const ended = new Promise<void>((done) => {
+      const finish = (code: number | null, failure?: Error) => {
+        void this.ended(out, code, said, failure).finally(() => {
+          this.writing.delete(id);
+          done();
+        });
+      };
+      child.once('error', (error) => finish(null, error));
+      child.once('close', (code) => finish(code));
+    });
+    this.writing.set(id, { types, since: new Date().toISOString(), child, ended });
+  }
+
+  /** After the exporter: a failure's reason into gguf.skipped.json (the exporter's sentence). */
+  private async ended(out: string, code: number | null, said: string, failure?: Error) {
+    if (code === 0 && !failure) return;
+    const lines = said
+      .split(/\r?\n/)
+      .map((line) => line.trim())
+      .filter(Boolean);
+    const own = lines.filter((line) => line.startsWith('no GGUF: ')).at(-1);
+    const reason = failure
+      ? `the GGUF export could not start: ${failure.message}`
+      : own
+        ? own.slice('no GGUF: '.length)
+        : `the GGUF export ended with exit code ${code ?? 'none'}${lines.length ? `: ${lines.at(-1)}` : ''}`;
+    await writeFile(join(out, 'gguf.skipped.json'), `${JSON.stringify({ reason }, null, 1)}\n`);
+  }
+
+  /** Service shutdown: every export's process group ended, and waited for. */
+  async shutdown(): Promise<void> {
+    const all = [...this.writing.values()];
+    for (const { child } of all)
+      if (child.pid !== undefined)
+        try {
+          process.kill(-child.pid, 'SIGTERM');
+        } catch {
+          // already gone
+        }
+    await Promise.all(all.map((writing) => writing.ended));
+  }
+}
