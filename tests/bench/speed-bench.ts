@@ -20,6 +20,9 @@
  *   npm run bench:speed -- --profile     also trace one app reply and one raw reply (Chrome
  *                                        tracing, every thread of the page's process) and print
  *                                        where the time went (tests/bench/speed-profile.ts)
+ *   npm run bench:speed -- --typing      only the main thread while typing a long message and
+ *                                        pasting a longer one, the tiny model loaded
+ *                                        (tests/bench/speed-typing.ts)
  *
  * Needs `npm run build`, `npm run tiny-model` and `npm run trainer:setup` (for the second model).
  */
@@ -38,10 +41,14 @@ import {
 } from '../e2e/harness';
 import { servePage } from './serve-page';
 import { profileReply } from './speed-profile';
+import { benchTyping } from './speed-typing';
 
 const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
 const profile = args.includes('--profile');
+const typing = args.includes('--typing');
+/** Short turns before the typing measurement, so the count holds a conversation. */
+const TYPING_TURNS = 3;
 const runsArg = Number(args[args.indexOf('--runs') + 1]);
 const RUNS = smoke ? 1 : args.includes('--runs') && runsArg > 0 ? runsArg : 9;
 const TOKENS = smoke ? 16 : 128;
@@ -149,6 +156,44 @@ interface Figures {
   loadAfter: number;
 }
 
+/** Opens the app with `model` served from `modelsUrl` and loads it. */
+async function loadInApp(
+  page: Page,
+  appUrl: string,
+  modelsUrl: string,
+  model: Model,
+  maxTokens: number,
+) {
+  const host = encodeURIComponent(modelsUrl);
+  await page.goto(`${appUrl}?modelHost=${host}&extraModel=${model.id}&maxTokens=${maxTokens}`);
+  await page.getByRole('button', { name: /^Model:/ }).click();
+  await page.getByRole('option', { name: model.id }).click();
+  await page.getByRole('button', { name: 'Load model' }).click();
+  await page.getByText('Ready!').waitFor({ timeout: 300_000 });
+}
+
+/**
+ * `--typing`: the tiny model loaded, a conversation of `TYPING_TURNS` short turns, then the
+ * typing measurement (tests/bench/speed-typing.ts).
+ */
+async function typingOnly(
+  browser: Awaited<ReturnType<typeof launch>>,
+  appUrl: string,
+  modelsUrl: string,
+) {
+  const page = browser.page;
+  await loadInApp(page, appUrl, modelsUrl, MODELS[0], 16);
+  const box = page.getByRole('textbox', { name: 'Message' });
+  for (let turn = 1; turn <= TYPING_TURNS; turn++) {
+    await box.fill(`${PROMPT} Turn ${turn}.`);
+    await box.press('Enter');
+    await page.getByText(/Generated \d+ tokens in/).waitFor({ timeout: 300_000 });
+  }
+  const before = load1();
+  await benchTyping(browser.context, page);
+  console.log(`  1-min load average ${before.toFixed(2)} before, ${load1().toFixed(2)} after`);
+}
+
 async function benchModel(
   browser: Awaited<ReturnType<typeof launch>>,
   appUrl: string,
@@ -159,12 +204,8 @@ async function benchModel(
   const appPage = browser.page;
   const rawPage = await browser.context.newPage();
   const host = encodeURIComponent(modelsUrl);
-  await appPage.goto(`${appUrl}?modelHost=${host}&extraModel=${model.id}&maxTokens=${TOKENS}`);
   await rawPage.goto(`${rawUrl}raw.html?modelHost=${host}&model=${model.id}&dtype=fp32`);
-  await appPage.getByRole('button', { name: /^Model:/ }).click();
-  await appPage.getByRole('option', { name: model.id }).click();
-  await appPage.getByRole('button', { name: 'Load model' }).click();
-  await appPage.getByText('Ready!').waitFor({ timeout: 300_000 });
+  await loadInApp(appPage, appUrl, modelsUrl, model, TOKENS);
   await rawPage.waitForFunction(() => (window as unknown as RawWindow).rawReady);
   await rawPage.evaluate(() => (window as unknown as RawWindow).rawLoad());
   const rawGenerate = (n: number) =>
@@ -255,9 +296,11 @@ async function main() {
   const models = await serveModels(Object.fromEntries(MODELS.map((m) => [m.id, m.dir])));
   const browser = await launch({ webgpu: true });
   try {
-    for (const model of chosen) {
-      await benchModel(browser, app.url, raw.url, models.url, model);
-    }
+    if (typing) await typingOnly(browser, app.url, models.url);
+    else
+      for (const model of chosen) {
+        await benchModel(browser, app.url, raw.url, models.url, model);
+      }
     if (browser.foreignRequests.length)
       throw new Error(`foreign requests: ${browser.foreignRequests.join(', ')}`);
   } finally {

@@ -9,7 +9,7 @@
 import { writeFileSync } from 'node:fs';
 import type { BrowserContext, Page } from 'playwright-core';
 
-interface TraceEvent {
+export interface TraceEvent {
   name: string;
   cat: string;
   ph: string;
@@ -17,6 +17,8 @@ interface TraceEvent {
   tid: number;
   ts: number;
   dur?: number;
+  /** The thread's CPU time, where Chromium records it. */
+  tdur?: number;
   id?: string;
   args?: {
     name?: string;
@@ -47,10 +49,12 @@ const CATEGORIES = [
 const MIN_BUSY_SHARE = 0.02;
 const TOP_FUNCTIONS = 12;
 
-async function trace<T>(
+/** Runs `run` under Chrome tracing of `categories` (every thread) and returns its events. */
+export async function trace<T>(
   context: BrowserContext,
   page: Page,
   run: () => Promise<T>,
+  categories: readonly string[] = CATEGORIES,
 ): Promise<{ result: T; events: TraceEvent[]; ms: number }> {
   const session = await context.newCDPSession(page);
   const events: TraceEvent[] = [];
@@ -61,7 +65,7 @@ async function trace<T>(
     session.once('Tracing.tracingComplete', () => resolve()),
   );
   await session.send('Tracing.start', {
-    traceConfig: { includedCategories: CATEGORIES, recordMode: 'recordAsMuchAsPossible' },
+    traceConfig: { includedCategories: [...categories], recordMode: 'recordAsMuchAsPossible' },
     transferMode: 'ReportEvents',
   });
   const started = performance.now();

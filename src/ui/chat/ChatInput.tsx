@@ -24,7 +24,7 @@ export function ChatInput({ value, ready, generating, onChange, onSend, onStop }
   useLayoutEffect(() => {
     const el = ref.current;
     if (!el) return;
-    el.style.height = 'auto';
+    el.style.height = '';
     el.style.height = `${clampInputHeight(el.scrollHeight)}px`;
   }, [value]);
 

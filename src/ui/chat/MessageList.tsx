@@ -1,6 +1,6 @@
-import { Fragment, useLayoutEffect, useRef, type ReactNode } from 'react';
+import { Fragment, type ReactNode } from 'react';
 import type { ChatEvent, DisplayMessage } from '../../machines/chatMachine';
-import { isNearBottom } from '../format';
+import { AUTO_SCROLL_THRESHOLD_PX } from '../format';
 import { Message } from './Message';
 
 export interface MessageListProps {
@@ -21,9 +21,32 @@ export interface MessageListProps {
 }
 
 /**
+ * Keeps the list (`content`'s parent) at its end while the user is there: a ResizeObserver on the
+ * content, whose callback runs after the browser's own layout of the frame, so reading the sizes
+ * there forces no synchronous layout, once a frame however many updates came (a layout effect
+ * after every update forced one each time); it also follows height that settles after an update (a
+ * block's end rendered in slices). Whether the user was near the end is judged against the height
+ * at the previous layout, the end the user saw, so neither a tall block nor this function's own
+ * scroll reads as the user scrolling up. A ref callback: set up when the content mounts, before
+ * the first paint, so an opened conversation shows its end.
+ */
+function followEnd(content: HTMLElement | null) {
+  const list = content?.parentElement;
+  if (!content || !list) return;
+  /** The list's scroll height at the last layout (0 at first: go to the end). */
+  let laidOut = 0;
+  const observer = new ResizeObserver(() => {
+    if (laidOut - list.scrollTop - list.clientHeight <= AUTO_SCROLL_THRESHOLD_PX)
+      list.scrollTop = list.scrollHeight;
+    laidOut = list.scrollHeight;
+  });
+  observer.observe(content);
+  return () => observer.disconnect();
+}
+
+/**
  * The chat message list. Auto-scrolls on new content only if the user was within 120 px of the
  * bottom before the update (PRODUCT.md §2), so reading older messages is never interrupted.
- * Without ResizeObserver (older browsers, jsdom) it does not auto-scroll.
  */
 export function MessageList({
   messages,
@@ -34,47 +57,10 @@ export function MessageList({
   send,
   cut,
 }: MessageListProps) {
-  const ref = useRef<HTMLDivElement>(null);
-  const stick = useRef(true);
-  /** The list's scroll height at the browser's last layout: the bottom the user is judged by. */
-  const laidOut = useRef(0);
-
-  const onScroll = () => {
-    const el = ref.current;
-    // Judged against the bottom the user saw: a scroll event that follows this component's own
-    // scroll after more content has come must not count as the user scrolling up.
-    if (el)
-      stick.current = isNearBottom({
-        scrollTop: el.scrollTop,
-        clientHeight: el.clientHeight,
-        scrollHeight: laidOut.current || el.scrollHeight,
-      });
-  };
-
-  // Follows the bottom from a ResizeObserver on the list and its content: its callback runs after
-  // the browser's own layout of the frame, so reading `scrollHeight` there forces no synchronous
-  // layout, once a frame however many updates came (a layout effect after every update forced one
-  // each time), and it also follows height that settles after an update (a block's end rendered in
-  // slices, the list resized). Set up before the first paint, so an opened conversation is shown
-  // at its end.
-  const empty = messages.length === 0;
-  useLayoutEffect(() => {
-    const el = ref.current;
-    const content = el?.firstElementChild;
-    if (!el || !content || typeof ResizeObserver === 'undefined') return;
-    const observer = new ResizeObserver(() => {
-      laidOut.current = el.scrollHeight;
-      if (stick.current) el.scrollTop = laidOut.current;
-    });
-    observer.observe(el);
-    observer.observe(content);
-    return () => observer.disconnect();
-  }, [empty]);
-
   return (
-    <div className="message-list" ref={ref} onScroll={onScroll} aria-live="polite">
+    <div className="message-list" aria-live="polite">
       {messages.length === 0 ? (
-        <div className="empty-chat">
+        <div className="empty-chat" ref={followEnd}>
           <p className="ready">Ready!</p>
           {examples.length > 0 && (
             <ul className="examples" aria-label="Example prompts">
@@ -89,7 +75,7 @@ export function MessageList({
           )}
         </div>
       ) : (
-        <ol className="messages">
+        <ol className="messages" ref={followEnd}>
           {messages.map((m, i) => (
             <Fragment key={i}>
               {cut?.index === i && cut.node}
