@@ -130,10 +130,7 @@ export function createServices(options: ServicesOptions = {}): Services {
       ]);
       return (await client.fetchLogs(runId, MAX_LOG_LINES, signal)).lines;
     },
-    runExports: async (runId, signal) =>
-      (await loadTraining()).client.fetchRunExports(runId, signal),
-    requestExport: async (runId, request) =>
-      (await loadTraining()).client.requestRunExport(runId, request),
+    exportsClient: async () => (await loadTraining()).client,
     trainingPlan: async (request, signal) =>
       (await loadTraining()).client.planTraining(request, signal),
     trainer: {

@@ -9,12 +9,11 @@ import type { AppActorRef } from '../machines/appMachine';
 import type { datasetMachine } from '../machines/datasetMachine';
 import type { trainingMachine } from '../machines/trainingMachine';
 import type { CompareServices } from '../actors/compare-services';
+import type { TrainingClient } from '../actors/training-client';
 import type {
-  ExportRequest,
   HubCache,
   TrainingEntry,
   PlanResponse,
-  RunExports,
   TrainRequest,
   TrainerInfo,
   TrainerSetup,
@@ -37,10 +36,11 @@ export interface Services {
   trainingUrl: string;
   /** A run's log (GET /logs/{id}?tail=1000), for the Runs list. */
   trainingLog: (runId: string, signal?: AbortSignal) => Promise<string[]>;
-  /** GET /runs/{id}/exports: a finished run's GGUF files and Ollama Modelfile. */
-  runExports: (runId: string, signal?: AbortSignal) => Promise<RunExports>;
-  /** POST /runs/{id}/exports: GGUF written from an ended run's merged model. */
-  requestExport: (runId: string, request: ExportRequest) => Promise<RunExports>;
+  /**
+   * The training client's exports calls, loaded with it: GET /runs/{id}/exports (an ended run's
+   * archives, GGUF files and Modelfile) and POST /runs/{id}/exports (GGUF written after the run).
+   */
+  exportsClient: () => Promise<Pick<TrainingClient, 'fetchRunExports' | 'requestRunExport'>>;
   /** POST /train/plan: what a run with this request would do, before the start. */
   trainingPlan: (request: TrainRequest, signal?: AbortSignal) => Promise<PlanResponse>;
   /** The trainer's environment on the service: what it has, and its set-up. */

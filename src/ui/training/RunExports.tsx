@@ -88,12 +88,12 @@ const WRITING_POLL_MS = 2000;
  * training again; the answer ("being written") replaces the listing, which is then polled.
  */
 function WriteGguf({ runId, queryKey }: { runId: string; queryKey: readonly unknown[] }) {
-  const { requestExport } = useServices();
+  const { exportsClient } = useServices();
   const client = useQueryClient();
   const [choice, setChoice] = useState<ExportRequest['gguf']>('Q8_0');
   const id = useId();
   const write = useMutation({
-    mutationFn: () => requestExport(runId, { gguf: choice }),
+    mutationFn: async () => (await exportsClient()).requestRunExport(runId, { gguf: choice }),
     onSuccess: (answer) => client.setQueryData(queryKey, answer),
   });
   return (
@@ -133,12 +133,12 @@ export default function RunExports({
 }: {
   run: Pick<RunInfo, 'id' | 'state' | 'options' | 'method'>;
 }) {
-  const { trainingUrl, runExports } = useServices();
+  const { trainingUrl, exportsClient } = useServices();
   const shown = run.state !== 'running';
   const queryKey = trainingKeys.exports(trainingUrl, run.id);
   const exports = useQuery({
     queryKey,
-    queryFn: ({ signal }) => runExports(run.id, signal),
+    queryFn: async ({ signal }) => (await exportsClient()).fetchRunExports(run.id, signal),
     enabled: shown,
     retry: false,
     refetchInterval: (query) =>
