@@ -90,13 +90,10 @@ export function createServices(options: ServicesOptions = {}): Services {
   const trainingUrl = (options.trainingUrl ?? resolveTrainingUrl()).replace(/\/+$/, '');
   // The training client (with its zod schemas) and the training machine load with their first
   // user (the training panel, right after the first paint), not with the page.
-  let client: TrainingClient | undefined;
+  let created: TrainingClient | undefined;
   const clientOf = (modules: TrainingModules) =>
-    (client ??= modules.client.createTrainingClient({ baseUrl: trainingUrl }));
-  const loadTraining = async () => {
-    const modules = await loadTrainingModules();
-    return { client: clientOf(modules) };
-  };
+    (created ??= modules.client.createTrainingClient({ baseUrl: trainingUrl }));
+  const client = async () => clientOf(await loadTrainingModules());
   const trainingLogicOf = (modules: TrainingModules) =>
     modules.machine.trainingMachine.provide({
       actors: modules.client.createTrainingActors(clientOf(modules)),
@@ -124,26 +121,24 @@ export function createServices(options: ServicesOptions = {}): Services {
         : loadTrainingModules().then(trainingLogicOf)),
     trainingUrl,
     trainingLog: async (runId, signal) => {
-      const [{ client }, { MAX_LOG_LINES }] = await Promise.all([
-        loadTraining(),
+      const [loaded, { MAX_LOG_LINES }] = await Promise.all([
+        client(),
         import('./shared/training-api'),
       ]);
-      return (await client.fetchLogs(runId, MAX_LOG_LINES, signal)).lines;
+      return (await loaded.fetchLogs(runId, MAX_LOG_LINES, signal)).lines;
     },
-    exportsClient: async () => (await loadTraining()).client,
-    trainingPlan: async (request, signal) =>
-      (await loadTraining()).client.planTraining(request, signal),
+    exportsClient: client,
+    trainingPlan: async (request, signal) => (await client()).planTraining(request, signal),
     trainer: {
-      info: async (signal) => (await loadTraining()).client.fetchTrainer(signal),
-      setup: async (signal) => (await loadTraining()).client.fetchTrainerSetup(signal),
-      startSetup: async () => (await loadTraining()).client.startTrainerSetup(),
+      info: async (signal) => (await client()).fetchTrainer(signal),
+      setup: async (signal) => (await client()).fetchTrainerSetup(signal),
+      startSetup: async () => (await client()).startTrainerSetup(),
     },
     hubCache: {
-      list: async (signal) => (await loadTraining()).client.fetchHubCache(signal),
-      remove: async (modelId) => (await loadTraining()).client.removeCachedModel(modelId),
+      list: async (signal) => (await client()).fetchHubCache(signal),
+      remove: async (modelId) => (await client()).removeCachedModel(modelId),
     },
-    storeDataset: async (entries, name) =>
-      (await (await loadTraining()).client.putDataset(name, entries)).path,
+    storeDataset: async (entries, name) => (await (await client()).putDataset(name, entries)).path,
     // Loaded with the first 'Format Input' on the local model.
     localGenerator: (app) => async (prompt, signal, onText) => {
       const { createLocalGenerator } = await import('./actors/local-generator');
@@ -154,9 +149,9 @@ export function createServices(options: ServicesOptions = {}): Services {
       (compare ??= Promise.all([
         import('./machines/evaluationMachine'),
         import('./actors/compare-services'),
-        loadTraining(),
-      ]).then(([{ evaluationMachine }, m, { client }]) => {
-        const { storeActor, ...services } = m.createCompareServices(client);
+        client(),
+      ]).then(([{ evaluationMachine }, m, loaded]) => {
+        const { storeActor, ...services } = m.createCompareServices(loaded);
         return { ...services, logic: evaluationMachine.provide({ actors: { store: storeActor } }) };
       })),
   };
