@@ -3,14 +3,18 @@
 // `.venv/` at the repository root (`python3 -m venv`) and installs training/requirements.txt into
 // it with its pip, pip's output passed through line by line. A stamp in the venv (sha256 of
 // requirements.txt and the Python version) makes a second run a no-op until either changes.
-// The training service runs exactly this script for POST /trainer/setup.
+// The training service runs exactly this script for POST /trainer/setup. Once the environment is
+// ready it also runs scripts/llama-setup.mjs (llama.cpp's CPU build for the GGUF export's check,
+// into .llama-runtime/), its lines passed through; when that fails the trainer is still ready
+// and one line says what GGUF cannot do.
 //
 // Everything is printed to stdout (one ordered stream for the service to show). Exit codes:
 //   0  ready, or already up to date ("Trainer environment up to date (.venv)")
 //   1  pip failed (the last line names pip's last error)
 //   3  no usable Python, or `python3 -m venv` unavailable (Debian without python3-venv)
 // Environment (for tests): TRAINER_SETUP_PYTHON (default python3), TRAINER_VENV_DIR (default
-// .venv, relative to the repository root).
+// .venv, relative to the repository root), TRAINER_SETUP_LLAMA (the llama.cpp set-up script,
+// default scripts/llama-setup.mjs; empty: none).
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -36,6 +40,22 @@ const VENV_MISSING =
 function stop(code, line) {
   console.log(line);
   process.exit(code);
+}
+
+const LLAMA_SETUP = process.env.TRAINER_SETUP_LLAMA ?? join(ROOT, 'scripts', 'llama-setup.mjs');
+
+/** The environment is ready: llama.cpp's runtime next (a failure leaves the trainer ready). */
+function finish(line) {
+  if (LLAMA_SETUP) {
+    const run = spawnSync(process.execPath, [LLAMA_SETUP], { encoding: 'utf8' });
+    for (const said of `${run.stdout ?? ''}${run.stderr ?? ''}`.split('\n'))
+      if (said.trim()) console.log(said);
+    if (run.status !== 0)
+      console.log(
+        `llama.cpp's runtime was not installed (${run.error?.message ?? `exit code ${run.status}`}): GGUF files cannot be written or checked until npm run llama:setup succeeds; training is not affected.`,
+      );
+  }
+  stop(0, line);
 }
 
 function pythonVersion() {
@@ -138,7 +158,7 @@ if (
   stamp?.requirements_sha256 === wanted.requirements_sha256 &&
   stamp?.python_version === wanted.python_version
 )
-  stop(0, `Trainer environment up to date (${LABEL})`);
+  finish(`Trainer environment up to date (${LABEL})`);
 
 const pythonChanged = stamp !== null && stamp.python_version !== version;
 if (!ready || pythonChanged) createVenv(pythonChanged);
@@ -147,4 +167,4 @@ console.log(`Installing training/requirements.txt into ${LABEL} (Python ${versio
 const result = await pipInstall();
 if (result.code !== 0) stop(1, `pip install failed: ${result.message}`);
 writeFileSync(STAMP, `${JSON.stringify(wanted, null, 2)}\n`);
-stop(0, `Trainer environment ready (${LABEL})`);
+finish(`Trainer environment ready (${LABEL})`);

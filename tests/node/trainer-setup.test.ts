@@ -68,6 +68,8 @@ function setup(env: Record<string, string> = {}) {
       TRAINER_VENV_DIR: venv,
       FAKE_PIP: join(dir, 'pip'),
       FAKE_LOG: log,
+      // llama.cpp's set-up after a ready environment: none here but in its own tests below.
+      TRAINER_SETUP_LLAMA: '',
       ...env,
     },
   });
@@ -109,6 +111,31 @@ describe('npm run trainer:setup', () => {
     expect(second.code).toBe(0);
     expect(second.stdout).toBe(`Trainer environment up to date (${venv})\n`);
     expect(calls()).toHaveLength(2); // neither venv nor pip ran again
+  });
+
+  it("then llama.cpp's runtime (its lines passed through); when that fails the trainer is still ready", () => {
+    const llama = join(dir, 'llama-setup.mjs');
+    writeFileSync(
+      llama,
+      `console.log('Installing node-llama-cpp'); process.exit(Number(process.env.FAKE_LLAMA_EXIT ?? 0));`,
+    );
+    const first = setup({ TRAINER_SETUP_LLAMA: llama });
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(
+      /Successfully installed torch-2\.13\.0\nInstalling node-llama-cpp\n/,
+    );
+    expect(first.last).toBe(`Trainer environment ready (${venv})`);
+
+    const failed = setup({ TRAINER_SETUP_LLAMA: llama, FAKE_LLAMA_EXIT: '1' });
+    expect(failed.code).toBe(0);
+    expect(failed.stdout).toBe(
+      [
+        'Installing node-llama-cpp',
+        "llama.cpp's runtime was not installed (exit code 1): GGUF files cannot be written or checked until npm run llama:setup succeeds; training is not affected.",
+        `Trainer environment up to date (${venv})`,
+        '',
+      ].join('\n'),
+    );
   });
 
   it('changed requirements: pip again in the same venv', () => {
