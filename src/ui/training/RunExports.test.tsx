@@ -15,9 +15,12 @@ beforeAll(async () => {
   await Promise.all([import('./RunExports'), import('./RunsList'), import('../query-client')]);
 });
 
-/** Starts a run asked for GGUF `gguf` (the Advanced option, as the form keeps it) to its end. */
-async function finishedRun(gguf: string) {
-  localStorage.setItem('training.form.v1', JSON.stringify({ options: { gguf } }));
+/**
+ * Starts a run to its end: asked for GGUF `gguf` (the Advanced option, as the form keeps it), or
+ * with the form's other saved fields `form`.
+ */
+async function finishedRun(gguf: string, form: Record<string, unknown> = { options: { gguf } }) {
+  localStorage.setItem('training.form.v1', JSON.stringify(form));
   const user = userEvent.setup();
   renderPanel();
   await user.click(screen.getByRole('button', { name: 'Train Model' }));
@@ -175,13 +178,7 @@ describe("RunExports: an ended run's downloads", () => {
         } satisfies RunExports),
       ),
     );
-    localStorage.setItem('training.form.v1', JSON.stringify({ method: 'full' }));
-    const user = userEvent.setup();
-    renderPanel();
-    await user.click(screen.getByRole('button', { name: 'Train Model' }));
-    expect(
-      await screen.findByText('✅ Training finished!', {}, { timeout: 10_000 }),
-    ).toBeInTheDocument();
+    await finishedRun('none', { method: 'full' });
     const runs = await screen.findByRole('region', { name: 'Runs' }, { timeout: 5000 });
     expect(await within(runs).findByText(`Merged model: ${gone}`)).toBeInTheDocument();
     expect(within(runs).queryByText(/Adapter|LoRA adapter/)).not.toBeInTheDocument();
