@@ -8,7 +8,7 @@ import { renderPanel, serveTrainingMock } from '../../../tests/component/trainin
 
 vi.mock('uplot', () => import('../../../tests/component/uplot-stub'));
 
-const { server } = serveTrainingMock({ stepsPerPoll: 40 });
+const { mock, server } = serveTrainingMock({ stepsPerPoll: 40 });
 afterEach(() => server.resetHandlers());
 // The lazy chunks (and TanStack Query's) loaded once, not inside a test's wait.
 beforeAll(async () => {
@@ -133,6 +133,31 @@ describe("RunExports: an ended run's downloads", () => {
     );
     expect(form.getByRole('link', { name: /^GGUF F16 · / })).toBeInTheDocument();
     expect(form.queryByRole('button', { name: 'Write GGUF' })).not.toBeInTheDocument();
+  });
+
+  // Regression: a script that failed at once (no output folder) showed "Exports: … no longer exists".
+  it('a failed run whose output folder was never made: no error about its exports', async () => {
+    mock.setScenario('fail-run');
+    const missing = "Run mock-run-1's output folder /data/out no longer exists (deleted or moved?)";
+    let asked = 0;
+    server.use(
+      http.get(`${DEFAULT_TRAINING_URL}/runs/:id/exports`, () => {
+        asked += 1;
+        return HttpResponse.json({ error: missing }, { status: 404 });
+      }),
+    );
+    const user = userEvent.setup();
+    renderPanel();
+    await user.click(screen.getByRole('button', { name: 'Train Model' }));
+    const runs = await screen.findByRole('region', { name: 'Runs' }, { timeout: 10_000 });
+    await waitFor(() =>
+      expect(within(runs).getAllByRole('listitem')[0]).toHaveTextContent(/failed/),
+    );
+    await waitFor(() => expect(asked).toBeGreaterThan(0));
+    expect(screen.queryByText(/^Exports:/)).not.toBeInTheDocument();
+    expect(screen.queryAllByRole('alert').map((alert) => alert.textContent)).not.toContainEqual(
+      expect.stringContaining('no longer exists'),
+    );
   });
 
   it("Write GGUF refused: the service's sentence is shown, the form stays", async () => {

@@ -144,7 +144,10 @@ export default function RunExports({
     refetchInterval: (query) =>
       query.state.data?.gguf.state === 'writing' ? WRITING_POLL_MS : false,
   });
-  if (!shown) return null;
+  const succeeded = run.state === 'succeeded';
+  // A run that did not succeed may have written nothing (a script that failed at once has no
+  // output folder): it shows what it can offer, never an error about what it never made.
+  if (!shown || (!succeeded && !exports.data)) return null;
   if (exports.error)
     return (
       <p role="alert" className="training-failed">
@@ -154,7 +157,6 @@ export default function RunExports({
   if (!exports.data) return <p className="training-hint">Reading the run's exports…</p>;
   const { gguf, archives } = exports.data;
   const url = (file: string) => exportFileUrl(trainingUrl, run.id, file);
-  const succeeded = run.state === 'succeeded';
   // A full fine-tune has no adapter: its merged model is the whole model (no line for it).
   const offered = archives.filter((archive) => archive.kind !== 'adapter' || run.method !== 'full');
   // Asked when the run started, or written since (POST /runs/{id}/exports).
