@@ -13,6 +13,7 @@ import type { ExportRequest } from '../../src/shared/training-api';
 import type { ServiceConfig } from './config';
 import { launchFailed, wrongState } from './errors';
 import { launchFor } from './paths';
+import { endGroup } from './plan';
 import type { SpawnFn } from './run-process';
 import type { RunRecord } from './run-records';
 import { choosePython } from './trainer-env';
@@ -115,13 +116,9 @@ export class GgufExports {
   /** Service shutdown: every export's process group ended, and waited for. */
   async shutdown(): Promise<void> {
     const all = [...this.writing.values()];
-    for (const { child } of all)
-      if (child.pid !== undefined)
-        try {
-          process.kill(-child.pid, 'SIGTERM');
-        } catch {
-          // already gone
-        }
+    // Nothing is published until the exporter's last rename: its `gguf.partial/` is removed by
+    // the next attempt.
+    for (const { child } of all) endGroup(child);
     await Promise.all(all.map((writing) => writing.ended));
   }
 }

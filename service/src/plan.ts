@@ -94,8 +94,8 @@ export async function runPlan({
   return parsed.data.plan;
 }
 
-/** Ends the planning process and anything it started (its own process group). */
-function endGroup(child: ChildProcess) {
+/** Ends a process started detached and anything it started (its own process group), at once. */
+export function endGroup(child: ChildProcess) {
   if (child.pid === undefined) return;
   try {
     process.kill(-child.pid, 'SIGKILL');

@@ -26,10 +26,7 @@ import { RunLifecycle } from './run-lifecycle';
 import type { SpawnFn } from './run-process';
 import { RunQueries } from './run-queries';
 import { GgufExports } from './gguf-exports';
-import { archiveFiles, archiveFolder } from './archives';
-import { busy, notFound, wrongState } from './errors';
-import { ARCHIVE_FOLDERS, archiveRefusal } from '../../src/shared/run-exports';
-import { join } from 'node:path';
+import { busy, wrongState } from './errors';
 import { publicView, type RunRecord } from './run-records';
 import { RunRegistry } from './run-registry';
 import { RunStores } from './run-stores';
@@ -140,13 +137,8 @@ export class RunManager {
     const active = this.activeId;
     if (active)
       throw busy(`Run ${active} is training; write GGUF once it has ended (one at a time)`);
-    const path = join(record.output_dir, ARCHIVE_FOLDERS.merged);
-    const refusal = archiveRefusal(
-      record,
-      'merged',
-      archiveFolder(path, await archiveFiles('merged', path)),
-    );
-    if (refusal !== null) throw notFound(refusal);
+    // The merged model must be one the run could offer for download (else 404, the cause named).
+    await this.queries.exportArchive(id, 'merged');
     await this.gguf.start(record, request);
     return this.exports(id);
   }

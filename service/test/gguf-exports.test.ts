@@ -5,7 +5,7 @@
  * (training/gguf_export.py in the trainer's environment, checked in llama.cpp) on a tiny model.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RunExportsSchema, type GgufExports } from '../../src/shared/training-api';
@@ -117,6 +117,42 @@ describe('POST /runs/{id}/exports with the fixture exporter', () => {
         body: '{}',
       });
       await svc.waitForEnd(training);
+    }
+  });
+});
+
+/** Processes whose command line names `text` (from /proc: nothing is left to chance). */
+function processesNaming(text: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(text)) found.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+describe('POST /runs/{id}/exports and a service that stops', () => {
+  it('the exporter and what it started end with the service; nothing is left', async () => {
+    const own = await startTestService();
+    let closed = false;
+    try {
+      const run = await trainToEnd(own, {});
+      process.env.FIXTURE_EXPORT_MS = '60000';
+      expect((await ask(own, run.id)).status).toBe(202);
+      const merged = join(run.output_dir, 'merged');
+      // The exporter's command line names the run's merged folder.
+      for (let i = 0; i < 50 && processesNaming(merged).length === 0; i++)
+        await new Promise((ok) => setTimeout(ok, 50));
+      expect(processesNaming(merged).length).toBeGreaterThan(0);
+      await own.close();
+      closed = true;
+      expect(processesNaming(merged)).toEqual([]);
+    } finally {
+      if (!closed) await own.close();
     }
   });
 });
