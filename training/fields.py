@@ -53,7 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser, fields: list[dict] | None = N
             options["type"] = _number
         elif kind == "enum":
             options["choices"] = field["values"]
-        elif kind == "string":
+        elif kind in ("string", "template"):
             options["type"] = str
         else:
             raise ValueError(f"training-fields.json: field {field['name']} has unknown type {kind}")
@@ -71,6 +71,15 @@ def text_problem(field: dict, value: str) -> str | None:
     longest = field.get("max_length", 200)
     if len(value) > longest:
         return f"must be at most {longest} characters"
+    return None
+
+
+def template_problem(field: dict, value: str) -> str | None:
+    """Why a template field refuses `value` (at most max_length characters), or None. (NUL, which
+    the TypeScript side refuses too, cannot reach a command line.)"""
+    longest = field.get("max_length", 200)
+    if len(value) > longest:
+        return f"must be at most {longest:,} characters"
     return None
 
 
@@ -105,6 +114,10 @@ def resolve(parser: argparse.ArgumentParser, args: argparse.Namespace,
             problem = text_problem(field, value)
             if problem:
                 parser.error(f"{field['flag']} {problem}, got {value!r}")
+        if field["type"] == "template":
+            problem = template_problem(field, value)
+            if problem:
+                parser.error(f"{field['flag']} {problem}")
         if field["type"] in ("int", "number"):
             low, high = field.get("min"), field.get("max")
             if (low is not None and value < low) or (high is not None and value > high):

@@ -104,8 +104,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="continue from the newest complete checkpoint in OUTPUT_DIR/checkpoints")
     parser.add_argument("--keep_checkpoints", type=int, default=2,
                         help="how many of the newest checkpoints are kept")
-    parser.add_argument("--chat_template", metavar="FILE", default=None,
-                        help="a Jinja chat template for a base model that has none")
+    parser.add_argument("--chat_template_file", metavar="FILE", default=None,
+                        help="--chat_template read from a file (a Jinja chat template)")
     parser.add_argument("--plan", action="store_true",
                         help="say what the run would do (entries, lengths, steps, memory) and exit")
     args = parser.parse_args(argv)
@@ -294,7 +294,7 @@ def check_resumed_split(path: str, split: dict) -> None:
 
 def load_base(args, dtype, say):
     """Tokenizer and model of --base_model; unloadable or non-causal models, and a base without a
-    chat template (unless --chat_template gives one), are bad input."""
+    chat template (unless --chat_template or --chat_template_file gives one), are bad input."""
     from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 
     try:
@@ -312,7 +312,8 @@ def load_base(args, dtype, say):
     import train_data
 
     try:
-        train_data.require_chat_template(tokenizer, args.chat_template, args.base_model)
+        train_data.require_chat_template(tokenizer, args.chat_template_file, args.base_model,
+                                         text=args.chat_template)
     except train_data.DataError as error:
         fail(str(error))
     try:

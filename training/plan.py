@@ -182,7 +182,8 @@ def make_plan(args) -> dict:
         tokenizer = AutoTokenizer.from_pretrained(base, **revision)
     except (OSError, ValueError) as error:
         raise DataError(f"could not load base model {base}: {train_data.one_line(error)}") from None
-    train_data.require_chat_template(tokenizer, _arg(args, "chat_template"), base)
+    train_data.require_chat_template(tokenizer, _arg(args, "chat_template_file"), base,
+                                     text=_arg(args, "chat_template"))
     entries = train_data.load_entries(args.data_file)
     max_len = int(args.max_len)
     rows, _ = train_data.encode_all(tokenizer, entries, sys.maxsize)
@@ -264,5 +265,5 @@ def field_defaults(method: str = "lora", **values) -> "argparse.Namespace":
     for field in fields:
         default = field.get("default")
         args[field["name"]] = default.get(method) if isinstance(default, dict) else default
-    args.update({"method": method, "chat_template": None, **values})
+    args.update({"method": method, "chat_template_file": None, **values})
     return argparse.Namespace(**args)

@@ -62,6 +62,14 @@ class ArgumentsTest(unittest.TestCase):
         err = exits_with(self, lambda: finetune.parse_args(
             ["--data_file", "d", "--output_dir", "o", "--eval_every", "0"]))
         self.assertIn("--eval_every must be greater than 0", err)
+        # The chat template travels as one argument: at most 30,000 characters (the table's).
+        template = "{{ messages[0].content }}" + " " * (30_000 - 25)
+        args = finetune.parse_args(["--data_file", "d", "--output_dir", "o",
+                                    "--chat_template", template])
+        self.assertEqual(args.chat_template, template)
+        err = exits_with(self, lambda: finetune.parse_args(
+            ["--data_file", "d", "--output_dir", "o", "--chat_template", template + "x"]))
+        self.assertIn("--chat_template must be at most 30,000 characters", err)
 
     def test_no_web_export(self):
         args = finetune.parse_args(["--data_file", "d", "--output_dir", "o", "--no-web-export"])

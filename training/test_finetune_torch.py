@@ -289,18 +289,27 @@ class BadInputTest(unittest.TestCase):
                 os.unlink(os.path.join(bare, name))
         self.assert_bad_input(f"{bare} has no chat template: the browser could not chat with the "
                               "result", base=bare)
-        # A template given with --chat_template: the run trains and saves it with the model.
-        template = os.path.join(TMP, "template.jinja")
-        with open(template, "w", encoding="utf-8") as handle:
-            handle.write("{% for m in messages %}<|{{ m.role }}|>{{ m.content }}{{ eos_token }}"
-                         "{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}")
+        # A template given as text (the panel's Advanced → Chat template, as the service sends
+        # it): the run trains with it and saves it with the model; the browser chats with that.
+        template = ("{% for m in messages %}<|{{ m.role }}|>{{ m.content }}{{ eos_token }}"
+                    "{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}")
         out_dir = output_dir("given-template")
         code, out, err = run("--data_file", write_json(QA, "qa.json"), "--output_dir", out_dir,
                              "--max_steps", "1", "--no-web-export", "--chat_template", template,
                              base=bare)
         self.assertEqual(code, 0, err)
         saved = AutoTokenizer.from_pretrained(os.path.join(out_dir, "merged"))
-        self.assertIn("<|assistant|>", saved.chat_template)
+        self.assertEqual(saved.chat_template, template)
+        # From a file on the command line; a template that is not Jinja is refused with its line.
+        path = os.path.join(TMP, "template.jinja")
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(template)
+        code, _, err = run("--data_file", write_json(QA, "qa.json"), "--output_dir",
+                           output_dir("template-file"), "--max_steps", "1", "--no-web-export",
+                           "--chat_template_file", path, base=bare)
+        self.assertEqual(code, 0, err)
+        self.assert_bad_input("the chat template is not valid Jinja (line 1: ", "--chat_template",
+                              "{% for m in messages %}{{ m.content }", base=bare)
 
     def test_some_entries_too_long_are_skipped(self):
         entries = QA + [{"prompt": "far too long " * 40, "completion": "x"}]

@@ -145,12 +145,15 @@ class Plan(unittest.TestCase):
         code, _, err = run_plan(base=bare, data_file=data_file(SHORT))
         self.assertEqual(code, 2)
         self.assertIn(f"error: {bare} has no chat template", err)
-        template = os.path.join(TMP, "template.jinja")
-        with open(template, "w", encoding="utf-8") as handle:
-            handle.write("{% for m in messages %}{{ m['role'] }}: {{ m['content'] }}\n{% endfor %}"
-                         "{% if add_generation_prompt %}assistant: {% endif %}")
+        # The panel's Chat template field: the plan formats the entries with it.
+        template = ("{% for m in messages %}{{ m['role'] }}: {{ m['content'] }}\n{% endfor %}"
+                    "{% if add_generation_prompt %}assistant: {% endif %}")
         self.assertEqual(self.plan(base=bare, data_file=data_file(SHORT),
                                    chat_template=template)["entries"], 19)
+        code, _, err = run_plan(base=bare, data_file=data_file(SHORT),
+                                chat_template="{% if messages %}")
+        self.assertEqual(code, 2)
+        self.assertIn("error: the chat template is not valid Jinja (line 1: ", err)
 
 
 class Resolution(unittest.TestCase):

@@ -221,7 +221,8 @@ class Encoding(unittest.TestCase):
             train_data.require_chat_template(tokenizer, None, "some/base")
         self.assertEqual(str(caught.exception),
                          "some/base has no chat template: the browser could not chat with the "
-                         "result; choose an instruct/chat model or give --chat_template FILE")
+                         "result; choose an instruct/chat model, or give one (the panel's Advanced "
+                         "→ Chat template, or --chat_template_file FILE)")
         with tempfile.NamedTemporaryFile("w", suffix=".jinja", delete=False) as handle:
             handle.write(R1_TEMPLATE)
         try:
@@ -231,6 +232,25 @@ class Encoding(unittest.TestCase):
         self.assertEqual(tokenizer.chat_template, R1_TEMPLATE)
         with self.assertRaisesRegex(DataError, "chat template file cannot be read: /nope"):
             train_data.require_chat_template(tokenizer, "/nope", "some/base")
+
+    def test_chat_template_as_text(self):
+        tokenizer = tiny_tokenizer(r1=False)
+        tokenizer.chat_template = None
+        # The panel's field: the text itself, whitespace kept.
+        train_data.require_chat_template(tokenizer, None, "some/base", text=R1_TEMPLATE + "\n")
+        self.assertEqual(tokenizer.chat_template, R1_TEMPLATE + "\n")
+        # Blank text is no template: the base's own, or the refusal when it has none.
+        tokenizer.chat_template = None
+        with self.assertRaisesRegex(DataError, "some/base has no chat template"):
+            train_data.require_chat_template(tokenizer, None, "some/base", text="  \n")
+        with self.assertRaises(DataError) as caught:
+            train_data.require_chat_template(tokenizer, None, "some/base",
+                                             text="{% for m in messages %}\n{{ m.content }\n")
+        self.assertRegex(str(caught.exception),
+                         r"^the chat template is not valid Jinja \(line 2: .+\)$")
+        self.assertIsNone(tokenizer.chat_template)
+        with self.assertRaisesRegex(DataError, "give the chat template once"):
+            train_data.require_chat_template(tokenizer, "/some/file", "some/base", text="x")
 
 
 class Split(unittest.TestCase):

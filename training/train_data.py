@@ -103,21 +103,42 @@ def load_entries(path: str) -> list[list[dict]]:
 
 # ----------------------------------------------------------------------------------- encoding
 
-def require_chat_template(tokenizer, template_path: str | None, base_model: str) -> None:
-    """Sets the template from template_path when given; a base without one fails at once."""
+def require_chat_template(tokenizer, template_path: str | None, base_model: str,
+                          text: str | None = None) -> None:
+    """Sets the template given as text (--chat_template, the panel's field) or in a file
+    (--chat_template_file); one that does not parse as Jinja is refused with its line. A base
+    without a template of its own, and none given, fails at once."""
+    if template_path and text:
+        raise DataError("give the chat template once: --chat_template TEXT or "
+                        "--chat_template_file FILE, not both")
     if template_path:
         try:
             with open(template_path, encoding="utf-8") as handle:
-                template = handle.read()
+                text = handle.read()
         except OSError as error:
             raise DataError(f"chat template file cannot be read: {template_path}: "
                             f"{error.strerror or error}") from None
-        if not template.strip():
+        if not text.strip():
             raise DataError(f"chat template file is empty: {template_path}")
-        tokenizer.chat_template = template
+    if text and text.strip():
+        _check_template_syntax(text)
+        tokenizer.chat_template = text
     elif not getattr(tokenizer, "chat_template", None):
         raise DataError(f"{base_model} has no chat template: the browser could not chat with the "
-                        "result; choose an instruct/chat model or give --chat_template FILE")
+                        "result; choose an instruct/chat model, or give one (the panel's Advanced "
+                        "→ Chat template, or --chat_template_file FILE)")
+
+
+def _check_template_syntax(text: str) -> None:
+    """DataError naming the line of a template that Jinja (as transformers runs it) cannot parse."""
+    from jinja2 import TemplateSyntaxError
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    try:
+        ImmutableSandboxedEnvironment(extensions=["jinja2.ext.loopcontrols"]).parse(text)
+    except TemplateSyntaxError as error:
+        raise DataError(f"the chat template is not valid Jinja (line {error.lineno}: "
+                        f"{error.message})") from None
 
 
 def _render(tokenizer, messages: list[dict], generation_prompt: bool) -> list[int]:

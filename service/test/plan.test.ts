@@ -49,6 +49,24 @@ describe('POST /train/plan', () => {
     expect((await svc.request({ path: '/runs' })).json).toMatchObject({ runs: [], active: null });
   });
 
+  it('a chat template reaches the trainer as one argument, byte for byte, for the plan and the run', async () => {
+    const template =
+      '{% for m in messages %}<|{{ m[\'role\'] }}|> "{{ m.content }}" $HOME `x` ;\n{% endfor %}\n';
+    const before = svc.spawned.length;
+    const planned = await plan({ chat_template: template });
+    expect(planned.status, planned.text).toBe(200);
+    const run = await svc.train(validBody({ chat_template: template }));
+    expect(run.status, run.text).toBe(200);
+    await svc.waitForEnd((run.json as { run_id: string }).run_id);
+    const spawned = svc.spawned.slice(before);
+    expect(spawned).toHaveLength(2);
+    for (const { args } of spawned)
+      expect(args[args.indexOf('--chat_template') + 1]).toBe(template);
+    const nul = await plan({ chat_template: 'a\u0000b' });
+    expect(nul.status).toBe(400);
+    expect(error(nul.json)).toBe('Invalid body: chat_template must not contain NUL characters');
+  });
+
   it('a started run keeps the options it was sent (GET /runs/{id} options)', async () => {
     const reply = await svc.train(validBody({ batch_size: 4, lr_scheduler: 'linear' }));
     expect(reply.status, reply.text).toBe(200);

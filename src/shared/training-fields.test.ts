@@ -45,6 +45,8 @@ function otherValue(field: TrainingField): number | string | boolean {
   if (field.type === 'bool') return true;
   if (field.type === 'enum') return (field.values ?? []).find((v) => !defaults.includes(v)) ?? '';
   if (field.type === 'string') return 'v1.0';
+  if (field.type === 'template')
+    return '{% for m in messages %}<|{{ m.role }}|>\n{{ m.content }}\n{% endfor %}';
   const max = field.max ?? 1;
   return defaults.includes(max) ? (field.min ?? 0) : max;
 }
@@ -99,6 +101,23 @@ describe.each(TRAINING_FIELDS.map((f) => [f.name, f] as const))('field %s', (nam
         );
       expect(bodyError({ ...valid, [name]: 5 })).toBe(`${name} must be text`);
       expect(allowedText(field)).toBe(`printable characters without spaces, at most ${longest}`);
+      return;
+    }
+    if (field.type === 'template') {
+      const longest = field.max_length ?? 200;
+      // Any text, whitespace and all, up to its length; NUL cannot travel as an argument.
+      for (const ok of ['  {{ messages[0].content }}\n', 'é\t€', 'a'.repeat(longest)])
+        expect(bodyError({ ...valid, [name]: ok })).toBeNull();
+      expect(bodyError({ ...valid, [name]: 'a'.repeat(longest + 1) })).toBe(
+        `${name} must be at most ${longest.toLocaleString('en-US')} characters`,
+      );
+      expect(bodyError({ ...valid, [name]: 'a\0b' })).toBe(
+        `${name} must not contain NUL characters`,
+      );
+      expect(bodyError({ ...valid, [name]: 5 })).toBe(`${name} must be text`);
+      expect(allowedText(field)).toBe(
+        `a Jinja template of at most ${longest.toLocaleString('en-US')} characters`,
+      );
       return;
     }
     const { min, max } = field;

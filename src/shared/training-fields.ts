@@ -15,7 +15,7 @@ const ValueSchema = z.union([z.number(), z.string(), z.boolean()]);
 
 const TrainingFieldSchema = z.object({
   name: z.string().check(z.regex(/^[a-z][a-z0-9_]*$/)),
-  type: z.enum(['int', 'number', 'enum', 'bool', 'string']),
+  type: z.enum(['int', 'number', 'enum', 'bool', 'string', 'template']),
   min: z.optional(z.number()),
   max: z.optional(z.number()),
   max_length: z.optional(z.number()),
@@ -58,6 +58,8 @@ export function allowedText(field: TrainingField): string {
   if (field.type === 'enum') return `one of ${(field.values ?? []).join(', ')}`;
   if (field.type === 'string')
     return `printable characters without spaces, at most ${maxLength(field)}`;
+  if (field.type === 'template')
+    return `a Jinja template of at most ${formatFieldNumber(maxLength(field))} characters`;
   const min = field.min === undefined ? '' : formatFieldNumber(field.min);
   const max = field.max === undefined ? '' : formatFieldNumber(field.max);
   return `${min}–${max}`;
@@ -120,6 +122,19 @@ function textSchema(field: TrainingField): z.ZodMiniType<string> {
     );
 }
 
+/**
+ * A template option (a chat template): any text without NUL (it travels as one command-line
+ * argument), at most the table's max_length characters, sent as typed (its whitespace is part of
+ * what it renders); training/fields.py checks the same.
+ */
+function templateSchema(field: TrainingField): z.ZodMiniType<string> {
+  const longest = maxLength(field);
+  return z.string({ error: typeError('text') }).check(
+    z.refine((v: string) => !v.includes('\0'), 'must not contain NUL characters'),
+    z.maxLength(longest, `must be at most ${formatFieldNumber(longest)} characters`),
+  );
+}
+
 function boolSchema(): z.ZodMiniType<boolean> {
   return z.boolean({ error: typeError('true or false') });
 }
@@ -129,6 +144,7 @@ export function fieldSchema(field: TrainingField): z.ZodMiniType<FieldValue> {
   if (field.type === 'bool') return boolSchema();
   if (field.type === 'enum') return choiceSchema(field);
   if (field.type === 'string') return textSchema(field);
+  if (field.type === 'template') return templateSchema(field);
   return numberSchema(field);
 }
 
@@ -174,6 +190,7 @@ export function trainingOptionShape() {
     save_steps: opt('save_steps'),
     base_revision: z.optional(textSchema(trainingField('base_revision'))),
     gguf: z.optional(choiceSchema<'none' | 'Q8_0' | 'F16' | 'both'>(trainingField('gguf'))),
+    chat_template: z.optional(templateSchema(trainingField('chat_template'))),
   };
 }
 
@@ -186,7 +203,8 @@ export function trainerArgs(request: Readonly<Partial<Record<string, unknown>>>)
   const args: string[] = [];
   for (const field of TRAINING_FIELDS) {
     const value = request[field.name];
-    // An empty string option is its default (base_revision '': the main branch).
+    // An empty string option is its default (base_revision '': the main branch; chat_template
+    // '': the base's own).
     if (value === undefined || value === null || value === '') continue;
     if (field.type === 'bool') {
       if (value === true) args.push(field.flag);
@@ -244,7 +262,9 @@ export function optionSummary(
     const value = options[field.name];
     if (value === defaultFor(field, method)) continue;
     let shown: string;
-    if (typeof value === 'number') shown = formatFieldNumber(value);
+    if (field.type === 'template' && typeof value === 'string')
+      shown = `(${formatFieldNumber(value.length)} characters)`;
+    else if (typeof value === 'number') shown = formatFieldNumber(value);
     else if (typeof value === 'string' || typeof value === 'boolean') shown = String(value);
     else continue;
     parts.push(`${field.label} ${shown}`);

@@ -43,7 +43,10 @@ describe('AdvancedOptions', () => {
       const control = screen.getByLabelText(label(field.name));
       expect(control).toBeVisible();
       if (field.type === 'enum') expect(control.tagName).toBe('SELECT');
-      else if (field.type === 'string') {
+      else if (field.type === 'template') {
+        expect(control.tagName).toBe('TEXTAREA');
+        expect(control).toHaveAttribute('maxlength', String(field.max_length));
+      } else if (field.type === 'string') {
         expect(control).toHaveAttribute('type', 'text');
         expect(control).toHaveAttribute('maxlength', String(field.max_length));
       } else {
@@ -136,6 +139,44 @@ describe('the panel with Advanced', () => {
     expect(
       await screen.findByText('Base model revision v1.0', {}, { timeout: 5000 }),
     ).toBeInTheDocument();
+  }, 20_000);
+
+  it('a chat template is sent exactly as pasted, whitespace and all; the Runs list gives its length', async () => {
+    const user = userEvent.setup();
+    renderPanel();
+    await screen.findByText(/Plan:/, {}, { timeout: 5000 });
+    await user.click(screen.getByText('Advanced'));
+    const field = screen.getByLabelText(label('chat_template'));
+    expect(field).toHaveAttribute('placeholder', "the base model's own");
+    const template =
+      '{% for m in messages %}<|{{ m.role }}|>\n{{ m.content }}\n{% endfor %}' +
+      '{% if add_generation_prompt %}<|assistant|>\n{% endif %}\n';
+    await user.click(field);
+    await user.paste(template);
+    const start = screen.getByRole('button', { name: 'Train Model' });
+    await waitFor(() => expect(start).toBeEnabled());
+    await user.click(start);
+    await waitFor(() => expect(mock.starts).toHaveLength(1));
+    expect(mock.starts[0]?.chat_template).toBe(template);
+    expect(
+      await screen.findByText(
+        `Chat template (${template.length} characters)`,
+        {},
+        { timeout: 5000 },
+      ),
+    ).toBeInTheDocument();
+  }, 20_000);
+
+  it("a blank chat template is the base's own: nothing is sent", async () => {
+    const user = userEvent.setup();
+    renderPanel();
+    await screen.findByText(/Plan:/, {}, { timeout: 5000 });
+    await user.click(screen.getByText('Advanced'));
+    await user.click(screen.getByLabelText(label('chat_template')));
+    await user.paste('  \n ');
+    await user.click(screen.getByRole('button', { name: 'Train Model' }));
+    await waitFor(() => expect(mock.starts).toHaveLength(1));
+    expect(mock.starts[0]).not.toHaveProperty('chat_template');
   }, 20_000);
 
   it('the options are kept with the form across a reload (and an old saved form still loads)', async () => {

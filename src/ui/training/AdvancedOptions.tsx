@@ -29,7 +29,12 @@ const shown = (value: unknown) =>
 function defaultText(field: TrainingField, method: TrainingMethod): string {
   const value = defaultFor(field, method);
   if (value === null) return field.name === 'epochs' ? 'off (Max steps)' : 'none';
-  if (value === '') return field.name === 'base_revision' ? 'main' : 'none';
+  if (value === '')
+    return field.name === 'base_revision'
+      ? 'main'
+      : field.name === 'chat_template'
+        ? "the base model's own"
+        : 'none';
   return shown(value);
 }
 
@@ -85,6 +90,17 @@ export function AdvancedOptions({
                     </option>
                   ))}
                 </select>
+              ) : field.type === 'template' ? (
+                <textarea
+                  {...common}
+                  className="training-template"
+                  rows={6}
+                  maxLength={field.max_length}
+                  placeholder={fallback}
+                  autoComplete="off"
+                  spellCheck={false}
+                  onChange={(e) => onChange(field.name, e.target.value)}
+                />
               ) : field.type === 'string' ? (
                 <input
                   {...common}

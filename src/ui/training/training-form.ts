@@ -105,12 +105,13 @@ export function formOptions(form: Pick<TrainingForm, 'method' | 'options'>): {
   const errors: OptionError[] = [];
   for (const field of FORM_FIELDS) {
     const fallback = defaultFor(field, form.method);
-    const text = (form.options[field.name] ?? '').trim();
-    if (text === '') {
+    const typed = form.options[field.name] ?? '';
+    if (typed.trim() === '') {
       if (field.group === 'basic' && fallback !== null) values[field.name] = fallback;
       continue;
     }
-    const value = readValue(field, text);
+    // A template is sent as typed (its whitespace renders); every other value trimmed.
+    const value = readValue(field, field.type === 'template' ? typed : typed.trim());
     if (typeof value === 'object') errors.push({ name: field.name, message: value.error });
     else if (field.group === 'basic' || value !== fallback) values[field.name] = value;
   }
