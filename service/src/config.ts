@@ -159,7 +159,8 @@ export function loadConfig(
     ggufExportScript: resolve(REPO_ROOT, 'training', 'gguf_export.py'),
     launcher: parseLauncher(env.TRAINING_LAUNCHER),
     killGraceMs: int('TRAINING_KILL_GRACE_MS', env.TRAINING_KILL_GRACE_MS, 5000, 0, 600_000),
-    bodyLimit: int('TRAINING_BODY_LIMIT', env.TRAINING_BODY_LIMIT, 16 * 1024, 256, 1 << 20),
+    // The largest body: a 30,000-character chat template, escaped in JSON (up to 6 bytes each).
+    bodyLimit: int('TRAINING_BODY_LIMIT', env.TRAINING_BODY_LIMIT, 256 * 1024, 256, 1 << 20),
     datasetLimit: int(
       'TRAINING_DATASET_LIMIT',
       env.TRAINING_DATASET_LIMIT,

@@ -62,6 +62,14 @@ describe('POST /train/plan', () => {
     expect(spawned).toHaveLength(2);
     for (const { args } of spawned)
       expect(args[args.indexOf('--chat_template') + 1]).toBe(template);
+    // The longest template the table allows, in 3-byte characters (90 kB as one argument) and in
+    // characters JSON escapes as 6 bytes each (a 180 kB body), reaches the trainer whole.
+    for (const longest of ['漢'.repeat(30_000), '\u0001'.repeat(30_000)]) {
+      const reply = await plan({ chat_template: longest });
+      expect(reply.status, reply.text.slice(0, 200)).toBe(200);
+      const { args } = svc.spawned.at(-1) ?? { args: [] };
+      expect(args[args.indexOf('--chat_template') + 1]).toBe(longest);
+    }
     const nul = await plan({ chat_template: 'a\u0000b' });
     expect(nul.status).toBe(400);
     expect(error(nul.json)).toBe('Invalid body: chat_template must not contain NUL characters');

@@ -116,7 +116,7 @@ describe('state changes only with JSON', () => {
   });
 
   it('limits the request body size (413)', async () => {
-    const reply = await svc.train({ base_model: 'x'.repeat(64 * 1024) });
+    const reply = await svc.train({ base_model: 'x'.repeat(300 * 1024) });
     expect(reply.status).toBe(413);
     expect(error(reply.json)).toBe('Request body is too large');
     expect(svc.spawned).toEqual([]);
