@@ -453,6 +453,22 @@ def gguf_outputs(args, merged_dir: str, say) -> None:
     say(f"GGUF for llama.cpp ({', '.join(report['published'])}) in {folder}")
 
 
+def adapter_check_output(args, merged_dir: str, say) -> None:
+    """The adapter loaded by PEFT over the base and compared with merged/ (adapter_check.py,
+    <output_dir>/adapter.check.json); a failed check leaves the run standing, and the service
+    then does not offer the adapter."""
+    import adapter_check
+
+    report = adapter_check.check_adapter(args.base_model, args.output_dir, merged_dir)
+    cancel.check()
+    if report["ok"]:
+        say(f"adapter checked with PEFT {report['peft_version']}: logits match merged/ (max "
+            f"difference {report['max_logit_difference']:.3g}, tolerance "
+            f"{report['tolerance']:.3g}, {report['tokens']} tokens)")
+    else:
+        say(f"adapter check failed: {report['reason']}")
+
+
 def model_card_output(args, merged_dir: str, history: list[dict], say) -> None:
     """merged/README.md (model_card.py), written after the exports whose checks it carries; a card
     that cannot be written leaves the trained run and its exports as they are."""
@@ -940,6 +956,8 @@ def main(argv: list[str] | None = None) -> int:
         # The run is complete: the checkpoints (optimizer state: twice the trainable weights and
         # more) are no longer needed to resume it.
         shutil.rmtree(checkpoints_dir(args.output_dir), ignore_errors=True)
+    if dist.main and args.method == "lora":
+        adapter_check_output(args, merged_dir, report.say)
     if dist.main and args.web_export:
         export_outputs(args, merged_dir, report.say)
     if dist.main and args.gguf != "none":

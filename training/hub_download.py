@@ -33,8 +33,10 @@ import shutil
 import sys
 import time
 
-# Files a causal LM loads with transformers (weights chosen separately).
-NEEDED = ("config.json", "generation_config.json", "tokenizer.json", "tokenizer_config.json",
+# Files a causal LM loads with transformers (weights chosen separately), and the base's own
+# model card (README.md: its front matter's `license:` goes into the fine-tuned model's card).
+NEEDED = ("README.md", "config.json", "generation_config.json", "tokenizer.json",
+          "tokenizer_config.json",
           "special_tokens_map.json", "tokenizer.model", "vocab.json", "merges.txt",
           "added_tokens.json", "chat_template.jinja", "chat_template.json")
 SAFETENSORS = ("*.safetensors", "*.safetensors.index.json")

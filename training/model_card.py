@@ -3,21 +3,28 @@
 written by finetune.py once the exports are done so that it carries their checks.
 
     write_model_card(args, merged_dir, log_history) -> path of the card
+    python training/model_card.py --rewrite OUTPUT_DIR   (after a later export: the service's
+                                                          POST /runs/{id}/exports)
+
+write_model_card also keeps what the card is made from that only the run knows (its options and
+its log history) in <output_dir>/model_card.json; --rewrite reads it back with the reports on disk
+now. A run from before that record cannot be rewritten (exit 1, saying so; its card is kept).
 
 What it says, and where each part comes from:
 - the base: a Hub id (the base was fetched into the Hugging Face cache: the snapshot folder names
   the repository and the commit) in the front matter's `base_model`, or "a local model" named by
-  its folder's name only; the license only when the base's own card (README.md in its folder)
-  gives one;
+  its folder's name only; the license only when the base's own card (README.md in its folder,
+  which hub_download.py fetches with a Hub base) gives one;
 - the method (LoRA's rank, alpha and dropout, or full fine-tuning) and every field of
   src/shared/training-fields.json as the run resolved it (training/fields.py);
 - the data: entries, the train / held-out split, its seed and the entries left out as too long
   (`<output_dir>/split.json`);
 - the results: the last logged training loss and the last held-out loss, from the trainer's log
   history (the numbers the run printed, rounded as it prints them);
-- the export's checks: the browser variants (`web/export.json` or `web.skipped.json`) and the GGUF
-  files (`gguf/export.json`, `gguf.skipped.json`), each with its check's figures; a report that is
-  missing or not in the trainer's form makes that check "unknown", naming the file and why;
+- the export's checks: the adapter's with PEFT (`adapter.check.json`, LoRA), the browser
+  variants (`web/export.json` or `web.skipped.json`) and the GGUF files (`gguf/export.json`,
+  `gguf.skipped.json`), each with its check's figures; a report that is missing or not in the
+  trainer's form makes that check "unknown", naming the file and why;
 - how to use it: transformers, and Ollama / llama.cpp when the run wrote a Modelfile.
 
 No absolute path of this machine is written: a card is meant to be published, and the folders'
@@ -26,15 +33,19 @@ names are the user's. Compare's scores are not in the card: the app keeps them i
 """
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
+import sys
 from importlib import metadata
 
 import fields
 from hub_download import human
 
 CARD = "README.md"
+# The run's options and log history beside merged/, read back by `--rewrite`.
+RECORD = "model_card.json"
 # A path of this machine inside a reason or failure message (`/home/…/run/merged`): shown as its
 # last part. Not after a word character, a dot or a colon (figures such as 7/7, URLs).
 LOCAL_PATH = re.compile(r"(?<![\w.:/~-])/[^\s/'\"`]+(?:/[^\s/'\"`]+)*")
@@ -186,9 +197,11 @@ def _browser(args, output_dir: str) -> list[str]:
 
 
 def _gguf(args, output_dir: str) -> list[str]:
-    if args.gguf == "none":
-        return ["Not asked for (`--gguf`)."]
     folder = os.path.join(output_dir, "gguf")
+    asked_after = any(os.path.exists(path) for path in (
+        os.path.join(folder, "export.json"), os.path.join(output_dir, "gguf.skipped.json")))
+    if args.gguf == "none" and not asked_after:  # none asked for, nor written since the run
+        return ["Not asked for (`--gguf`)."]
     report, problem = read_report(folder, "export.json")
     skipped, _ = read_report(output_dir, "gguf.skipped.json")
     lines = [f"Not published: {no_local_paths(skipped['reason'])}"] if skipped else []
@@ -205,6 +218,17 @@ def _gguf(args, output_dir: str) -> list[str]:
         why = no_local_paths(report["modelfile_skipped"])
         lines.append(f"- Ollama Modelfile: left out ({why})")
     return lines
+
+
+def _adapter(output_dir: str) -> list[str]:
+    report, problem = read_report(output_dir, "adapter.check.json")
+    if problem:
+        return [f"The adapter's check is unknown: {problem}."]
+    if not report["ok"]:
+        return [f"- Failed: {no_local_paths(report['reason'])} (the adapter is not offered)"]
+    return [f"- Loaded with PEFT {report['peft_version']} over the base: its logits match this "
+            f"model's on the {report['tokens']}-token reference prompt (max difference "
+            f"{report['max_logit_difference']:.3g}, tolerance {report['tolerance']:.3g})"]
 
 
 def _section(title: str, render, *params) -> list[str]:
@@ -286,6 +310,8 @@ def card_text(args, merged_dir: str, log_history: list[dict]) -> str:
         *_section("## Data", _data, output_dir),
         "## Results", "", *_results(training_figures(log_history)), "",
         "## Export checks", "",
+        *(_section("### LoRA adapter (PEFT)", _adapter, output_dir) if args.method == "lora"
+          else []),
         *_section("### Browser (transformers.js, ONNX)", _browser, args, output_dir),
         *_section("### GGUF (llama.cpp, Ollama)", _gguf, args, output_dir),
         "## How to use", "", *_usage(output_dir),
@@ -293,16 +319,59 @@ def card_text(args, merged_dir: str, log_history: list[dict]) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def write_model_card(args, merged_dir: str, log_history: list[dict]) -> str:
-    """merged_dir/README.md (written whole, then renamed into place: a full run's merged/ files
-    are hard links of the output folder's, and a link is replaced, never written through)."""
-    path = os.path.join(merged_dir, CARD)
+def _replace(path: str, text: str) -> None:
+    """path written whole, then renamed into place: a full run's merged/ files are hard links of
+    the output folder's, and a link is replaced, never written through."""
     partial = path + ".partial"
     try:
         with open(partial, "w", encoding="utf-8") as handle:
-            handle.write(card_text(args, merged_dir, log_history))
+            handle.write(text)
         os.replace(partial, path)
     finally:
         if os.path.exists(partial):
             os.remove(partial)
+
+
+def write_model_card(args, merged_dir: str, log_history: list[dict]) -> str:
+    """merged_dir/README.md, and what it was made from (the run's options and its log history)
+    in <output_dir>/model_card.json, so that an export made after the run can rewrite it."""
+    output_dir = os.path.dirname(os.path.abspath(merged_dir))
+    _replace(os.path.join(output_dir, RECORD),
+             json.dumps({"args": vars(args), "log_history": log_history}, indent=1, default=str))
+    path = os.path.join(merged_dir, CARD)
+    _replace(path, card_text(args, merged_dir, log_history))
     return path
+
+
+def rewrite(output_dir: str) -> str:
+    """merged/README.md made again from <output_dir>/model_card.json and the reports on disk now
+    (e.g. after POST /runs/{id}/exports wrote GGUF); a ValueError names what is missing."""
+    record, problem = read_report(output_dir, RECORD)
+    if problem:
+        raise ValueError(f"the model card cannot be rewritten: {problem} (a run from before the "
+                         "card kept its record)")
+    merged_dir = os.path.join(output_dir, "merged")
+    if not os.path.isdir(merged_dir):
+        raise ValueError(f"the model card cannot be rewritten: {merged_dir} does not exist")
+    args = argparse.Namespace(**record["args"])
+    path = os.path.join(merged_dir, CARD)
+    _replace(path, card_text(args, merged_dir, record["log_history"]))
+    return path
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description="Rewrite a finished run's model card.")
+    parser.add_argument("--rewrite", metavar="OUTPUT_DIR", required=True,
+                        help="the run's output folder (merged/README.md is rewritten)")
+    options = parser.parse_args(argv)
+    try:
+        print(f"model card in {rewrite(options.rewrite)}")
+    except (ValueError, KeyError, TypeError, OSError) as error:
+        print(f"model card not rewritten: {no_local_paths(error)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    sys.exit(main(sys.argv[1:]))

@@ -13,6 +13,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import model_card  # noqa: E402
 from stand_in_hub import StandInHub  # noqa: E402
 
 TOKEN = "hf_standin_secret_4f9c2b7e"
@@ -39,6 +40,9 @@ class HubDownloadTest(unittest.TestCase):
         torch.manual_seed(0)
         AutoModelForCausalLM.from_config(config).save_pretrained(big)
         cls.big_bytes = os.path.getsize(os.path.join(big, "model.safetensors"))
+        # org/tiny's own model card (and its tag's) names its license; org/big has no card.
+        with open(os.path.join(small, "README.md"), "w", encoding="utf-8") as handle:
+            handle.write("---\nlicense: apache-2.0\n---\n# tiny\n")
         # A tag v1 of the same model whose config says so: which revision was fetched shows.
         tagged = os.path.join(cls.tmp, "tagged")
         shutil.copytree(small, tagged)
@@ -95,8 +99,10 @@ class HubDownloadTest(unittest.TestCase):
         self.assertTrue(folder.startswith(self.cache))
         self.assertTrue(os.path.isfile(os.path.join(folder, "config.json")))
         self.assertTrue(os.path.isfile(os.path.join(folder, "model.safetensors")))
-        # Only what a causal LM loads was fetched (the stand-in serves the folder's every file).
-        self.assertNotIn("README.md", os.listdir(folder))
+        # Only what a causal LM loads, and the base's card, was fetched (the stand-in serves the
+        # folder's every file): the card's license is what the fine-tuned model's card names.
+        self.assertIn("README.md", os.listdir(folder))
+        self.assertEqual(model_card.base_card_license(folder), {"license": "apache-2.0"})
         again = self.fetch("org/tiny")
         self.assertEqual(again.returncode, 0, again.stdout + again.stderr)
         self.assertRegex(again.stdout, r"0 B to download into .*, [\d.]+ kB already cached")
@@ -218,6 +224,9 @@ class HubDownloadTest(unittest.TestCase):
         folder = once.stdout.split("FOLDER ")[1].strip()
         self.assertEqual(os.path.getsize(os.path.join(folder, "model.safetensors")),
                          self.big_bytes)
+        # A base without a card of its own: no license is named, none invented.
+        self.assertNotIn("README.md", os.listdir(folder))
+        self.assertEqual(model_card.base_card_license(folder), {})
         last = self.progress(once.stdout)[-1]
         self.assertEqual(last["bytes"], last["total"])  # the resumed bytes are not counted twice
 
@@ -269,6 +278,9 @@ class HubDownloadTest(unittest.TestCase):
         self.assertIn(f"base model org/gated at v1 ({self.hub.sha('org/gated', 'v1')[:12]})",
                       run.stdout)
         self.assertIn(f"/snapshots/{self.hub.sha('org/gated', 'v1')} on cpu", run.stdout)
+        # The base's card came with it: the fine-tuned model's card names the same license.
+        with open(os.path.join(out, "merged", "README.md"), encoding="utf-8") as handle:
+            self.assertIn("\nlicense: apache-2.0\n", handle.read().split("\n---\n")[0])
         order = [line for line in run.stdout.splitlines()
                  if line.startswith(('{"download"', "step ", "loading "))]
         self.assertTrue(order[0].startswith('{"download"'), order[:3])

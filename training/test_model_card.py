@@ -280,6 +280,33 @@ class ReportsTest(unittest.TestCase):
         os.remove(os.path.join(self.out, "split.json"))
         self.assertIn("## Data\n\nThe split is unknown: split.json is missing.", self.card()[1])
 
+    def test_rewrite_makes_the_card_again_from_the_runs_record_and_the_reports_now(self):
+        card = os.path.join(self.merged, "README.md")
+        before = read(card)
+        # A GGUF export asked again after the run, that published nothing this time.
+        shutil.rmtree(os.path.join(self.out, "gguf"))
+        test_support.write_json(os.path.join(self.out, "gguf.skipped.json"),
+                                {"reason": "too little disk: 2.0 GB needed, 1.0 GB free"})
+        code, stdout, _ = test_support.call_main(model_card.main, ["--rewrite", self.out])
+        self.assertEqual(code, 0)
+        self.assertEqual(stdout.strip(), f"model card in {card}")
+        meta, body = split_card(read(card))
+        self.assertEqual(self.gguf_section(body),
+                         "Not published: too little disk: 2.0 GB needed, 1.0 GB free\n")
+        # What only the run knew (its options, its losses) is read back from its record.
+        old_meta, old_body = split_card(before)
+        self.assertEqual(meta, old_meta)
+        self.assertEqual(body.split("## Export checks")[0], old_body.split("## Export checks")[0])
+        self.assertIn("### LoRA adapter (PEFT)\n\n- Loaded with PEFT", body)
+
+        os.remove(os.path.join(self.out, model_card.RECORD))
+        code, _, stderr = test_support.call_main(model_card.main, ["--rewrite", self.out])
+        self.assertEqual(code, 1)
+        self.assertIn("model card not rewritten: the model card cannot be rewritten: "
+                      "model_card.json is missing", stderr)
+        self.assertEqual(read(card).split("## Export checks")[1],
+                         body.split("## Export checks")[1])  # the card is left as it was
+
 
 class PureTest(unittest.TestCase):
     def test_local_paths_are_cut_to_their_last_part_and_figures_and_urls_kept(self):
