@@ -11,7 +11,7 @@ export default defineConfig({
           name: 'dom',
           environment: 'jsdom',
           include: ['src/**/*.test.tsx', 'tests/component/**/*.test.{ts,tsx}'],
-          setupFiles: ['tests/setup-dom.ts'],
+          setupFiles: ['tests/setup-dom.ts', 'tests/render/jsdom-selector-listeners.ts'],
           // jsdom renders of the larger panels take seconds on a loaded 2-core machine; vitest's
           // 5 s default failed them there.
           testTimeout: 30_000,
