@@ -7,7 +7,8 @@ Q8_0 quantizer).
     read_tokenizer(merged_dir) -> the tokenizer's pieces, or GgufSkipped naming the one it lacks
     gguf_bytes(stats, type) -> about how many bytes a file takes (before anything is written)
 
-Families: Llama, Qwen2, Qwen3 (llama.cpp's architectures of the same names). The weights are read
+Families: Llama, Qwen2, Qwen3, Gemma 2, Phi 3 (llama.cpp's architectures of the same names; Gemma 3
+is not written yet and is refused by name). The weights are read
 one tensor at a time from the safetensors files (onnx_fused._Weights) and written one at a time
 (the writer's tensor infos first, then each tensor's data), so the peak memory is about the largest
 tensor, never the model.
@@ -16,15 +17,29 @@ What llama.cpp needs beyond the tensors, and how it is met here:
 - names: the package's TensorNameMap for the architecture maps each Hugging Face tensor name;
 - rotary layout: llama.cpp's `llama` architecture rotates adjacent pairs of each head's dimensions,
   Hugging Face's Llama the two halves (rotate_half), so q_proj's and k_proj's rows are reordered
-  per head (half i, half d/2 + i → rows 2i, 2i + 1). Qwen2 and Qwen3 are read by llama.cpp with
-  the halves layout (NEOX) and are written as they are;
+  per head (half i, half d/2 + i → rows 2i, 2i + 1). Qwen2, Qwen3, Gemma 2 and Phi 3 are read by
+  llama.cpp with the halves layout (NEOX) and are written as they are;
+- Gemma 2: its RMSNorm weights are stored as w for x * (1 + w), llama.cpp multiplies by the
+  stored weight, so 1 is added to every norm weight; the attention and final soft-capping and the
+  sliding window go into the metadata; the output matrix is the embedding (tied, none written);
+  llama.cpp scales the embeddings by sqrt(hidden_size) itself, and the queries by 1/sqrt(head_dim)
+  (1/sqrt(hidden_size / heads) for the 46-layer 27B), so a config whose query_pre_attn_scalar is
+  another number, that has no soft-capping, or whose layers do not alternate sliding and full
+  attention from a sliding first one, is refused (gguf_problem);
+- Phi 3: its fused qkv_proj and gate_up_proj are llama.cpp's attn_qkv and 2 × n_ff ffn_up, in the
+  same order (the package's tensor-name map names them). llama.cpp does not apply Phi 3's sliding
+  window (config sliding_window, 2047 in the 4k model), so a prompt longer than it would differ;
+  the check prompt is far shorter. longrope scaling (Phi 3.5, the 128k models) is refused;
 - Llama 3's rope scaling: llama.cpp divides each rotary frequency by the factor in the
   `rope_freqs` tensor; the factors are read off the model's own rotary module (default inverse
   frequencies ÷ the scaled ones), not recomputed from the formula;
 - the tokenizer: byte-level BPE (tokenizer.json) as the `gpt2` tokenizer model, its merges and
   special tokens (the package's BpeVocab and SpecialVocab), the pre-tokenizer named by its split
-  rule (PRE_TOKENIZERS), the chat template (tokenizer_config.json, or chat_template.jinja where
-  transformers 5 keeps it) and the end-of-turn token as an end-of-generation id.
+  rule (PRE_TOKENIZERS); or SentencePiece-style BPE with byte fallback (Gemma's, Phi 3's; only
+  tokenizer.json is read, as transformers 5 may save no tokenizer.model) as the `llama` tokenizer
+  model (the package's LlamaHfVocab, scored by merge rank, spm_tokenizer) with its space prefix;
+  then the chat template (tokenizer_config.json, or chat_template.jinja where transformers 5 keeps
+  it) and the end-of-turn token as an end-of-generation id.
 Types: F16 (every 2-D weight in float16) and Q8_0 (every 2-D weight whose rows split into 32-value
 blocks, 8 bits per value and one float16 scale per block); 1-D tensors (norms, biases) and
 rope_freqs stay float32, as llama.cpp expects.
@@ -39,13 +54,15 @@ from __future__ import annotations
 import json
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from model_folder import checked_config, folder_json, read_json, weights_problem
 
 TYPES = ("F16", "Q8_0")
 # transformers model_type -> llama.cpp architecture (gguf.MODEL_ARCH member name).
-ARCHES = {"llama": "LLAMA", "qwen2": "QWEN2", "qwen3": "QWEN3"}
+ARCHES = {"llama": "LLAMA", "qwen2": "QWEN2", "qwen3": "QWEN3", "gemma2": "GEMMA2",
+          "phi3": "PHI3"}
 # Architectures llama.cpp rotates as adjacent pairs (q/k rows reordered when written).
 PAIRWISE_ROPE = ("llama",)
 # The byte-level pre-tokenizer's split rule (tokenizer.json) -> llama.cpp's name for it. An
@@ -60,6 +77,8 @@ PRE_TOKENIZERS = {
 }
 # A ByteLevel pre-tokenizer with its own (GPT-2) rule.
 GPT2_PRE = "gpt-2"
+# Gemma's RMSNorm scales by 1 + weight; llama.cpp's by the weight, so 1 is added when written.
+PLUS_ONE_NORMS = ("gemma2",)
 
 
 class GgufSkipped(Exception):
@@ -74,12 +93,44 @@ def gguf_problem(config: dict) -> str | None:
     rope = config.get("rope_parameters") or config.get("rope_scaling") or {}
     kind = str(rope.get("rope_type", rope.get("type", "default")) or "default") if isinstance(
         rope, dict) else "default"
-    if kind not in ("default", "llama3"):
-        return f"rope type {kind!r} is not one the GGUF writer writes (default, llama3)"
-    if float(config.get("partial_rotary_factor") or 1.0) != 1.0:
+    if kind not in ("default", "llama3") or (kind == "llama3" and config["model_type"] != "llama"):
+        return (f"rope type {kind!r} is not one the GGUF writer writes for "
+                f"{config['model_type']} (default{', llama3' if config['model_type'] == 'llama' else ''})")
+    partial = config.get("partial_rotary_factor") or (rope.get("partial_rotary_factor")
+                                                      if isinstance(rope, dict) else None)
+    if float(partial or 1.0) != 1.0:
         return "partial rotary embeddings are not written by the GGUF writer"
     if config.get("use_sliding_window"):
         return "sliding-window attention is not written by the GGUF writer for this family"
+    if config["model_type"] == "gemma2":
+        return _gemma2_problem(config)
+    return None
+
+
+def _gemma2_problem(config: dict) -> str | None:
+    """What llama.cpp's GEMMA2 cannot express: it scales queries by 1/sqrt(head_dim) (by
+    1/sqrt(hidden_size / heads) for the 46-layer 27B), always soft-caps the attention and the
+    final logits, and alternates sliding-window and full layers starting with a sliding one."""
+    heads = int(config.get("num_attention_heads") or 1)
+    head_dim = int(config.get("head_dim") or config.get("hidden_size", 0) // heads)
+    llama_cpp = (config.get("hidden_size", 0) / heads if config.get("num_hidden_layers") == 46
+                 else head_dim)
+    scalar = config.get("query_pre_attn_scalar", 256)
+    if float(scalar) != float(llama_cpp):
+        return (f"query_pre_attn_scalar {scalar} differs from what llama.cpp scales Gemma 2's "
+                f"queries by ({llama_cpp:g}: head_dim, or hidden_size / heads for the 46-layer "
+                f"27B), so llama.cpp would compute other attention")
+    for key in ("attn_logit_softcapping", "final_logit_softcapping"):
+        if config.get(key) is None:
+            return f"{key} is not set, and llama.cpp soft-caps Gemma 2's logits always"
+    layers = int(config.get("num_hidden_layers") or 0)
+    expected = ["sliding_attention" if i % 2 == 0 else "full_attention" for i in range(layers)]
+    if config.get("layer_types") not in (None, expected):
+        return ("layer_types is not sliding and full attention alternating from a sliding "
+                "first layer, the only pattern llama.cpp runs for Gemma 2")
+    if config.get("hidden_activation", "gelu_pytorch_tanh") != "gelu_pytorch_tanh":
+        return (f"hidden_activation {config.get('hidden_activation')!r} is not the tanh GELU "
+                f"llama.cpp runs for Gemma 2")
     return None
 
 
@@ -111,10 +162,11 @@ def pre_tokenizer(tokenizer_json: dict) -> str:
 
 
 def read_tokenizer(merged_dir: str):
-    """(tokenizer.json, llama.cpp's name for its split rule, the package's BpeVocab of it); or
-    GgufSkipped naming the piece a GGUF tokenizer needs that this one lacks: byte-level BPE
-    (tokenizer.json's model.type BPE without byte_fallback, a ByteLevel decoder), its merges, a
-    split rule llama.cpp knows."""
+    """(tokenizer.json, llama.cpp's name for its split rule or None, the package's vocabulary of
+    it: BpeVocab for byte-level BPE, LlamaHfVocab for SentencePiece-style BPE); or GgufSkipped
+    naming the piece a GGUF tokenizer needs that this one lacks: tokenizer.json's model.type BPE,
+    its merges, and either byte-level BPE (a ByteLevel decoder, a split rule llama.cpp knows) or
+    SentencePiece-style BPE (spm_tokenizer)."""
     import gguf
 
     tokenizer_json = folder_json(merged_dir, "tokenizer.json", GgufSkipped,
@@ -123,25 +175,114 @@ def read_tokenizer(merged_dir: str):
     decoder = tokenizer_json.get("decoder") or {}
     if model.get("type") != "BPE":
         raise GgufSkipped(f"the tokenizer's model (tokenizer.json model.type) is "
-                          f"{model.get('type')!r}, and the GGUF writer reads byte-level BPE")
+                          f"{model.get('type')!r}, and the GGUF writer reads BPE (byte-level or "
+                          f"SentencePiece-style with byte fallback)")
+    if not model.get("merges"):
+        raise GgufSkipped("the tokenizer has no merges (tokenizer.json model.merges), which "
+                          "llama.cpp's tokenizer needs")
     if model.get("byte_fallback"):
-        raise GgufSkipped("the tokenizer is SentencePiece-style BPE with byte fallback "
-                          "(tokenizer.json model.byte_fallback), and the GGUF writer reads "
-                          "byte-level BPE")
+        return tokenizer_json, None, spm_tokenizer(merged_dir, tokenizer_json)
     if decoder.get("type") != "ByteLevel":
         raise GgufSkipped(f"the tokenizer's decoder (tokenizer.json decoder.type) is "
                           f"{decoder.get('type')!r}, and the GGUF writer reads byte-level BPE "
                           f"(ByteLevel)")
-    if not model.get("merges"):
-        raise GgufSkipped("the tokenizer has no merges (tokenizer.json model.merges), which "
-                          "llama.cpp's BPE tokenizer needs")
     pre = pre_tokenizer(tokenizer_json)
+    return tokenizer_json, pre, _package_vocab(gguf.BpeVocab, merged_dir)
+
+
+def _package_vocab(kind, merged_dir: str):
+    """The gguf package's vocabulary class `kind` of the folder, or GgufSkipped saying why not."""
     try:
-        vocab = gguf.BpeVocab(Path(merged_dir))
-    except (FileNotFoundError, ValueError) as error:
+        return kind(Path(merged_dir))
+    except (FileNotFoundError, ValueError, TypeError) as error:
         raise GgufSkipped(f"the GGUF writer cannot read the tokenizer's vocabulary "
                           f"({error})") from error
-    return tokenizer_json, pre, vocab
+
+
+def _steps(part: dict | None) -> list[dict]:
+    """A tokenizer.json normalizer's, pre-tokenizer's or decoder's steps (a Sequence's, or itself)."""
+    if not part:
+        return []
+    if part.get("type") != "Sequence":
+        return [part]
+    return part.get("normalizers") or part.get("pretokenizers") or part.get("decoders") or []
+
+
+def spm_prefix(tokenizer_json: dict) -> bool:
+    """Whether the SentencePiece-style tokenizer puts "▁" before the text (llama.cpp's
+    add_space_prefix): a Prepend("▁") normalizer, or a Metaspace pre-tokenizer that always
+    prepends. llama.cpp prepends to every text between special tokens, as a normalizer does;
+    GgufSkipped for a tokenizer that prepends only at the start, or a step llama.cpp's
+    SentencePiece tokenizer does not do (it replaces spaces with "▁" and splits nothing)."""
+    prefix = False
+    for step in _steps(tokenizer_json.get("normalizer")):
+        kind = step.get("type")
+        if kind == "Prepend" and step.get("prepend") == "\u2581":
+            prefix = True
+        elif not (kind == "Replace" and (step.get("pattern") or {}).get("String") == " "
+                  and step.get("content") == "\u2581"):
+            raise GgufSkipped(f"the tokenizer's normalizer step {kind!r} (tokenizer.json "
+                              f"normalizer) is not one llama.cpp's SentencePiece tokenizer does")
+    for step in _steps(tokenizer_json.get("pre_tokenizer")):
+        if step.get("type") != "Metaspace" or step.get("split", True):
+            raise GgufSkipped(f"the tokenizer's pre-tokenizer {step.get('type')!r} splits the "
+                              f"text (tokenizer.json pre_tokenizer), which llama.cpp's "
+                              f"SentencePiece tokenizer does not")
+        scheme = step.get("prepend_scheme", "always" if step.get("add_prefix_space") else "never")
+        if scheme == "first":
+            raise GgufSkipped("the tokenizer puts \"\u2581\" only before the start of the text "
+                              "(tokenizer.json pre_tokenizer Metaspace prepend_scheme 'first'), "
+                              "and llama.cpp puts it after every special token as well")
+        prefix = prefix or scheme == "always"
+    return prefix
+
+
+def spm_tokenizer(merged_dir: str, tokenizer_json: dict):
+    """The package's LlamaHfVocab of a SentencePiece-style tokenizer.json (BPE with byte fallback,
+    as Gemma's and Phi 3's), for llama.cpp's `llama` tokenizer model, with what that model needs
+    beyond the package's vocabulary: a score per token (llama.cpp merges the adjacent pair whose
+    joined text has the highest score, so a token made by the merge of rank r scores -r and the
+    merge order is kept), each added token's type from tokenizer.json (special: CONTROL, other:
+    USER_DEFINED; llama.cpp matches both in text), and the space prefix (spm_prefix). GgufSkipped
+    when a byte token <0x00>..<0xFF> that byte fallback needs or the ByteFallback decoder is
+    missing."""
+    import gguf
+
+    model = tokenizer_json["model"]
+    vocab = model.get("vocab") or {}
+    if not any(step.get("type") == "ByteFallback"
+               for step in _steps(tokenizer_json.get("decoder"))):
+        raise GgufSkipped("the tokenizer has byte fallback (tokenizer.json model.byte_fallback) "
+                          "but no ByteFallback decoder (tokenizer.json decoder)")
+    missing = [f"<0x{b:02X}>" for b in range(256) if f"<0x{b:02X}>" not in vocab]
+    if missing:
+        raise GgufSkipped(f"the tokenizer has byte fallback but lacks {len(missing)} of its 256 "
+                          f"byte tokens (first: {missing[0]}) in tokenizer.json model.vocab")
+    prefix = spm_prefix(tokenizer_json)
+    spm = _package_vocab(gguf.LlamaHfVocab, merged_dir)
+    scores: dict[int, float] = {}
+    for rank, merge in enumerate(model["merges"]):
+        left, right = merge.split(" ", 1) if isinstance(merge, str) else merge
+        token = vocab.get(left + right)
+        if token is not None:
+            scores.setdefault(token, -float(rank + 1))
+    added = {int(t["id"]): gguf.TokenType.CONTROL if t.get("special")
+             else gguf.TokenType.USER_DEFINED for t in tokenizer_json.get("added_tokens", [])}
+    # LlamaHfVocab lists the tokens in id order: the model's vocabulary, then the added ones.
+    entries = [(text, scores.get(token, 0.0), added.get(token, kind))
+               for token, (text, _, kind) in enumerate(spm.all_tokens())]
+    return SpmVocab(entries, prefix)
+
+
+@dataclass(frozen=True)
+class SpmVocab:
+    """A SentencePiece-style vocabulary as llama.cpp's `llama` tokenizer model reads it."""
+    entries: list
+    add_space_prefix: bool
+    tokenizer_model = "llama"
+
+    def all_tokens(self):
+        return iter(self.entries)
 
 
 # Metadata per vocabulary entry beyond its text: length (8), score (4) and type (4), and up to
@@ -264,6 +405,10 @@ def write_gguf(merged_dir: str, path: str, type_name: str, say=lambda _: None) -
     writer.add_file_type(gguf.LlamaFileType.MOSTLY_F16 if type_name == "F16"
                          else gguf.LlamaFileType.MOSTLY_Q8_0)
     writer.add_quantization_version(gguf.GGML_QUANT_VERSION)
+    if model_type == "gemma2":
+        writer.add_attn_logit_softcapping(float(config.attn_logit_softcapping))
+        writer.add_final_logit_softcapping(float(config.final_logit_softcapping))
+        writer.add_sliding_window(int(config.sliding_window))
 
     tokens, scores, types = [], [], []
     for text, score, kind in vocab.all_tokens():
@@ -278,12 +423,15 @@ def write_gguf(merged_dir: str, path: str, type_name: str, say=lambda _: None) -
         tokens.append(f"[PAD{i}]".encode())
         scores.append(-1000.0)
         types.append(gguf.TokenType.UNUSED)
-    writer.add_tokenizer_model("gpt2")
-    writer.add_tokenizer_pre(pre)
+    writer.add_tokenizer_model(vocab.tokenizer_model)
+    if pre is not None:
+        writer.add_tokenizer_pre(pre)
+    else:
+        writer.add_add_space_prefix(vocab.add_space_prefix)
     writer.add_token_list(tokens)
     writer.add_token_scores(scores)
     writer.add_token_types(types)
-    special = gguf.SpecialVocab(Path(merged_dir), load_merges=True,
+    special = gguf.SpecialVocab(Path(merged_dir), load_merges=pre is not None,
                                 n_vocab=config.vocab_size)
     template = chat_template(merged_dir)
     special.chat_template = template
@@ -313,6 +461,8 @@ def write_gguf(merged_dir: str, path: str, type_name: str, say=lambda _: None) -
         data = weights.get(hf_name, np.float32)
         if model_type in PAIRWISE_ROPE and hf_name.endswith(("q_proj.weight", "k_proj.weight")):
             data = _pairwise(data, heads if "q_proj" in hf_name else kv_heads)
+        if model_type in PLUS_ONE_NORMS and hf_name.endswith("norm.weight"):
+            data = data + 1.0
         data = data.astype(floats[kind]) if kind in floats else gguf.quants.quantize(data, kind)
         writer.write_tensor_data(data)
         del data

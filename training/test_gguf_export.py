@@ -1,8 +1,10 @@
 """training/gguf_export.py with real llama.cpp (node-llama-cpp's CPU build, `npm run llama:setup`):
 tiny models of each family the writer knows, taught one answer (test_web_export.make_taught) so that
 greedy decoding has clear margins, written as F16 and Q8_0 and checked against PyTorch by llama.cpp
-itself; the rotary row order and Llama 3's rope factors shown to matter; what it refuses (a family,
-a tokenizer, too little disk), before it writes anything.
+itself (Gemma 2 and Phi 3 with SentencePiece-style tokenizers built here); the rotary row order,
+Llama 3's rope factors, Gemma's norm offset and the tokenizer's merge-ranked scores shown to
+matter; what it refuses (a family, a config llama.cpp cannot run, a tokenizer, too little disk),
+before it writes anything.
 
     npm run llama:setup && npm run test:python
 """
@@ -19,16 +21,80 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import gguf_export  # noqa: E402
 import test_web_export  # noqa: E402
+import tiny_models  # noqa: E402
 import web_export  # noqa: E402
 
 # llama: plain attention, untied, default rope (the pairs reordering in play); llama3: Llama 3.2's
 # shape (grouped kv heads, tied embeddings, llama3 rope scaling in play at the test's positions);
-# qwen2: q/k/v biases; qwen3: per-head q/k norms.
+# qwen2: q/k/v biases; qwen3: per-head q/k norms; gemma2: Gemma's norms (1 + weight), soft-capping,
+# a sliding window of 8 in play, and a Gemma-style SentencePiece tokenizer (no space prefix, BOS
+# added); phi3: fused qkv and gate/up projections, untied, and a Llama-2-style SentencePiece
+# tokenizer (a space prefix, after each special token too). Gemma 2's query_pre_attn_scalar is its
+# head_dim, as in the real 2B and 9B (llama.cpp scales by head_dim).
 LLAMA3_ROPE = {"rope_type": "llama3", "rope_theta": 10000.0, "factor": 8.0,
                "low_freq_factor": 1.0, "high_freq_factor": 4.0,
                "original_max_position_embeddings": 64}
 KINDS = {"llama": ("llama", {}), "llama3": ("llama_gqa_tied", {"rope_parameters": LLAMA3_ROPE}),
-         "qwen2": ("qwen2", {}), "qwen3": ("qwen3", {})}
+         "qwen2": ("qwen2", {}), "qwen3": ("qwen3", {}),
+         "gemma2": ("gemma2", {"query_pre_attn_scalar": 16}), "phi3": ("phi3", {})}
+# The end of turn (and end of sequence) each family's Modelfile stops at.
+STOPS = {"gemma2": ["<end_of_turn>", "<eos>"], "phi3": ["<|end|>", "<|endoftext|>"]}
+
+
+def make_spm_tokenizer(dest: str, style: str) -> str:
+    """A tiny SentencePiece-style tokenizer (BPE with byte fallback: the 256 byte tokens in the
+    vocabulary, merges trained here on the taught question and answer) laid out as Gemma's (specials first,
+    spaces replaced by "▁", no prefix, BOS added by its post-processor) or Phi 3's (Llama 2's
+    specials, a "▁" prefix normalizer, the chat tokens added after the vocabulary), with the
+    family's chat template (test_ollama_modelfile's)."""
+    from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, trainers
+    from tokenizers.processors import TemplateProcessing
+
+    import make_test_export
+    from test_ollama_modelfile import GEMMA, PHI3
+
+    gemma = style == "gemma"
+    replace = normalizers.Replace(" ", "\u2581")
+    trainer = Tokenizer(models.BPE())
+    trainer.normalizer = replace
+    # Not trained on the check prompt as a whole: it is split into pieces, where the merge order
+    # (llama.cpp's token scores) decides which.
+    trainer.train_from_iterator([make_test_export.QUESTION, make_test_export.ANSWER,
+                                 "Paris is the capital of France.", "Why is it famous?"],
+                                trainers.BpeTrainer(vocab_size=300, show_progress=False))
+    trained = json.loads(trainer.to_str())["model"]
+    specials = (["<pad>", "<eos>", "<bos>", "<unk>", "<start_of_turn>", "<end_of_turn>"] if gemma
+                else ["<unk>", "<s>", "</s>"])
+    vocab = {text: i for i, text in enumerate(specials + [f"<0x{b:02X}>" for b in range(256)])}
+    for text in sorted(trained["vocab"], key=trained["vocab"].get):
+        vocab.setdefault(text, len(vocab))
+    merges = [tuple(m.split(" ")) if isinstance(m, str) else tuple(m) for m in trained["merges"]]
+    tokenizer = Tokenizer(models.BPE(vocab=vocab, merges=merges, byte_fallback=True,
+                                     unk_token="<unk>", fuse_unk=True))
+    tokenizer.normalizer = (replace if gemma else
+                            normalizers.Sequence([normalizers.Prepend("\u2581"), replace]))
+    tokenizer.decoder = decoders.Sequence(
+        [decoders.Replace("\u2581", " "), decoders.ByteFallback(), decoders.Fuse()]
+        + ([] if gemma else [decoders.Strip(" ", 1, 0)]))
+    chat = [] if gemma else ["<|endoftext|>", "<|assistant|>", "<|end|>", "<|user|>", "<|system|>"]
+    tokenizer.add_special_tokens([AddedToken(text, special=True, normalized=False)
+                                  for text in specials + chat])
+    if gemma:
+        tokenizer.post_processor = TemplateProcessing(single="<bos> $A", pair="<bos> $A $B:1",
+                                                      special_tokens=[("<bos>", 2)])
+    os.makedirs(dest, exist_ok=True)
+    tokenizer.save(os.path.join(dest, "tokenizer.json"))
+    names = ({"bos_token": "<bos>", "eos_token": "<eos>", "pad_token": "<pad>",
+              "unk_token": "<unk>"} if gemma else
+             {"bos_token": "<s>", "eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>",
+              "unk_token": "<unk>"})
+    for name, content in (("special_tokens_map.json", names),
+                          ("tokenizer_config.json", {
+                              **names, "tokenizer_class": "PreTrainedTokenizerFast",
+                              "add_bos_token": gemma, "chat_template": GEMMA if gemma else PHI3})):
+        with open(os.path.join(dest, name), "w", encoding="utf-8") as handle:
+            json.dump(content, handle)
+    return dest
 
 
 class GgufExportTest(test_web_export.ExportTestCase):
@@ -43,7 +109,13 @@ class GgufExportTest(test_web_export.ExportTestCase):
         cls.models = {}
         for name, (kind, changes) in KINDS.items():
             merged = os.path.join(cls.tmp, name, "merged")
-            test_web_export.make_taught(kind, merged, **changes)
+            if name in ("gemma2", "phi3"):
+                tokenizer = make_spm_tokenizer(os.path.join(cls.tmp, name, "tokenizer"),
+                                               "gemma" if name == "gemma2" else "phi3")
+                with mock.patch.object(tiny_models, "TOKENIZER_DIR", tokenizer):
+                    test_web_export.make_taught(kind, merged, **changes)
+            else:
+                test_web_export.make_taught(kind, merged, **changes)
             cls.models[name] = merged
 
     def export(self, name: str, **kwargs) -> dict:
@@ -64,7 +136,7 @@ class GgufExportTest(test_web_export.ExportTestCase):
                 # The Ollama Modelfile (its template is test_ollama_modelfile's) uses Q8_0.
                 with open(os.path.join(folder, "Modelfile"), encoding="utf-8") as handle:
                     self.assertTrue(handle.read().startswith(f"FROM ./{name}-Q8_0.gguf\n"))
-                self.assertEqual(report["modelfile"]["stop"], ["<|eot_id|>"])
+                self.assertEqual(report["modelfile"]["stop"], STOPS.get(name, ["<|eot_id|>"]))
                 with open(os.path.join(folder, "export.json"), encoding="utf-8") as handle:
                     self.assertEqual(json.load(handle)["published"], ["F16", "Q8_0"])
                 for type_name, entry in report["files"].items():
@@ -74,10 +146,13 @@ class GgufExportTest(test_web_export.ExportTestCase):
                     self.assertLessEqual(entry["max_abs_diff"], entry["tolerance"]["max_abs_diff"])
                 reader = gguf.GGUFReader(os.path.join(folder, f"{name}-Q8_0.gguf"))
                 kinds = {t.name: t.tensor_type.name for t in reader.tensors}
-                self.assertEqual(kinds["blk.0.attn_q.weight"], "Q8_0")
+                attention = "attn_qkv" if name == "phi3" else "attn_q"
+                self.assertEqual(kinds[f"blk.0.{attention}.weight"], "Q8_0")
                 self.assertEqual(kinds["blk.0.attn_norm.weight"], "F32")
                 self.assertEqual("rope_freqs.weight" in kinds, name == "llama3")
-                self.assertEqual("output.weight" in kinds, name in ("llama",))  # untied only
+                self.assertEqual("output.weight" in kinds, name in ("llama", "phi3"))  # untied
+                model = reader.get_field("tokenizer.ggml.model").contents()
+                self.assertEqual(model, "llama" if name in ("gemma2", "phi3") else "gpt2")
 
     def test_without_the_rotary_row_order_llama_cpp_disagrees_and_the_file_is_left_out(self):
         """The pairs reordering of q/k is what makes a Llama right in llama.cpp: skipped, the
@@ -98,6 +173,30 @@ class GgufExportTest(test_web_export.ExportTestCase):
             with self.assertRaises(gguf_export.GgufSkipped):
                 self.export("llama3", types=("F16",))
 
+    def test_without_gemmas_norm_offset_llama_cpp_disagrees(self):
+        """Gemma's norms scale by 1 + weight, llama.cpp's by the weight: written without the added
+        1, the Gemma 2 file fails its check."""
+        with mock.patch.object(gguf_export, "PLUS_ONE_NORMS", ()):
+            with self.assertRaises(gguf_export.GgufSkipped) as caught:
+                self.export("gemma2", types=("F16",))
+        self.assertIn("differs by", str(caught.exception))
+
+    def test_without_merge_ranked_scores_llama_cpp_tokenizes_the_prompt_otherwise(self):
+        """llama.cpp's SentencePiece tokenizer merges by score: with every score equal (as the
+        package's LlamaHfVocab leaves them) the chat template's text gets other ids than the
+        Hugging Face tokenizer's, and the file is left out."""
+        real = gguf_export.spm_tokenizer
+
+        def unscored(merged_dir, tokenizer_json):
+            vocab = real(merged_dir, tokenizer_json)
+            return gguf_export.SpmVocab([(text, 0.0, kind) for text, _, kind in vocab.entries],
+                                        vocab.add_space_prefix)
+
+        with mock.patch.object(gguf_export, "spm_tokenizer", unscored):
+            with self.assertRaises(gguf_export.GgufSkipped) as caught:
+                self.export("gemma2", types=("F16",))
+        self.assertIn("renders other ids than the tokenizer's", str(caught.exception))
+
     def test_a_run_with_gguf_writes_checked_files_and_a_family_it_lacks_says_why(self):
         import finetune
         import test_support
@@ -116,8 +215,8 @@ class GgufExportTest(test_web_export.ExportTestCase):
         self.assertIn("Ollama Modelfile: FROM run-Q8_0.gguf, stop <|eot_id|>", stdout)
 
         # A family the GGUF writer lacks: the run says why, and its browser export stands.
-        gemma = make_tiny_model("gemma2", os.path.join(self.tmp, "gemma2"))
-        out = os.path.join(self.tmp, "run-gemma2")
+        gemma = make_tiny_model("gemma3", os.path.join(self.tmp, "gemma3"))
+        out = os.path.join(self.tmp, "run-gemma3")
         code, stdout, stderr = test_support.call_main(finetune.main, [
             "--base_model", gemma, "--data_file", data, "--output_dir", out, "--max_steps", "1",
             "--eval_fraction", "0", "--web_variants", "fp32", "--gguf", "both"])
@@ -126,21 +225,38 @@ class GgufExportTest(test_web_export.ExportTestCase):
         with open(os.path.join(out, "web", "export.json"), encoding="utf-8") as handle:
             self.assertEqual(json.load(handle)["published"], ["fp32"])
         self.assertIn("GGUF skipped: the GGUF writer handles model types llama, qwen2, qwen3, "
-                      "and this one is 'gemma2'", stdout)
+                      "gemma2, phi3, and this one is 'gemma3_text'", stdout)
         with open(os.path.join(out, "gguf.skipped.json"), encoding="utf-8") as handle:
-            self.assertIn("'gemma2'", json.load(handle)["reason"])
+            self.assertIn("'gemma3_text'", json.load(handle)["reason"])
         self.assertFalse(os.path.exists(os.path.join(out, "gguf")))
 
     def test_what_it_refuses_with_the_reason(self):
-        with open(os.path.join(self.models["llama"], "config.json"), encoding="utf-8") as handle:
-            llama = json.load(handle)
-        self.assertIsNone(gguf_export.gguf_problem(llama))
+        from model_folder import read_json
+
+        llama, gemma2, phi3 = (read_json(os.path.join(self.models[name], "config.json"))
+                               for name in ("llama", "gemma2", "phi3"))
+        for config in (llama, gemma2, phi3):
+            self.assertIsNone(gguf_export.gguf_problem(config))
+        longrope = {"rope_type": "longrope", "rope_theta": 10000.0, "short_factor": [1.0] * 8,
+                    "long_factor": [2.0] * 8, "original_max_position_embeddings": 64}
         for config, words in (
-                (dict(llama, model_type="gemma2"), "model types llama, qwen2, qwen3"),
+                (dict(llama, model_type="gemma3_text"), "model types llama, qwen2, qwen3, "
+                 "gemma2, phi3, and this one is 'gemma3_text'"),
                 (dict(llama, rope_parameters={"rope_type": "dynamic", "factor": 2.0}),
                  "rope type 'dynamic'"),
-                (dict(llama, quantization_config={"quant_method": "gptq"}), "already quantized")):
+                (dict(llama, quantization_config={"quant_method": "gptq"}), "already quantized"),
+                # The tiny Gemma2Config's default (256) with head_dim 16: llama.cpp scales by 16.
+                (dict(gemma2, query_pre_attn_scalar=256), "query_pre_attn_scalar 256 differs "
+                 "from what llama.cpp scales Gemma 2's queries by (16: head_dim"),
+                (dict(gemma2, final_logit_softcapping=None), "final_logit_softcapping is not set"),
+                (dict(gemma2, layer_types=["full_attention"] * 2), "layer_types is not sliding"),
+                (dict(phi3, rope_parameters=longrope), "rope type 'longrope' is not one the GGUF "
+                 "writer writes for phi3 (default)"),
+                (dict(phi3, rope_parameters=LLAMA3_ROPE), "rope type 'llama3'")):
             self.assertIn(words, gguf_export.gguf_problem(config))
+        # The real 27B's scale (hidden_size / heads, 46 layers) is what llama.cpp uses for it.
+        self.assertIsNone(gguf_export.gguf_problem(dict(
+            gemma2, num_hidden_layers=46, layer_types=None, query_pre_attn_scalar=16.0)))
         with self.assertRaises(gguf_export.GgufSkipped) as caught:
             gguf_export.pre_tokenizer({"pre_tokenizer": {"type": "Split", "pattern": {
                 "Regex": "\\w+"}}})
@@ -169,18 +285,33 @@ class GgufExportTest(test_web_export.ExportTestCase):
                     json.dump(tokenizer, handle)
             return edited
 
-        for name, spoil, words in (
-                ("no-tokenizer-json", without_tokenizer_json,
+        def metaspace_first(tokenizer):
+            tokenizer["normalizer"] = {"type": "Replace", "pattern": {"String": " "},
+                                       "content": "\u2581"}
+            tokenizer["pre_tokenizer"] = {"type": "Metaspace", "replacement": "\u2581",
+                                          "prepend_scheme": "first", "split": False}
+
+        for name, source, spoil, words in (
+                ("no-tokenizer-json", "llama", without_tokenizer_json,
                  "has no tokenizer.json, which the GGUF writer reads the vocabulary from"),
-                ("unigram", edit(lambda t: t["model"].update(type="Unigram")),
+                ("unigram", "llama", edit(lambda t: t["model"].update(type="Unigram")),
                  "the tokenizer's model (tokenizer.json model.type) is 'Unigram'"),
-                ("byte-fallback", edit(lambda t: t["model"].update(byte_fallback=True)),
-                 "byte fallback (tokenizer.json model.byte_fallback)"),
-                ("no-merges", edit(lambda t: t["model"].update(merges=[])),
-                 "no merges (tokenizer.json model.merges)")):
+                ("byte-fallback", "llama", edit(lambda t: t["model"].update(byte_fallback=True)),
+                 "byte fallback (tokenizer.json model.byte_fallback) but no ByteFallback decoder"),
+                ("no-merges", "llama", edit(lambda t: t["model"].update(merges=[])),
+                 "no merges (tokenizer.json model.merges)"),
+                ("spm-no-byte-token", "gemma2", edit(lambda t: t["model"]["vocab"].pop("<0x41>")),
+                 "lacks 1 of its 256 byte tokens (first: <0x41>)"),
+                ("spm-no-merges", "phi3", edit(lambda t: t["model"].update(merges=[])),
+                 "no merges (tokenizer.json model.merges)"),
+                ("spm-prefix-first", "phi3", edit(metaspace_first),
+                 "Metaspace prepend_scheme 'first'), and llama.cpp puts it after every special "
+                 "token as well"),
+                ("spm-nfkc", "gemma2", edit(lambda t: t.update(normalizer={"type": "NFKC"})),
+                 "normalizer step 'NFKC' (tokenizer.json normalizer) is not one llama.cpp's")):
             with self.subTest(name=name):
                 merged = os.path.join(self.tmp, f"tokenizer-{name}", "merged")
-                shutil.copytree(self.models["llama"], merged)
+                shutil.copytree(self.models[source], merged)
                 spoil(merged)
                 out = os.path.join(self.tmp, f"tokenizer-{name}", "gguf")
                 with self.assertRaises(gguf_export.GgufSkipped) as caught, _no_reference_run():
