@@ -91,7 +91,7 @@ def _text_config(config):
 
 def estimate_memory(config, params: int, method: str, precision: str, batch: int, seq_len: int,
                     gradient_checkpointing: bool, lora_trainable: int, *,
-                    device: str = "cpu") -> dict:
+                    device: str = "cpu", shards: int = 1) -> dict:
     """Peak training memory in bytes, by part.
 
     weights: LoRA keeps the frozen base at `precision`; full fine-tuning keeps fp32 master weights
@@ -102,7 +102,12 @@ def estimate_memory(config, params: int, method: str, precision: str, batch: int
     up and product, norms, residuals; LoRA's dropout copies of each adapted input); with
     checkpointing only each layer's input plus one layer's activations; plus the logits at
     vocabulary size, kept in fp32 for the loss with their log-softmax and gradient.
-    runtime: the process itself on the CPU (libraries), not counted on a GPU."""
+    runtime: the process itself on the CPU (libraries), not counted on a GPU.
+    shards > 1 (FSDP across that many GPUs, the launcher preset): each GPU holds 1/shards of the
+    weights, gradients and optimizer state, plus what FSDP gathers whole: the root unit (embedding,
+    an untied output head, the final norm), kept gathered through the step, and one decoder layer
+    at a time, each with its fp32 gradient before it is reduced and scattered. Activations are
+    per GPU, as without sharding."""
     c = _text_config(config)
     hidden = c.hidden_size
     inter = getattr(c, "intermediate_size", None) or 4 * hidden
@@ -149,13 +154,23 @@ def estimate_memory(config, params: int, method: str, precision: str, batch: int
     logits = vocab * tokens * (act_bytes + 3 * 4)
     activations = layer_part + logits
     runtime = CPU_RUNTIME_BYTES if device == "cpu" else 0
+    sharding = ""
+    if shards > 1:
+        root = vocab * hidden * (1 if getattr(c, "tie_word_embeddings", False) else 2) + hidden
+        layer = max(0, params - root) // max(1, layers)
+        gathered = (root + layer) * (4 + (4 if method == "full" else 0))
+        weight_bytes = weight_bytes / shards + gathered
+        gradients /= shards
+        optimizer /= shards
+        sharding = (f"; FSDP across {shards} GPUs (per GPU: 1/{shards} of the weights, gradients "
+                    "and optimizer state, plus the embedding and one layer gathered)")
     total = weight_bytes + gradients + optimizer + activations + runtime
     return {
         "total_bytes": int(total), "weights": int(weight_bytes), "gradients": int(gradients),
         "optimizer": int(optimizer), "activations": int(activations), "runtime": int(runtime),
         "note": (f"{method}, {precision}, batch {batch} × {seq_len} tokens, gradient checkpointing "
                  f"{'on' if gradient_checkpointing else 'off'}; AdamW"
-                 + (", the process's libraries included" if runtime else "")),
+                 + (", the process's libraries included" if runtime else "") + sharding),
     }
 
 
@@ -214,8 +229,15 @@ def make_plan(args) -> dict:
     checkpointing = resolve_checkpointing(_arg(args, "gradient_checkpointing", "auto"),
                                           parameters)
     longest_usable = max(lengths[i] for i in usable)
+    # The launcher shards with FSDP (the service says so): across GPUs only; on the CPU accelerate
+    # runs the processes as DDP, each holding everything.
+    sharded = os.environ.get("TRAINING_SHARDED") == "fsdp"
+    shards = world if sharded and device["kind"] == "cuda" else 1
     memory = estimate_memory(config, parameters, method, precision, batch, longest_usable,
-                             checkpointing, lora, device=device["kind"])
+                             checkpointing, lora, device=device["kind"], shards=shards)
+    if sharded and shards == 1 and world > 1:
+        memory["note"] += (f"; FSDP shards across GPUs only: on this {device['kind'].upper()} the "
+                           f"{world} processes run as DDP, each holding everything")
     kept = [lengths[i] for i in usable]
     return {
         "entries": len(entries), "train": len(train), "held_out": len(held_out),

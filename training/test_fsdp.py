@@ -57,12 +57,16 @@ class FsdpPresetTest(unittest.TestCase):
         accelerate = os.path.join(os.path.dirname(sys.executable), "accelerate")
         env = dict(os.environ, OMP_NUM_THREADS="1", FINETUNE_PRINT_RANK_LOSS="1",
                    CUDA_VISIBLE_DEVICES="")
+        # As the service runs it with service/README's TRAINING_LAUNCHER: in its base folder (the
+        # repo), where the preset's relative path is read.
         proc = subprocess.run(
-            [accelerate, "launch", "--config_file", PRESET, "--num_processes", "2",
+            [accelerate, "launch", "--config_file", "training/launchers/fsdp.yaml",
+             "--num_processes", "2",
              os.path.join(HERE, "finetune.py"), "--base_model", model, "--data_file", data,
              "--output_dir", out_dir, "--method", "full", "--max_steps", "3", "--lr", "1e-3",
              "--no-web-export"],
-            capture_output=True, text=True, env=env, timeout=300, check=False)
+            capture_output=True, text=True, env=env, timeout=300, check=False,
+            cwd=os.path.dirname(HERE))
         self.assertEqual(proc.returncode, 0, proc.stderr[-3000:])
         lines = proc.stdout.splitlines()
         self.assertIn("FSDP shards the model across GPUs only: on the CPU the processes run as DDP",

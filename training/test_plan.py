@@ -163,6 +163,38 @@ class Resolution(unittest.TestCase):
         self.assertTrue(plan.resolve_checkpointing("on", 10))
         self.assertFalse(plan.resolve_checkpointing("off", 10**10))
 
+    def test_fsdp_shards_weights_gradients_and_optimizer_across_gpus(self):
+        from transformers import LlamaConfig
+
+        # Llama 3.2 3B's published shape, full fine-tuning in bf16 on 4 GPUs under the FSDP preset.
+        config = LlamaConfig(hidden_size=3072, intermediate_size=8192, num_hidden_layers=28,
+                             num_attention_heads=24, num_key_value_heads=8, head_dim=128,
+                             vocab_size=128256, tie_word_embeddings=True)
+        params = 3_212_749_824
+        args = (config, params, "full", "bf16", 1, 512, True, 0)
+        whole = plan.estimate_memory(*args, device="cuda")
+        sharded = plan.estimate_memory(*args, device="cuda", shards=4)
+        root = 128256 * 3072 + 3072
+        gathered = (root + (params - root) // 28) * 8  # fp32 weights and their fp32 gradients
+        self.assertEqual(sharded["weights"], int(params * 6 / 4 + gathered))
+        self.assertEqual(sharded["gradients"], params * 4 // 4)
+        self.assertEqual(sharded["optimizer"], params * 8 // 4)
+        self.assertEqual(sharded["activations"], whole["activations"])
+        self.assertIn("FSDP across 4 GPUs", sharded["note"])
+        # About 52 GB on each GPU without sharding; under 20 GB with it: a 24 GB card fits.
+        self.assertGreater(whole["total_bytes"], 50e9)
+        self.assertLess(sharded["total_bytes"], 20e9)
+
+    def test_fsdp_on_the_cpu_is_said_to_run_as_ddp(self):
+        with mock.patch.dict(os.environ, {"TRAINING_SHARDED": "fsdp", "WORLD_SIZE": "2"}):
+            result = plan.make_plan(plan.field_defaults("full", base_model=LLAMA,
+                                                        data_file=data_file(SHORT)))
+        self.assertEqual(result["device"], "cpu")
+        self.assertTrue(result["memory"]["note"].endswith(
+            "; FSDP shards across GPUs only: on this CPU the 2 processes run as DDP, each holding "
+            "everything"), result["memory"]["note"])
+        self.assertNotIn("FSDP across", result["memory"]["note"])
+
     def test_percentile(self):
         self.assertEqual(plan.percentile(list(range(1, 101)), 0.95), 95)
         self.assertEqual(plan.percentile([7], 0.95), 7)

@@ -5,7 +5,6 @@
  * does not answer in time is ended (the shared `planTimedOut`, a 504).
  */
 import type { ChildProcess } from 'node:child_process';
-import { dirname } from 'node:path';
 import * as z from 'zod/mini';
 import { planTimedOut } from '../../src/shared/service-http';
 import { TrainingPlanSchema, formatIssues, type TrainingPlan } from '../../src/shared/training-api';
@@ -18,7 +17,8 @@ const KEEP_BYTES = 256 * 1024;
 export interface PlanCommand {
   command: string;
   args: string[];
-  script: string;
+  /** Where it runs: the service's base folder, as a run does. */
+  cwd: string;
   spawnFn: SpawnFn;
   timeoutMs: number;
   env?: NodeJS.ProcessEnv;
@@ -30,7 +30,7 @@ const PlanLineSchema = z.object({ plan: TrainingPlanSchema });
 export async function runPlan({
   command,
   args,
-  script,
+  cwd,
   spawnFn,
   timeoutMs,
   env,
@@ -38,7 +38,7 @@ export async function runPlan({
   let child: ChildProcess;
   try {
     child = spawnFn(command, args, {
-      cwd: dirname(script),
+      cwd,
       shell: false,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -3,7 +3,9 @@
  * the trainer's flags from the training option table; and the trainer's `--plan` run over the
  * same checks (POST /train/plan).
  */
+import { readFileSync } from 'node:fs';
 import { totalmem } from 'node:os';
+import { resolve } from 'node:path';
 import type { PlanResponse, TrainRequest } from '../../src/shared/training-api';
 import { trainerArgs } from '../../src/shared/training-fields';
 import type { ServiceConfig } from './config';
@@ -77,6 +79,40 @@ export function launcherProcesses(launcher: readonly string[] | null): number | 
   return null;
 }
 
+/** An accelerate config file's top-level `key: value` (one line of YAML; quotes dropped). */
+function configValue(text: string, key: string): string | null {
+  const match = new RegExp(`^${key}:[ \\t]*['"]?([^'"#\\s]+)`, 'm').exec(text);
+  return match?.[1] ?? null;
+}
+
+/**
+ * What a launcher starts: its process count (the command line's, else its accelerate
+ * `--config_file`'s `num_processes`) and whether it shards the model (accelerate's `--use_fsdp`,
+ * or `distributed_type: FSDP` in its config file). The config file is read from the service's
+ * base folder, where the run starts; one that cannot be read leaves both to the command line.
+ */
+export function launcherShape(
+  launcher: readonly string[] | null,
+  baseDir: string,
+): { processes: number | null; sharded: boolean } {
+  let processes = launcherProcesses(launcher);
+  let sharded = launcher?.includes('--use_fsdp') ?? false;
+  for (const [i, arg] of (launcher ?? []).entries()) {
+    const [flag, inline] = arg.split(/=(.*)/s, 2);
+    if (flag !== '--config_file' && flag !== '--config-file') continue;
+    let text: string;
+    try {
+      text = readFileSync(resolve(baseDir, inline ?? launcher?.[i + 1] ?? ''), 'utf8');
+    } catch {
+      break;
+    }
+    sharded ||= configValue(text, 'distributed_type') === 'FSDP';
+    const count = configValue(text, 'num_processes');
+    if (processes === null && count && /^[1-9]\d*$/.test(count)) processes = Number(count);
+  }
+  return { processes, sharded };
+}
+
 /**
  * What the run would do (POST /train/plan): the same checks and flags as a start, run with
  * `--plan` by the interpreter alone (never the launcher), and the device's memory beside it.
@@ -89,17 +125,20 @@ export async function planRun(
 ): Promise<PlanResponse> {
   const checked = await checkRequest(config, request);
   const launch = await launchFor(checked.script, checked.python, null);
+  const shape = launcherShape(config.launcher, config.baseDir);
   const plan = await runPlan({
     command: launch.command,
     args: [...launch.args, '--plan', ...checked.flags],
-    script: checked.script,
+    cwd: config.baseDir,
     spawnFn,
     timeoutMs,
     env: {
       TRAINING_BASE_EXPORTS: config.baseExportsDir,
       HF_HUB_CACHE: config.hubCacheDir,
       // The plan runs in one process; the run's steps and effective batch count every process.
-      WORLD_SIZE: String(launcherProcesses(config.launcher) ?? 1),
+      WORLD_SIZE: String(shape.processes ?? 1),
+      // FSDP splits weights, gradients and optimizer state across the processes (the estimate).
+      ...(shape.sharded ? { TRAINING_SHARDED: 'fsdp' } : {}),
     },
   });
   const memory = plan.device_memory_bytes ?? (plan.device === 'cpu' ? totalmem() : null);

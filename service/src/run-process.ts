@@ -4,7 +4,6 @@
  * progress and the metrics; then watching its process tree until none of it is left.
  */
 import type { ChildProcess, SpawnOptions } from 'node:child_process';
-import { dirname } from 'node:path';
 import { stepLineCount, toPercent } from '../../src/shared/training-progress';
 import type { ServiceConfig } from './config';
 import { LineAssembler, type LogStore } from './log-store';
@@ -53,7 +52,9 @@ export async function spawnChild(ctx: RunContext, active: ActiveRun) {
   let child: ChildProcess;
   try {
     child = ctx.spawnFn(record.command, record.args, {
-      cwd: dirname(record.script_path),
+      // The service's base folder: a relative path in TRAINING_LAUNCHER (accelerate's
+      // --config_file) or in Base model means what it means where the service was started.
+      cwd: ctx.config.baseDir,
       detached: true,
       shell: false,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -60,7 +60,12 @@ export interface TestService {
   config: ServiceConfig;
   service: TrainingService;
   /** Every spawn the service made, in order. */
-  spawned: { command: string; args: string[]; env: NodeJS.ProcessEnv | undefined }[];
+  spawned: {
+    command: string;
+    args: string[];
+    env: NodeJS.ProcessEnv | undefined;
+    cwd: string | URL | undefined;
+  }[];
   /** A temporary folder outside every root. */
   outside: string;
   dataFile: string;
@@ -153,7 +158,7 @@ export async function startTestService(
   const spawned: TestService['spawned'] = [];
   const service = buildService(config, {
     spawn: (command: string, args: string[], options: SpawnOptions): ChildProcess => {
-      spawned.push({ command, args, env: options.env });
+      spawned.push({ command, args, env: options.env, cwd: options.cwd });
       return spawn(command, args, options);
     },
   });

@@ -4,10 +4,11 @@
  * is a 400 with its words, a trainer that does not answer in time a 504, a request the schema or
  * the path confinement refuses a 400 before anything runs.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PlanResponseSchema } from '../../src/shared/training-api';
-import { launcherProcesses } from '../src/run-command';
+import { launcherProcesses, launcherShape } from '../src/run-command';
 import { FIXTURES, serviceForFile, startTestService, validBody, type TestService } from './helpers';
 
 let svc: TestService;
@@ -67,7 +68,7 @@ describe('POST /train/plan', () => {
     for (const longest of ['漢'.repeat(30_000), '\u0001'.repeat(30_000)]) {
       const reply = await plan({ chat_template: longest });
       expect(reply.status, reply.text.slice(0, 200)).toBe(200);
-      const { args } = svc.spawned.at(-1) ?? { args: [] };
+      const args = svc.spawned.at(-1)?.args ?? [];
       expect(args[args.indexOf('--chat_template') + 1]).toBe(longest);
     }
     const nul = await plan({ chat_template: 'a\u0000b' });
@@ -157,6 +158,69 @@ describe("the plan counts the launcher's processes", () => {
       expect(reply.status, reply.text).toBe(200);
       expect(multi.spawned.at(-1)?.command).toBe(process.execPath);
       expect(multi.spawned.at(-1)?.env?.WORLD_SIZE).toBe('4');
+    } finally {
+      await multi.close();
+    }
+  });
+});
+
+describe('the plan knows an FSDP launcher', () => {
+  it("reads accelerate's --use_fsdp, and distributed_type and num_processes from its config file", () => {
+    const dir = join(FIXTURES, '..', '..', '..', 'training', 'launchers');
+    expect(launcherShape(['accelerate', 'launch', '--use_fsdp', '--num_processes=2'], '/')).toEqual(
+      { processes: 2, sharded: true },
+    );
+    // The repo's preset: FSDP, 2 processes unless the command line says otherwise.
+    const preset = ['accelerate', 'launch', '--config_file', 'fsdp.yaml'];
+    expect(launcherShape(preset, dir)).toEqual({ processes: 2, sharded: true });
+    expect(launcherShape([...preset, '--num_processes', '4'], dir)).toEqual({
+      processes: 4,
+      sharded: true,
+    });
+    // DDP, and a config file that cannot be read: not sharded, the command line's count only.
+    expect(launcherShape(['torchrun', '--nproc_per_node=4'], dir)).toEqual({
+      processes: 4,
+      sharded: false,
+    });
+    expect(launcherShape(['accelerate', 'launch', '--config_file=missing.yaml'], dir)).toEqual({
+      processes: null,
+      sharded: false,
+    });
+  });
+
+  it("plans in the service's base folder with the launcher's config read from there: WORLD_SIZE and TRAINING_SHARDED", async () => {
+    const multi = await startTestService({
+      // The launcher double passes its --options on and runs the script (launcher.mjs).
+      launcher: [
+        process.execPath,
+        join(FIXTURES, 'launcher.mjs'),
+        '--config_file=launchers/fsdp.yaml',
+      ],
+    });
+    try {
+      const launchers = join(multi.config.baseDir, 'launchers');
+      mkdirSync(launchers);
+      writeFileSync(
+        join(launchers, 'fsdp.yaml'),
+        "compute_environment: LOCAL_MACHINE\ndistributed_type: 'FSDP' # shard\nnum_processes: 3\n",
+      );
+      const reply = await multi.request({
+        method: 'POST',
+        path: '/train/plan',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(validBody({ script_path: join(FIXTURES, 'plan-trainer.mjs') })),
+      });
+      expect(reply.status, reply.text).toBe(200);
+      const spawned = multi.spawned.at(-1);
+      expect(spawned?.env?.WORLD_SIZE).toBe('3');
+      expect(spawned?.env?.TRAINING_SHARDED).toBe('fsdp');
+      expect(spawned?.cwd).toBe(multi.config.baseDir);
+      // A run starts there too: the launcher's relative config path means the same file.
+      const run = await multi.train({ script_path: join(FIXTURES, 'args.mjs') });
+      expect(run.status, run.text).toBe(200);
+      expect(multi.spawned.at(-1)?.cwd).toBe(multi.config.baseDir);
+      const ended = await multi.waitForEnd((run.json as { run_id: string }).run_id);
+      expect(ended.state).toBe('succeeded');
     } finally {
       await multi.close();
     }
