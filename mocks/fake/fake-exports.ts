@@ -3,7 +3,7 @@
  * (training option `gguf`): `<name>-<type>.gguf` per type asked, each "checked in llama.cpp"
  * (the Q8_0 one agrees at every clear-margin step, F16 token for token), the Ollama Modelfile, and
  * `export.json` (format 1). The files are small stand-ins: the GGUF magic then zeros. And the
- * adapter and merged-model archives, zips of empty stand-in files.
+ * adapter and merged-model archives, zips of empty stand-in files, the adapter checked with PEFT.
  */
 import {
   ARCHIVE_FOLDERS,
@@ -71,6 +71,16 @@ export function fakeGgufFolder(info: RunInfo, name: string): FakeGgufFolder | nu
     modelfileBytes: modelfile.byteLength,
   };
 }
+
+/** A mock adapter's adapter.check.json (training/adapter_check.py's report: it passed). */
+const FAKE_ADAPTER_CHECK = {
+  ok: true,
+  max_logit_difference: 2.4e-7,
+  tolerance: 1e-4,
+  tokens: 52,
+  seconds: 1.2,
+  peft_version: '0.21.0',
+};
 
 /** The files a mock run's folders hold (names as the trainer writes them), by archive. */
 const FAKE_FOLDERS: Record<ArchiveKind, readonly string[]> = {
@@ -155,8 +165,10 @@ export async function fakeArchive(info: RunInfo, kind: ArchiveKind) {
   const path = `${info.output_dir}${ARCHIVE_FOLDERS[kind] ? `/${ARCHIVE_FOLDERS[kind]}` : ''}`;
   const files = FAKE_FOLDERS[kind].map((name) => ({ name, bytes: 0 }));
   const zip = emptyFilesZip(archiveStem(info.id, kind), FAKE_FOLDERS[kind]);
-  const listed = await runArchive(info, kind, { path, files }, () =>
+  // The adapter's check with PEFT, as training/adapter_check.py reports one that passed.
+  const check = kind === 'adapter' ? FAKE_ADAPTER_CHECK : null;
+  const listed = await runArchive(info, kind, { path, files, check }, () =>
     Promise.resolve(zip.byteLength),
   );
-  return { listed, folder: { path, files }, zip };
+  return { listed, folder: { path, files, check }, zip };
 }

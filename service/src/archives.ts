@@ -5,11 +5,16 @@
  * sizes alone, so GET /runs/{id}/exports lists it and the download has a Content-Length.
  */
 import { createReadStream, type ReadStream } from 'node:fs';
-import { readdir, realpath, stat } from 'node:fs/promises';
+import { readFile, readdir, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { ZipFile } from 'yazl';
-import { archived, archiveStem, type ArchiveFolder } from '../../src/shared/run-exports';
+import {
+  ADAPTER_CHECK,
+  archived,
+  archiveStem,
+  type ArchiveFolder,
+} from '../../src/shared/run-exports';
 import type { ArchiveKind } from '../../src/shared/training-api';
 import { isInside } from './paths';
 
@@ -47,10 +52,35 @@ export async function archiveFiles(
   return files;
 }
 
-/** The folder as run-exports.ts judges it (names and sizes). */
-export const archiveFolder = (path: string, files: PackedFile[] | null): ArchiveFolder => ({
+/**
+ * The adapter's check report in `folder` as run-exports.ts' adapterCheck reads it: parsed JSON,
+ * its text when it is not JSON, null when there is none (or for the merged model).
+ */
+export async function archiveCheck(kind: ArchiveKind, folder: string): Promise<unknown> {
+  if (kind !== 'adapter') return null;
+  let text: string;
+  try {
+    text = await readFile(join(folder, ADAPTER_CHECK), 'utf8');
+  } catch {
+    return null;
+  }
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return parsed;
+  } catch {
+    return text;
+  }
+}
+
+/** The folder as run-exports.ts judges it (names and sizes, and the adapter's check). */
+export const archiveFolder = (
+  path: string,
+  files: PackedFile[] | null,
+  check: unknown = null,
+): ArchiveFolder => ({
   path,
   files: files && files.map(({ name, bytes }) => ({ name, bytes })),
+  check,
 });
 
 /**

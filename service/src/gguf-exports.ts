@@ -4,9 +4,12 @@
  * on the run's merged model, without training again. One export per run at a time; while it
  * writes, GET /runs/{id}/exports says so and its files are not served. When it ends without a
  * published file, `gguf.skipped.json` says why (the exporter's own sentence), as after a run.
+ * Then the model card `merged/README.md` is made again with the GGUF checks by
+ * `model_card.py --rewrite` (beside the exporter, in training/), from the record the run left
+ * (`model_card.json`: the run's options and losses); a run from before that record keeps its card.
  */
-import type { ChildProcess } from 'node:child_process';
-import { rm, writeFile } from 'node:fs/promises';
+import type { ChildProcess, SpawnOptions } from 'node:child_process';
+import { access, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { GgufWriting } from '../../src/shared/run-exports';
 import type { ExportRequest } from '../../src/shared/training-api';
@@ -25,6 +28,19 @@ const TYPES: Record<ExportRequest['gguf'], readonly string[]> = {
   both: ['F16', 'Q8_0'],
 };
 
+/** What the run left for its model card to be written again (training/model_card.py RECORD). */
+const CARD_RECORD = 'model_card.json';
+
+/** How the exporter and the card's rewrite run: in `cwd`, their own process group, offline. */
+const SPAWN_OPTIONS = (cwd: string) =>
+  ({
+    cwd,
+    shell: false,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, PYTHONUNBUFFERED: '1', HF_HUB_OFFLINE: '1' },
+  }) satisfies SpawnOptions;
+
 /** The last output kept for the reason a failed export gives. */
 const KEEP_CHARS = 4000;
 
@@ -35,6 +51,8 @@ interface Writing extends GgufWriting {
 
 export class GgufExports {
   private readonly writing = new Map<string, Writing>();
+  /** The service is stopping: an export that ends now is not followed by the card's rewrite. */
+  private stopping = false;
 
   constructor(
     private readonly config: ServiceConfig,
@@ -59,6 +77,7 @@ export class GgufExports {
     const script = this.config.ggufExportScript;
     const python = (await choosePython(this.config)).command;
     const launch = await launchFor(script, python, null);
+
     const out = record.output_dir;
     // A reason from an earlier attempt would outlive this one's result.
     await rm(join(out, 'gguf.skipped.json'), { force: true });
@@ -67,13 +86,7 @@ export class GgufExports {
       child = this.spawnFn(
         launch.command,
         [...launch.args, join(out, 'merged'), join(out, 'gguf'), '--types', types.join(',')],
-        {
-          cwd: dirname(script),
-          shell: false,
-          detached: true,
-          stdio: ['ignore', 'pipe', 'pipe'],
-          env: { ...process.env, PYTHONUNBUFFERED: '1', HF_HUB_OFFLINE: '1' },
-        },
+        SPAWN_OPTIONS(dirname(script)),
       );
     } catch (error) {
       throw launchFailed(
@@ -86,10 +99,12 @@ export class GgufExports {
     child.stderr?.on('data', keep);
     const ended = new Promise<void>((done) => {
       const finish = (code: number | null, failure?: Error) => {
-        void this.ended(out, code, said, failure).finally(() => {
-          this.writing.delete(id);
-          done();
-        });
+        void this.ended(out, code, said, failure)
+          .then(() => this.rewriteCard(id, out, python))
+          .finally(() => {
+            this.writing.delete(id);
+            done();
+          });
       };
       child.once('error', (error) => finish(null, error));
       child.once('close', (code) => finish(code));
@@ -113,8 +128,47 @@ export class GgufExports {
     await writeFile(join(out, 'gguf.skipped.json'), `${JSON.stringify({ reason }, null, 1)}\n`);
   }
 
+  /**
+   * After the exporter (and its skip reason): merged/README.md made again with what gguf/ holds
+   * now, when the run left its card's record; the export's state stays "writing" until then, and
+   * the rewrite is the process a shutdown ends. A card that cannot be rewritten keeps the old one
+   * and the service's log says why.
+   */
+  private async rewriteCard(id: string, out: string, python: string): Promise<void> {
+    const hasRecord = await access(join(out, CARD_RECORD)).then(
+      () => true,
+      () => false,
+    );
+    const writing = this.writing.get(id);
+    if (!hasRecord || !writing || this.stopping) return;
+    const script = join(dirname(this.config.ggufExportScript), 'model_card.py');
+    const launch = await launchFor(script, python, null);
+    const said: string[] = [];
+    const code = await new Promise<number | string | null>((done) => {
+      try {
+        const child = this.spawnFn(
+          launch.command,
+          [...launch.args, '--rewrite', out],
+          SPAWN_OPTIONS(dirname(script)),
+        );
+        writing.child = child;
+        child.stdout?.resume();
+        child.stderr?.on('data', (chunk: Buffer) => said.push(chunk.toString('utf8')));
+        child.once('error', (error) => done(error.message));
+        child.once('close', done);
+      } catch (error) {
+        done(error instanceof Error ? error.message : String(error));
+      }
+    });
+    if (code !== 0)
+      console.log(
+        `Run ${id}: model card not rewritten after the GGUF export (${typeof code === 'string' ? code : `exit ${code}`}): ${said.join('').trim().slice(-KEEP_CHARS)}`,
+      );
+  }
+
   /** Service shutdown: every export's process group ended, and waited for. */
   async shutdown(): Promise<void> {
+    this.stopping = true;
     const all = [...this.writing.values()];
     // Nothing is published until the exporter's last rename: its `gguf.partial/` is removed by
     // the next attempt.

@@ -32,7 +32,7 @@ import {
 } from '../../src/shared/training-api';
 import { isRecord } from '../../src/shared/guards';
 import { trainingMessages } from '../../src/shared/training-messages';
-import { archiveFiles, archiveFolder, zipSize } from './archives';
+import { archiveCheck, archiveFiles, archiveFolder, zipSize } from './archives';
 import { readDatasetFile } from './datasets';
 import { notFound, unreadable, wrongState } from './errors';
 import { resolveModelFile } from './models';
@@ -96,7 +96,8 @@ export class RunQueries {
       ARCHIVE_KINDS.map(async (kind) => {
         const path = join(dir, ARCHIVE_FOLDERS[kind]);
         const files = await archiveFiles(kind, path);
-        return runArchive(record, kind, archiveFolder(path, files), () =>
+        const check = await archiveCheck(kind, path);
+        return runArchive(record, kind, archiveFolder(path, files, check), () =>
           zipSize(id, kind, files ?? []),
         );
       }),
@@ -144,7 +145,8 @@ export class RunQueries {
     const record = this.registry.recordOf(id);
     const path = join(record.output_dir, ARCHIVE_FOLDERS[kind]);
     const files = await archiveFiles(kind, path);
-    const refusal = archiveRefusal(record, kind, archiveFolder(path, files));
+    const check = await archiveCheck(kind, path);
+    const refusal = archiveRefusal(record, kind, archiveFolder(path, files, check));
     if (refusal !== null)
       throw record.state === 'running' ? wrongState(refusal) : notFound(refusal);
     return { name: `${archiveStem(id, kind)}.zip`, files: files ?? [] };

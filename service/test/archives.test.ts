@@ -154,9 +154,52 @@ describe('archives of a run written here', () => {
     rmSync(join(run.output_dir, 'adapter_config.json'));
     const missing: RunArchive = (await archivesOf(run.id)).adapter;
     const reason = `No LoRA adapter in ${run.output_dir} (adapter_config.json is missing)`;
-    expect(missing).toEqual({ kind: 'adapter', name: null, bytes: null, files: 4, reason });
+    const check = { ok: true, max_logit_difference: 2.4e-7, reason: null };
+    expect(missing).toEqual({ kind: 'adapter', name: null, bytes: null, files: 4, reason, check });
     const refused = await svc.request({ path: `/runs/${run.id}/exports/archive/adapter` });
     expect([refused.status, refused.json]).toMatchObject([404, { error: reason }]);
+  });
+
+  it("the adapter's check with PEFT: listed when it passed; refused with its reason when it failed or is not the trainer's report; a run from before the check is offered unchecked", async () => {
+    const run = await trainToEnd(svc, {});
+    const report = join(run.output_dir, 'adapter.check.json');
+    const listed = await archivesOf(run.id);
+    expect([listed.adapter.name, listed.adapter.check, listed.merged.check]).toEqual([
+      `${run.id}-adapter.zip`,
+      { ok: true, max_logit_difference: 2.4e-7, reason: null },
+      null,
+    ]);
+    const failure =
+      "the adapter's logits differ from merged/'s by up to 0.284 (tolerance 0.161) on the 52-token reference prompt: the adapter files do not hold the weights that were merged";
+    writeFileSync(
+      report,
+      JSON.stringify({ ok: false, max_logit_difference: 0.284, tolerance: 0.161, reason: failure }),
+    );
+    const failed = (await archivesOf(run.id)).adapter;
+    const reason = `Run ${run.id}'s LoRA adapter failed its check with PEFT (adapter.check.json): ${failure}`;
+    expect(failed).toEqual({
+      kind: 'adapter',
+      name: null,
+      bytes: null,
+      files: 5,
+      reason,
+      check: { ok: false, max_logit_difference: 0.284, reason: failure },
+    });
+    const refused = await svc.request({ path: `/runs/${run.id}/exports/archive/adapter` });
+    expect([refused.status, refused.json]).toMatchObject([404, { error: reason }]);
+    // The merged model is still offered: only the adapter failed.
+    expect((await archivesOf(run.id)).merged.name).toBe(`${run.id}-merged.zip`);
+
+    writeFileSync(report, '{"ok": ');
+    expect((await archivesOf(run.id)).adapter.reason).toBe(
+      `Run ${run.id}'s LoRA adapter failed its check with PEFT (adapter.check.json): adapter.check.json is not the trainer's report (no "ok")`,
+    );
+
+    rmSync(report);
+    const unchecked = (await archivesOf(run.id)).adapter;
+    expect([unchecked.name, unchecked.check]).toEqual([`${run.id}-adapter.zip`, null]);
+    const served = await svc.request({ path: `/runs/${run.id}/exports/archive/adapter` });
+    expect(served.status).toBe(200);
   });
 
   it('the merged folder deleted: listed and refused with its path; a failed run offers its adapter, not its merged model', async () => {

@@ -19,6 +19,15 @@ import {
 
 const REPO = resolve(import.meta.dirname, '../..');
 
+/** Python: the model card and its record as a LoRA run writes them (argv[1]: the output folder). */
+const WRITE_CARD = [
+  'import os, sys, finetune, model_card',
+  'out = sys.argv[1]',
+  'args = finetune.parse_args(["--base_model", os.path.join(out, "merged"), "--data_file",',
+  '                            "data.json", "--output_dir", out, "--no-web-export"])',
+  'model_card.write_model_card(args, os.path.join(out, "merged"), [{"loss": 1.25, "step": 1}])',
+].join('\n');
+
 let svc: TestService;
 serviceForFile((started) => (svc = started));
 afterEach(() => {
@@ -182,6 +191,13 @@ describe('POST /runs/{id}/exports with the real exporter', () => {
         ],
         { cwd: join(REPO, 'training'), env: { ...process.env, HF_HUB_OFFLINE: '1' } },
       );
+      // The card a trainer run leaves, and its record (the run's options and losses).
+      execFileSync(python, ['-c', WRITE_CARD, run.output_dir], {
+        cwd: join(REPO, 'training'),
+        env: { ...process.env, HF_HUB_OFFLINE: '1' },
+      });
+      const card = join(merged, 'README.md');
+      expect(readFileSync(card, 'utf8')).toContain('### GGUF (llama.cpp, Ollama)\n\nNot asked for');
       const asked = await ask(real, run.id, 'both');
       expect(asked.status).toBe(202);
       const gguf = await settled(real, run.id, 240_000);
@@ -196,6 +212,13 @@ describe('POST /runs/{id}/exports with the real exporter', () => {
       const file = await real.request({ path: `/runs/${run.id}/exports/gguf/${name}-F16.gguf` });
       expect([file.status, file.body.subarray(0, 4).toString()]).toEqual([200, 'GGUF']);
       expect(file.body.length).toBe(gguf.files[0]?.bytes);
+      // The card was made again with the GGUF checks, its losses read from the run's record.
+      const rewritten = readFileSync(card, 'utf8');
+      expect(rewritten).toContain(`- ${name}-F16.gguf (F16): published, `);
+      expect(rewritten).toContain(`- ${name}-Q8_0.gguf (Q8_0): published, `);
+      expect(rewritten).toContain('llama.cpp against PyTorch: passed');
+      expect(rewritten).toContain('ollama create NAME -f Modelfile');
+      expect(rewritten).toContain('- Final training loss: 1.25 (step 1 of 1)');
     } finally {
       await real.close();
     }

@@ -161,7 +161,31 @@ export const ARCHIVE_LABELS: Record<ArchiveKind, string> = {
  * Files at the top of the output folder that are the trainer's records, not the adapter's: the
  * split, the exports' skip reasons, logs, anything hidden or half-written.
  */
-const NOT_ADAPTER = /^(?:split\.json|run\.json|.*\.skipped\.json|.*\.log|.*\.jsonl|.*\.tmp)$/;
+const NOT_ADAPTER =
+  /^(?:split\.json|run\.json|model_card\.json|.*\.check\.json|.*\.skipped\.json|.*\.log|.*\.jsonl|.*\.tmp)$/;
+
+/** The trainer's report of the adapter's check with PEFT, in the output folder. */
+export const ADAPTER_CHECK = 'adapter.check.json';
+
+/**
+ * The adapter's check from ADAPTER_CHECK's contents (parsed JSON, or its text when it is not
+ * JSON): null when there is none (undefined or null: a run from before the check); a report not
+ * in the trainer's form is a failed check naming the file.
+ */
+export function adapterCheck(raw: unknown): NonNullable<RunArchive['check']> | null {
+  if (raw === null || raw === undefined) return null;
+  if (!isRecord(raw) || typeof raw.ok !== 'boolean')
+    return {
+      ok: false,
+      max_logit_difference: null,
+      reason: `${ADAPTER_CHECK} is not the trainer's report (no "ok")`,
+    };
+  return {
+    ok: raw.ok,
+    max_logit_difference: num(raw.max_logit_difference),
+    reason: raw.ok ? null : (str(raw.reason) ?? 'no reason given'),
+  };
+}
 
 /** Whether a plain file of a folder goes into its archive (the adapter: not the run's records). */
 export const archived = (kind: ArchiveKind, name: string) =>
@@ -177,12 +201,14 @@ export const archiveStem = (runId: string, kind: ArchiveKind) => `${runId}-${kin
 export interface ArchiveFolder {
   path: string;
   files: { name: string; bytes: number }[] | null;
+  /** The adapter's ADAPTER_CHECK as read (see adapterCheck); absent or null when there is none. */
+  check?: unknown;
 }
 
 /**
  * Whether the run's archive of `kind` can be downloaded, from what its folder holds: a sentence
  * naming the cause when it cannot (still running, a full fine-tune's adapter, the folder deleted,
- * no model in it, a run that did not succeed).
+ * no model in it, a run that did not succeed, an adapter whose check with PEFT failed).
  */
 export function archiveRefusal(
   run: Pick<RunInfo, 'id' | 'state' | 'method'>,
@@ -199,6 +225,9 @@ export function archiveRefusal(
   const names = new Set(folder.files.map((file) => file.name));
   if (kind === 'adapter' && !names.has('adapter_config.json'))
     return `No LoRA adapter in ${folder.path} (adapter_config.json is missing)`;
+  const check = kind === 'adapter' ? adapterCheck(folder.check) : null;
+  if (check && !check.ok)
+    return `Run ${run.id}'s LoRA adapter failed its check with PEFT (${ADAPTER_CHECK}): ${check.reason}`;
   if (kind === 'merged') {
     if (!names.has('config.json') || ![...names].some((name) => name.endsWith('.safetensors')))
       return `No model in ${folder.path} (config.json or the .safetensors weights are missing)`;
@@ -217,6 +246,7 @@ export async function runArchive(
 ): Promise<RunArchive> {
   const reason = archiveRefusal(run, kind, folder);
   const files = folder.files ?? [];
+  const check = kind === 'adapter' ? adapterCheck(folder.check) : null;
   return reason === null
     ? {
         kind,
@@ -224,8 +254,9 @@ export async function runArchive(
         bytes: await zipBytes(files),
         files: files.length,
         reason,
+        check,
       }
-    : { kind, name: null, bytes: null, files: files.length, reason };
+    : { kind, name: null, bytes: null, files: files.length, reason, check };
 }
 
 /** Where the service sends one of a run's archives (GET /runs/{id}/exports/archive/{kind}). */

@@ -408,6 +408,19 @@ export const RunArchiveSchema = z.object({
   files: z.number(),
   /** Why it cannot be downloaded; null when it can. */
   reason: z.nullable(z.string()),
+  /**
+   * The adapter's check with PEFT (the trainer's adapter.check.json: loaded over the base, its
+   * logits compared with merged/'s): null for the merged model and for a run from before the check.
+   */
+  check: z.nullable(
+    z.object({
+      ok: z.boolean(),
+      /** The largest logit difference from merged/'s; null when the check could not run. */
+      max_logit_difference: z.nullable(z.number()),
+      /** Why it failed; null when ok. */
+      reason: z.nullable(z.string()),
+    }),
+  ),
 });
 export type RunArchive = z.infer<typeof RunArchiveSchema>;
 

@@ -443,6 +443,11 @@ describe.each([
       ['adapter', `${id}-adapter.zip`, 5, null],
       ['merged', `${id}-merged.zip`, 6, null],
     ]);
+    // The adapter carries its check with PEFT (adapter.check.json); the merged model none.
+    expect(archives.map((a) => a.check)).toEqual([
+      { ok: true, max_logit_difference: 2.4e-7, reason: null },
+      null,
+    ]);
     for (const archive of archives) {
       const path = `/runs/${id}/exports/archive/${archive.kind}`;
       const zip = await target.file('GET', path);

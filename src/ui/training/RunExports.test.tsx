@@ -105,8 +105,12 @@ describe("RunExports: an ended run's downloads", () => {
     expect(adapter).toHaveTextContent(/^Adapter · 788.00B · zip of 5 files$/);
     expect(adapter).toHaveAttribute('href', `${base}/adapter`);
     expect(adapter).toHaveAttribute('download', 'mock-run-1-adapter.zip');
+    expect(adapter.parentElement).toHaveTextContent(
+      /zip of 5 files · checked with PEFT: logits match merged\/ \(max 2\.4e-7\) \(PEFT/,
+    );
     const merged = within(list).getByRole('link', { name: /^Merged model · / });
     expect(merged).toHaveTextContent(/^Merged model · 902.00B · zip of 6 files$/);
+    expect(merged.parentElement).not.toHaveTextContent(/checked|not checked/);
     expect(merged).toHaveAttribute('download', 'mock-run-1-merged.zip');
     // No GGUF line: only the offer to write one.
     expect(within(runs).queryByRole('link', { name: /GGUF/ })).not.toBeInTheDocument();
@@ -176,6 +180,49 @@ describe("RunExports: an ended run's downloads", () => {
     expect(within(row).getByRole('button', { name: 'Write GGUF' })).toBeEnabled();
   });
 
+  describe("the adapter's check with PEFT", () => {
+    const url = `${DEFAULT_TRAINING_URL}/runs/:id/exports`;
+    const adapter = { kind: 'adapter', files: 5 } as const;
+    /** The listing with `archive` as the adapter, and a merged model offered. */
+    const serve = (archive: RunExports['archives'][number]) =>
+      server.use(
+        http.get(url, () =>
+          HttpResponse.json({
+            archives: [
+              archive,
+              { kind: 'merged', name: 'm.zip', bytes: 2048, files: 6, reason: null, check: null },
+            ],
+            gguf: {
+              state: 'none',
+              reason: 'x',
+              files: [],
+              modelfile: null,
+              modelfile_skipped: null,
+            },
+          } satisfies RunExports),
+        ),
+      );
+
+    it('an adapter from a run before the check is offered, labelled not checked', async () => {
+      serve({ ...adapter, name: 'a.zip', bytes: 1024, reason: null, check: null });
+      await finishedRun('none');
+      const runs = await screen.findByRole('region', { name: 'Runs' }, { timeout: 5000 });
+      const link = await within(runs).findByRole('link', { name: /^Adapter · / });
+      expect(link.parentElement).toHaveTextContent(/zip of 5 files · not checked \(PEFT/);
+    });
+
+    it('an adapter whose check failed is not offered: the reason is shown', async () => {
+      const failure = "Run mock-run-1's LoRA adapter failed its check with PEFT: logits differ";
+      const check = { ok: false, max_logit_difference: 0.28, reason: 'logits differ' };
+      serve({ ...adapter, name: null, bytes: null, reason: failure, check });
+      await finishedRun('none');
+      const runs = await screen.findByRole('region', { name: 'Runs' }, { timeout: 5000 });
+      expect(await within(runs).findByText(`Adapter: ${failure}`)).toBeInTheDocument();
+      expect(within(runs).queryByRole('link', { name: /^Adapter/ })).not.toBeInTheDocument();
+      expect(within(runs).getByRole('link', { name: /^Merged model/ })).toBeInTheDocument();
+    });
+  });
+
   it('a merged model deleted after the run says so with its path; a full run lists no adapter', async () => {
     const url = `${DEFAULT_TRAINING_URL}/runs/:id/exports`;
     const gone =
@@ -190,8 +237,9 @@ describe("RunExports: an ended run's downloads", () => {
               bytes: null,
               files: 0,
               reason: 'A full fine-tune has no LoRA adapter',
+              check: null,
             },
-            { kind: 'merged', name: null, bytes: null, files: 0, reason: gone },
+            { kind: 'merged', name: null, bytes: null, files: 0, reason: gone, check: null },
           ],
           gguf: {
             state: 'none',

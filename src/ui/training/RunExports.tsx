@@ -1,8 +1,8 @@
 /**
  * An ended run's exports (GET /runs/{id}/exports): the LoRA adapter and the merged model as zip
- * downloads with their sizes ("Merged model · 2.47GB · zip of 7 files"), or why not; and, for a
- * run asked for GGUF, each GGUF file the trainer kept, as a download link with its type, size and
- * llama.cpp's check ("GGUF Q8_0 · 1.30GB · checked in llama.cpp"), a file left out with its
+ * downloads with their sizes ("Merged model · 2.47GB · zip of 7 files"; the adapter with its check
+ * with PEFT), or why not; and, for a run asked for GGUF, each GGUF file the trainer kept, as a
+ * download link with its type, size and llama.cpp's check ("GGUF Q8_0 · 1.30GB · checked in llama.cpp"), a file left out with its
  * failure, the Ollama Modelfile, or why there is no GGUF. Shown in the Runs list and in the
  * finished run's summary.
  */
@@ -44,6 +44,19 @@ function GgufFileItem({ file, url }: { file: GgufFile; url: string }) {
   );
 }
 
+/**
+ * The adapter's check with PEFT beside its size ("checked with PEFT: logits match merged/ (max
+ * 3.0e-6)"), or "not checked" for a run from before the check; nothing for the merged model. A
+ * failed check is never offered: its refusal says why.
+ */
+function archiveCheck(archive: RunArchive): string {
+  if (archive.kind !== 'adapter') return '';
+  const difference = archive.check?.max_logit_difference;
+  if (!archive.check || difference === null || difference === undefined) return ' · not checked';
+  const max = difference === 0 ? '0' : difference.toExponential(1);
+  return ` · checked with PEFT: logits match merged/ (max ${max})`;
+}
+
 const ARCHIVE_TEXT = {
   adapter: ['Adapter', 'PEFT safetensors, its config and the tokenizer'],
   merged: ['Merged model', 'Hugging Face layout, safetensors'],
@@ -74,8 +87,8 @@ function ArchiveItem({
     <li>
       <a href={url} download={archive.name}>
         {label} · {formatBytes(archive.bytes ?? 0)} · zip of {archive.files} files
-      </a>{' '}
-      ({what})
+      </a>
+      {archiveCheck(archive)} ({what})
     </li>
   );
 }
