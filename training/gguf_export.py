@@ -7,8 +7,8 @@ Q8_0 quantizer).
     read_tokenizer(merged_dir) -> the tokenizer's pieces, or GgufSkipped naming the one it lacks
     gguf_bytes(stats, type) -> about how many bytes a file takes (before anything is written)
 
-Families: Llama, Qwen2, Qwen3, Gemma 2, Phi 3 (llama.cpp's architectures of the same names; Gemma 3
-is not written yet and is refused by name). The weights are read
+Families: Llama, Qwen2, Qwen3, Gemma 2, Gemma 3 (text), Phi 3 (llama.cpp's architectures of the
+same names). The weights are read
 one tensor at a time from the safetensors files (onnx_fused._Weights) and written one at a time
 (the writer's tensor infos first, then each tensor's data), so the peak memory is about the largest
 tensor, never the model.
@@ -17,8 +17,8 @@ What llama.cpp needs beyond the tensors, and how it is met here:
 - names: the package's TensorNameMap for the architecture maps each Hugging Face tensor name;
 - rotary layout: llama.cpp's `llama` architecture rotates adjacent pairs of each head's dimensions,
   Hugging Face's Llama the two halves (rotate_half), so q_proj's and k_proj's rows are reordered
-  per head (half i, half d/2 + i → rows 2i, 2i + 1). Qwen2, Qwen3, Gemma 2 and Phi 3 are read by
-  llama.cpp with the halves layout (NEOX) and are written as they are;
+  per head (half i, half d/2 + i → rows 2i, 2i + 1). Qwen2, Qwen3, Gemma 2, Gemma 3 and Phi 3 are
+  read by llama.cpp with the halves layout (NEOX) and are written as they are;
 - Gemma 2: its RMSNorm weights are stored as w for x * (1 + w), llama.cpp multiplies by the
   stored weight, so 1 is added to every norm weight; the attention and final soft-capping and the
   sliding window go into the metadata; the output matrix is the embedding (tied, none written);
@@ -26,6 +26,10 @@ What llama.cpp needs beyond the tensors, and how it is met here:
   (1/sqrt(hidden_size / heads) for the 46-layer 27B), so a config whose query_pre_attn_scalar is
   another number, that has no soft-capping, or whose layers do not alternate sliding and full
   attention from a sliding first one, is refused (gguf_problem);
+- Gemma 3 as Gemma 2 (its q/k norms get the 1 too), but llama.cpp fixes its pattern at five
+  sliding-window layers then a full one, rotates the sliding layers with base 10000 unscaled and
+  the full ones with the file's base and linear factor (the full-attention layers' rope), and
+  soft-caps no attention: other configs are refused;
 - Phi 3: its fused qkv_proj and gate_up_proj are llama.cpp's attn_qkv and 2 × n_ff ffn_up, in the
   same order (the package's tensor-name map names them). llama.cpp does not apply Phi 3's sliding
   window (config sliding_window, 2047 in the 4k model), so a prompt longer than it would differ;
@@ -62,7 +66,7 @@ from model_folder import checked_config, folder_json, read_json, weights_problem
 TYPES = ("F16", "Q8_0")
 # transformers model_type -> llama.cpp architecture (gguf.MODEL_ARCH member name).
 ARCHES = {"llama": "LLAMA", "qwen2": "QWEN2", "qwen3": "QWEN3", "gemma2": "GEMMA2",
-          "phi3": "PHI3"}
+          "gemma3_text": "GEMMA3", "phi3": "PHI3"}
 # Architectures llama.cpp rotates as adjacent pairs (q/k rows reordered when written).
 PAIRWISE_ROPE = ("llama",)
 # The byte-level pre-tokenizer's split rule (tokenizer.json) -> llama.cpp's name for it. An
@@ -78,7 +82,10 @@ PRE_TOKENIZERS = {
 # A ByteLevel pre-tokenizer with its own (GPT-2) rule.
 GPT2_PRE = "gpt-2"
 # Gemma's RMSNorm scales by 1 + weight; llama.cpp's by the weight, so 1 is added when written.
-PLUS_ONE_NORMS = ("gemma2",)
+PLUS_ONE_NORMS = ("gemma2", "gemma3_text")
+# llama.cpp's Gemma: (layers of the 27B, whose queries it scales by 1/sqrt(hidden_size / heads);
+# every layer whose index modulo the period is below period - 1 has a sliding window).
+GEMMA = {"gemma2": (46, 2), "gemma3_text": (62, 6)}
 
 
 class GgufSkipped(Exception):
@@ -90,6 +97,8 @@ def gguf_problem(config: dict) -> str | None:
     problem = weights_problem(config, ARCHES, "GGUF writer")
     if problem:
         return problem
+    if config["model_type"] == "gemma3_text":
+        return _gemma3_rope_problem(config) or _gemma_problem(config)
     rope = config.get("rope_parameters") or config.get("rope_scaling") or {}
     kind = str(rope.get("rope_type", rope.get("type", "default")) or "default") if isinstance(
         rope, dict) else "default"
@@ -103,34 +112,57 @@ def gguf_problem(config: dict) -> str | None:
     if config.get("use_sliding_window"):
         return "sliding-window attention is not written by the GGUF writer for this family"
     if config["model_type"] == "gemma2":
-        return _gemma2_problem(config)
+        return _gemma_problem(config)
     return None
 
 
-def _gemma2_problem(config: dict) -> str | None:
-    """What llama.cpp's GEMMA2 cannot express: it scales queries by 1/sqrt(head_dim) (by
-    1/sqrt(hidden_size / heads) for the 46-layer 27B), always soft-caps the attention and the
-    final logits, and alternates sliding-window and full layers starting with a sliding one."""
+def _gemma_problem(config: dict) -> str | None:
+    """What llama.cpp's GEMMA2 and GEMMA3 cannot express: they scale queries by 1/sqrt(head_dim)
+    (by 1/sqrt(hidden_size / heads) for the 27B), have sliding-window layers in a fixed period
+    (GEMMA), GEMMA2 always soft-caps the attention and the final logits, GEMMA3 never the
+    attention."""
+    model_type = config["model_type"]
+    family = "Gemma 2" if model_type == "gemma2" else "Gemma 3"
+    big, period = GEMMA[model_type]
     heads = int(config.get("num_attention_heads") or 1)
     head_dim = int(config.get("head_dim") or config.get("hidden_size", 0) // heads)
-    llama_cpp = (config.get("hidden_size", 0) / heads if config.get("num_hidden_layers") == 46
-                 else head_dim)
+    layers = int(config.get("num_hidden_layers") or 0)
+    llama_cpp = config.get("hidden_size", 0) / heads if layers == big else head_dim
     scalar = config.get("query_pre_attn_scalar", 256)
     if float(scalar) != float(llama_cpp):
-        return (f"query_pre_attn_scalar {scalar} differs from what llama.cpp scales Gemma 2's "
-                f"queries by ({llama_cpp:g}: head_dim, or hidden_size / heads for the 46-layer "
-                f"27B), so llama.cpp would compute other attention")
-    for key in ("attn_logit_softcapping", "final_logit_softcapping"):
+        return (f"query_pre_attn_scalar {scalar} differs from what llama.cpp scales {family}'s "
+                f"queries by ({llama_cpp:g}: head_dim, or hidden_size / heads for the "
+                f"{big}-layer 27B), so llama.cpp would compute other attention")
+    capped = ("attn_logit_softcapping", "final_logit_softcapping") if model_type == "gemma2" else ()
+    for key in capped:
         if config.get(key) is None:
-            return f"{key} is not set, and llama.cpp soft-caps Gemma 2's logits always"
-    layers = int(config.get("num_hidden_layers") or 0)
-    expected = ["sliding_attention" if i % 2 == 0 else "full_attention" for i in range(layers)]
+            return f"{key} is not set, and llama.cpp soft-caps {family}'s logits always"
+    if model_type == "gemma3_text" and config.get("attn_logit_softcapping") is not None:
+        return "attn_logit_softcapping is set, and llama.cpp does not soft-cap Gemma 3's attention"
+    expected = ["sliding_attention" if i % period < period - 1 else "full_attention"
+                for i in range(layers)]
     if config.get("layer_types") not in (None, expected):
-        return ("layer_types is not sliding and full attention alternating from a sliding "
-                "first layer, the only pattern llama.cpp runs for Gemma 2")
+        pattern = "a sliding-window layer" if period == 2 else f"{period - 1} sliding-window layers"
+        return (f"layer_types is not {pattern} then a full one, in turn, the only pattern "
+                f"llama.cpp runs for {family}")
     if config.get("hidden_activation", "gelu_pytorch_tanh") != "gelu_pytorch_tanh":
         return (f"hidden_activation {config.get('hidden_activation')!r} is not the tanh GELU "
-                f"llama.cpp runs for Gemma 2")
+                f"llama.cpp runs for {family}")
+    return None
+
+
+def _gemma3_rope_problem(config: dict) -> str | None:
+    """llama.cpp's GEMMA3 rotates the sliding-window layers with base 10000 unscaled and the full
+    ones with the file's base and linear scaling factor."""
+    rope = config.get("rope_parameters") or {}
+    local, full = rope.get("sliding_attention") or {}, rope.get("full_attention") or {}
+    if local.get("rope_type", "default") != "default" or float(
+            local.get("rope_theta", 10000.0)) != 10000.0:
+        return ("the sliding-window layers' rope (rope_parameters.sliding_attention) is not the "
+                "unscaled base 10000 llama.cpp runs for Gemma 3")
+    if full.get("rope_type", "default") not in ("default", "linear"):
+        return (f"rope type {full.get('rope_type')!r} of the full-attention layers is not one the "
+                f"GGUF writer writes for Gemma 3 (default, linear)")
     return None
 
 
@@ -384,6 +416,8 @@ def write_gguf(merged_dir: str, path: str, type_name: str, say=lambda _: None) -
             kind = qtype
         plan.append((name, hf_name, shape, kind))
     rope = getattr(config, "rope_parameters", None) or {}
+    if model_type == "gemma3_text":  # the full-attention layers' (llama.cpp's global) rope
+        rope = rope.get("full_attention") or {}
     freqs = _rope_freqs(config) if rope.get("rope_type") == "llama3" else None
 
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
@@ -405,10 +439,15 @@ def write_gguf(merged_dir: str, path: str, type_name: str, say=lambda _: None) -
     writer.add_file_type(gguf.LlamaFileType.MOSTLY_F16 if type_name == "F16"
                          else gguf.LlamaFileType.MOSTLY_Q8_0)
     writer.add_quantization_version(gguf.GGML_QUANT_VERSION)
-    if model_type == "gemma2":
-        writer.add_attn_logit_softcapping(float(config.attn_logit_softcapping))
-        writer.add_final_logit_softcapping(float(config.final_logit_softcapping))
+    if model_type in GEMMA:
+        if config.attn_logit_softcapping is not None:
+            writer.add_attn_logit_softcapping(float(config.attn_logit_softcapping))
+        if config.final_logit_softcapping is not None:
+            writer.add_final_logit_softcapping(float(config.final_logit_softcapping))
         writer.add_sliding_window(int(config.sliding_window))
+    if rope.get("rope_type") == "linear":
+        writer.add_rope_scaling_type(gguf.RopeScalingType.LINEAR)
+        writer.add_rope_scaling_factor(float(rope["factor"]))
 
     tokens, scores, types = [], [], []
     for text, score, kind in vocab.all_tokens():
