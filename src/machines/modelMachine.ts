@@ -32,6 +32,11 @@ export interface ModelContext {
   plan: DownloadPlan | null;
   /** Download size (bytes) of each model's variant that would load, from the plans seen. */
   sizes: Record<string, number>;
+  /**
+   * A variant chosen instead of an entry's own (by entry value → dtype): "Load q4 instead" after
+   * the check on this GPU found the loaded one disagreeing with the trainer.
+   */
+  variants: Record<string, string>;
 }
 
 export interface ModelInput {
@@ -54,6 +59,8 @@ export type ModelEvent =
       select?: boolean;
     }
   | { type: 'model.load' }
+  /** Load the selected model again as another of its published variants (the check's advice). */
+  | { type: 'model.loadVariant'; dtype: string }
   | { type: 'model.retry' }
   /** After a fault (GPU lost, worker crashed or silent): load the same model in a fresh worker. */
   | { type: 'model.reload' }
@@ -64,24 +71,33 @@ export function normaliseSelection(value: string): string {
   return value.trim();
 }
 
-export function toLoadSpec(context: ModelContext): ModelLoadSpec | null {
+/** The selected entry, as the variant the user chose instead of its own (if any). */
+function selectedOption(context: ModelContext): ModelOption | undefined {
   const option = context.models.find((m) => m.value === context.selected);
+  const dtype = option ? context.variants[option.value] : undefined;
+  return option && dtype ? { ...option, dtype, fallback: undefined } : option;
+}
+
+export function toLoadSpec(context: ModelContext): ModelLoadSpec | null {
+  const option = selectedOption(context);
   return option ? loadSpecOf(option, context) : null;
 }
 
 /** The variant that would load: the f16-free fallback when the GPU lacks `shader-f16`. */
 export function variantOf(context: ModelContext): { id: string; dtype: string } | null {
-  const option = context.models.find((m) => m.value === context.selected);
+  const option = selectedOption(context);
   if (!option) return null;
   return !context.shaderF16 && option.dtype.includes('f16') && option.fallback
     ? option.fallback
     : { id: option.id, dtype: option.dtype };
 }
 
-/** Whether the selected model is the one already loaded. */
+/** Whether the selected model is the one already loaded (as the variant that would load). */
 export function isSelectedLoaded(context: ModelContext): boolean {
   const variant = variantOf(context);
-  return variant !== null && context.loaded?.id === variant.id;
+  return (
+    variant !== null && context.loaded?.id === variant.id && context.loaded.dtype === variant.dtype
+  );
 }
 
 type ModelEventOf<T extends ModelEvent['type']> = Extract<ModelEvent, { type: T }>;
@@ -106,6 +122,9 @@ export const modelMachine = setup({
     canSwitch: ({ context }) => toLoadSpec(context) !== null && !isSelectedLoaded(context),
     /** The worker replays the trainer's reference next (a trained model). */
     announcesCheck: (_, data: ReadyData) => data?.checking === true,
+    /** The check's advice: another published variant of the loaded model that runs here. */
+    isCheckAlternative: ({ context }, dtype: string) =>
+      context.check?.result === 'diverged' && context.check.alternative === dtype,
     /** The check is of the model loaded here (not of a model an evaluation loaded since). */
     checksLoaded: ({ context }, message: ReferenceMessage) =>
       context.loaded?.id === message.id && context.loaded.dtype === message.dtype,
@@ -132,6 +151,12 @@ export const modelMachine = setup({
       return { models: [...context.models, option], selected: id, error: null };
     }),
     select: assign({ selected: (_, value: string) => normaliseSelection(value) }),
+    chooseVariant: assign({
+      variants: ({ context }, dtype: string) => ({
+        ...context.variants,
+        [context.selected]: dtype,
+      }),
+    }),
     postPlan: enqueueActions(({ context, enqueue }) => {
       const variant = variantOf(context);
       // The entry's own host (a trained model's is the training service), as its load uses: the
@@ -212,6 +237,7 @@ export const modelMachine = setup({
     check: null,
     plan: null,
     sizes: {},
+    variants: {},
   }),
   initial: 'none',
   on: {
@@ -343,7 +369,15 @@ export const modelMachine = setup({
             },
           },
         },
-        checked: {},
+        checked: {
+          on: {
+            'model.loadVariant': {
+              guard: { type: 'isCheckAlternative', params: ({ event }) => event.dtype },
+              target: '#model.loading',
+              actions: { type: 'chooseVariant', params: ({ event }) => event.dtype },
+            },
+          },
+        },
       },
       on: {
         // The picker stays usable: choosing and loading another model switches (the worker

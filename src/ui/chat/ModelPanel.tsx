@@ -49,6 +49,8 @@ export function ModelPanel({
   const missingVariant = useSelector(model, selectMissingVariant);
   // The inline question before stopping a reply is ephemeral UI state.
   const [confirming, setConfirming] = useState(false);
+  // The variant "Load q4 instead" asked for, while the question before stopping a reply is open.
+  const [variant, setVariant] = useState<string | null>(null);
   const state = useSelector(model, selectModelStatus);
   const selected = useSelector(model, selectSelectedModel);
   const error = useSelector(model, selectLoadError);
@@ -59,14 +61,17 @@ export function ModelPanel({
   const check = useSelector(model, selectReferenceCheck);
   const loading = state === 'loading';
 
-  const load = () => {
+  /** Loads the selected model, or (`dtype`) the check's other variant of the loaded one. */
+  const load = (dtype: string | null = null) => {
     if (generating && !confirming) {
+      setVariant(dtype);
       setConfirming(true);
       return;
     }
     setConfirming(false);
+    setVariant(null);
     if (generating) onStopReply?.();
-    model.send({ type: 'model.load' });
+    model.send(dtype ? { type: 'model.loadVariant', dtype } : { type: 'model.load' });
   };
 
   return (
@@ -128,7 +133,7 @@ export function ModelPanel({
             Retry
           </button>
         ) : (
-          <button type="button" className="primary" disabled={!canLoad} onClick={load}>
+          <button type="button" className="primary" disabled={!canLoad} onClick={() => load()}>
             Load model
           </button>
         )}
@@ -136,16 +141,22 @@ export function ModelPanel({
       </div>
       {check && (
         <Suspense fallback={null}>
-          <ReferenceCheckStatus check={check} />
+          <ReferenceCheckStatus check={check} onLoadAlternative={(dtype) => load(dtype)} />
         </Suspense>
       )}
       {confirming && (
         <div className="switch-confirm" role="group" aria-label="Stop the reply?">
           <p>A reply is being written. Stop it and load the other model?</p>
-          <button type="button" className="primary" onClick={load}>
+          <button type="button" className="primary" onClick={() => load(variant)}>
             Stop reply and load
           </button>
-          <button type="button" onClick={() => setConfirming(false)}>
+          <button
+            type="button"
+            onClick={() => {
+              setConfirming(false);
+              setVariant(null);
+            }}
+          >
             Keep writing
           </button>
         </div>

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { act, render, screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { createActor } from 'xstate';
 import { modelMachine } from '../../machines/modelMachine';
 import { fakeWorker } from '../../machines/test-helpers';
@@ -56,6 +57,27 @@ describe('ModelPanel — checked on this GPU', () => {
     );
     expect(screen.queryByRole('alert')).toBeNull();
     expect(screen.getByRole('button', { name: 'Load model' })).toBeDisabled();
+  });
+
+  it("a divergence with another variant offers 'Load fp32 instead', which loads it; without one, no button", async () => {
+    const { actor, report } = loadedTrained();
+    await screen.findByRole('status');
+    report(divergedCheck({ step: 3, alternative: 'fp32' }));
+    const button = screen.getByRole('button', { name: 'Load fp32 instead' });
+    button.focus();
+    await userEvent.keyboard('{Enter}');
+    expect(actor.getSnapshot().matches('loading')).toBe(true);
+    expect(actor.getSnapshot().context.variants).toEqual({ [TRAINED.value]: 'fp32' });
+  });
+
+  it('no other variant runs here: the warning says so and offers no button', async () => {
+    const { report } = loadedTrained();
+    await screen.findByRole('status');
+    report(divergedCheck({ step: 3, alternative: null }));
+    expect(screen.getByRole('status')).toHaveTextContent(
+      'no other variant of it runs on this GPU.',
+    );
+    expect(screen.queryByRole('button', { name: /instead/ })).toBeNull();
   });
 
   it('a model the trainer did not export shows nothing', () => {

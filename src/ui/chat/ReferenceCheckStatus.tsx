@@ -11,10 +11,13 @@ import { referenceCheckText } from '../../shared/reference-check-text';
 export const ReferenceCheckStatus = memo(function ReferenceCheckStatus({
   check,
   label,
+  onLoadAlternative,
 }: {
   check: CheckStatus;
   /** Whose check it is, where several show (Compare's "A", "B"). */
   label?: string | undefined;
+  /** Offers "Load q4 instead" when the check names another variant that runs on this GPU. */
+  onLoadAlternative?: ((dtype: string) => void) | undefined;
 }) {
   if (!check) return null;
   const prefix = label ? `${label}: ` : '';
@@ -25,7 +28,8 @@ export const ReferenceCheckStatus = memo(function ReferenceCheckStatus({
       </p>
     );
   const { tone, headline, detail } = referenceCheckText(check);
-  return (
+  const alternative = check.result === 'diverged' ? check.alternative : null;
+  const status = (
     <p role="status" className={`reference-check reference-check-${tone}`}>
       {tone !== 'neutral' && (
         <span className="reference-check-icon" aria-hidden="true">
@@ -38,5 +42,14 @@ export const ReferenceCheckStatus = memo(function ReferenceCheckStatus({
         {detail && <span className="reference-check-detail">{detail}</span>}
       </span>
     </p>
+  );
+  if (!alternative || !onLoadAlternative) return status;
+  return (
+    <div className="reference-check-row">
+      {status}
+      <button type="button" onClick={() => onLoadAlternative(alternative)}>
+        Load {alternative} instead
+      </button>
+    </div>
   );
 });
