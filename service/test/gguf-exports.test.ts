@@ -47,8 +47,11 @@ async function ggufOf(service: TestService, id: string): Promise<GgufExports> {
   return RunExportsSchema.parse(reply.json).gguf;
 }
 
-/** Reads the listing until it is no longer "writing". */
-async function settled(service: TestService, id: string, timeoutMs = 10_000) {
+/**
+ * Reads the listing until it is no longer "writing" (it returns as soon as it is: the long limit
+ * is for a loaded machine, where starting the exporter's process alone can take seconds).
+ */
+async function settled(service: TestService, id: string, timeoutMs = 45_000) {
   const until = Date.now() + timeoutMs;
   let gguf = await ggufOf(service, id);
   while (gguf.state === 'writing' && Date.now() < until) {
