@@ -117,6 +117,9 @@ def _value(field: dict, value) -> str:
         return "—"
     if isinstance(value, bool):
         return "yes" if value else "no"
+    if field["type"] == "template":
+        # Many lines of Jinja do not fit a table cell; the model's files carry the template itself.
+        return f"given ({len(value):,} characters), saved with the model as its chat template"
     shown = f"{value:g}" if isinstance(value, float) else str(value)
     return f"{shown} {field['unit']}" if field.get("unit") else shown
 

@@ -322,6 +322,14 @@ class PureTest(unittest.TestCase):
         self.assertEqual(model_card.hub_base("/c/hub/datasets--a--b/snapshots/abc"), (None, None))
         self.assertEqual(model_card.hub_base("/models/llama"), (None, None))
 
+    def test_a_chat_template_is_named_in_one_cell_not_written_out(self):
+        field = next(f for f in fields.load_fields() if f["name"] == "chat_template")
+        template = "{% for m in messages %}\n{{ m.content }} | x\n{% endfor %}"
+        self.assertEqual(model_card._value(field, template),
+                         f"given ({len(template)} characters), saved with the model as its chat "
+                         "template")
+        self.assertEqual(model_card._value(field, ""), "—")
+
     def test_the_figures_are_the_last_logged(self):
         history = [{"loss": 2.5, "step": 1}, {"eval_loss": 2.7, "step": 1},
                    {"loss": 2.1234567, "step": 2}, {"train_runtime": 1.0, "train_loss": 2.3,
