@@ -7,7 +7,8 @@
  * only) and `garbled` (`good` with the bits of the q4 weights flipped in
  * `onnx/model_q4.onnx_data`). After each Load the worker replays the reference: the two correct
  * ones say "the same answer as the trainer's", the garbled one names the step that differs and
- * stays usable (a message sent at once is answered). The tiny test model from a Hub-like host gets
+ * stays usable (a message sent at once is answered), and its "Load fp32 instead" loads the intact
+ * fp32, which agrees. The tiny test model from a Hub-like host gets
  * no check and no export.json request. Compare shows the check of each trained model it loads.
  * No request leaves loopback.
  *
@@ -222,6 +223,24 @@ describe('checked on this GPU', () => {
       const column = await page.locator('.chat-column').boundingBox();
       expect(box && column && box.x + box.width <= column.x + column.width + 1).toBe(true);
       expect(await line.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+
+      // The advice as an action: "Load fp32 instead" loads the same run's fp32 (its bits intact),
+      // which is checked in turn and agrees; the conversation stays.
+      const load = page.getByRole('button', { name: 'Load fp32 instead' });
+      const loadBox = await load.boundingBox();
+      expect(loadBox && column && loadBox.x + loadBox.width <= column.x + column.width + 1).toBe(
+        true,
+      );
+      await load.focus();
+      await page.keyboard.press('Enter');
+      await expect
+        .poll(() => filesOf('garbled').includes('onnx/model.onnx'), { timeout: 60_000 })
+        .toBe(true);
+      line = await checkLine(page, /^✓.*fp32 ·/);
+      expect(await line.textContent()).toBe(
+        `✓${AGREED}fp32 · 16 tokens replayed, 16 with a clear lead compared`,
+      );
+      expect(await page.locator('.bubble-assistant').count()).toBeGreaterThan(before);
       // inBrowser then asserts that no request left loopback: the Hub never heard of these models.
     });
   }, 600_000);
