@@ -183,7 +183,7 @@ export const appMachine = setup({
         status: 'error',
         phase: 'generate',
         purpose: 'dataset',
-        data: 'The local model is busy with a comparison (Compare). Wait for it to finish or stop it, then try again.',
+        data: 'The local model is busy with Compare. Wait for it to finish or stop it, then try again.',
       },
     }),
     attachEvaluation: assign({ evaluation: (_, port: EvaluationPort) => port }),

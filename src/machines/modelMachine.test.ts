@@ -466,13 +466,11 @@ describe('modelMachine — checked on this GPU (a trained model)', () => {
   it("'Load fp32 instead': the check's other variant loads (no fallback) and is checked in turn", () => {
     const { actor, worker } = loadTrained();
     actor.send(readyChecking);
-    // Only the variant the check advised, and only once it is known.
-    actor.send({ type: 'model.loadVariant', dtype: 'fp32' });
+    // Only once the check has its outcome.
+    actor.send({ type: 'model.loadAlternative', dtype: 'fp32' });
     expect(actor.getSnapshot().value).toEqual({ ready: 'checking' });
     actor.send(reference(divergedCheck({ step: 1, alternative: 'fp32' })));
-    actor.send({ type: 'model.loadVariant', dtype: 'fp16' });
-    expect(actor.getSnapshot().value).toEqual({ ready: 'checked' });
-    actor.send({ type: 'model.loadVariant', dtype: 'fp32' });
+    actor.send({ type: 'model.loadAlternative', dtype: 'fp32' });
     expect(actor.getSnapshot().matches('loading')).toBe(true);
     expect(worker.posted.at(-1)).toMatchObject({
       type: 'load',
@@ -486,14 +484,6 @@ describe('modelMachine — checked on this GPU (a trained model)', () => {
     expect(selectReferenceCheck(actor.getSnapshot())).toEqual(agreed);
     // The chosen variant is what is loaded now: Load has nothing to switch to.
     expect(actor.getSnapshot().can({ type: 'model.load' })).toBe(false);
-  });
-
-  it('a diverged check with no other variant offers none', () => {
-    const { actor } = loadTrained();
-    actor.send(readyChecking);
-    actor.send(reference(divergedCheck({ step: 1, alternative: null })));
-    actor.send({ type: 'model.loadVariant', dtype: 'fp32' });
-    expect(actor.getSnapshot().value).toEqual({ ready: 'checked' });
   });
 
   it("ready.checking ignores a check of another model (an evaluation's load)", () => {

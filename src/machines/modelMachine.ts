@@ -32,11 +32,6 @@ export interface ModelContext {
   plan: DownloadPlan | null;
   /** Download size (bytes) of each model's variant that would load, from the plans seen. */
   sizes: Record<string, number>;
-  /**
-   * A variant chosen instead of an entry's own (by entry value → dtype): "Load q4 instead" after
-   * the check on this GPU found the loaded one disagreeing with the trainer.
-   */
-  variants: Record<string, string>;
 }
 
 export interface ModelInput {
@@ -59,8 +54,8 @@ export type ModelEvent =
       select?: boolean;
     }
   | { type: 'model.load' }
-  /** Load the selected model again as another of its published variants (the check's advice). */
-  | { type: 'model.loadVariant'; dtype: string }
+  /** Load the checked model again as the other variant its check advised ("Load q4 instead"). */
+  | { type: 'model.loadAlternative'; dtype: string }
   | { type: 'model.retry' }
   /** After a fault (GPU lost, worker crashed or silent): load the same model in a fresh worker. */
   | { type: 'model.reload' }
@@ -71,33 +66,24 @@ export function normaliseSelection(value: string): string {
   return value.trim();
 }
 
-/** The selected entry, as the variant the user chose instead of its own (if any). */
-function selectedOption(context: ModelContext): ModelOption | undefined {
-  const option = context.models.find((m) => m.value === context.selected);
-  const dtype = option ? context.variants[option.value] : undefined;
-  return option && dtype ? { ...option, dtype, fallback: undefined } : option;
-}
-
 export function toLoadSpec(context: ModelContext): ModelLoadSpec | null {
-  const option = selectedOption(context);
+  const option = context.models.find((m) => m.value === context.selected);
   return option ? loadSpecOf(option, context) : null;
 }
 
 /** The variant that would load: the f16-free fallback when the GPU lacks `shader-f16`. */
 export function variantOf(context: ModelContext): { id: string; dtype: string } | null {
-  const option = selectedOption(context);
+  const option = context.models.find((m) => m.value === context.selected);
   if (!option) return null;
   return !context.shaderF16 && option.dtype.includes('f16') && option.fallback
     ? option.fallback
     : { id: option.id, dtype: option.dtype };
 }
 
-/** Whether the selected model is the one already loaded (as the variant that would load). */
+/** Whether the selected model is the one already loaded. */
 export function isSelectedLoaded(context: ModelContext): boolean {
   const variant = variantOf(context);
-  return (
-    variant !== null && context.loaded?.id === variant.id && context.loaded.dtype === variant.dtype
-  );
+  return variant !== null && context.loaded?.id === variant.id;
 }
 
 type ModelEventOf<T extends ModelEvent['type']> = Extract<ModelEvent, { type: T }>;
@@ -122,9 +108,6 @@ export const modelMachine = setup({
     canSwitch: ({ context }) => toLoadSpec(context) !== null && !isSelectedLoaded(context),
     /** The worker replays the trainer's reference next (a trained model). */
     announcesCheck: (_, data: ReadyData) => data?.checking === true,
-    /** The check's advice: another published variant of the loaded model that runs here. */
-    isCheckAlternative: ({ context }, dtype: string) =>
-      context.check?.result === 'diverged' && context.check.alternative === dtype,
     /** The check is of the model loaded here (not of a model an evaluation loaded since). */
     checksLoaded: ({ context }, message: ReferenceMessage) =>
       context.loaded?.id === message.id && context.loaded.dtype === message.dtype,
@@ -151,11 +134,12 @@ export const modelMachine = setup({
       return { models: [...context.models, option], selected: id, error: null };
     }),
     select: assign({ selected: (_, value: string) => normaliseSelection(value) }),
+    // The selected entry becomes that variant, with no fallback.
     chooseVariant: assign({
-      variants: ({ context }, dtype: string) => ({
-        ...context.variants,
-        [context.selected]: dtype,
-      }),
+      models: ({ context }, dtype: string) =>
+        context.models.map((m) =>
+          m.value === context.selected ? { ...m, dtype, fallback: undefined } : m,
+        ),
     }),
     postPlan: enqueueActions(({ context, enqueue }) => {
       const variant = variantOf(context);
@@ -191,8 +175,7 @@ export const modelMachine = setup({
     }),
     removeFile: assign({ files: ({ context }, file: string) => fileDone(context.files, file) }),
     storeStall: assign({
-      error:
-        'The model worker stopped responding while loading (no progress for two minutes). Retry, or reload the page.',
+      error: 'The model worker stopped responding while loading (no progress for two minutes).',
       files: [],
     }),
     storeError: assign({
@@ -237,7 +220,6 @@ export const modelMachine = setup({
     check: null,
     plan: null,
     sizes: {},
-    variants: {},
   }),
   initial: 'none',
   on: {
@@ -371,8 +353,8 @@ export const modelMachine = setup({
         },
         checked: {
           on: {
-            'model.loadVariant': {
-              guard: { type: 'isCheckAlternative', params: ({ event }) => event.dtype },
+            // Offered only with the check's `alternative` (ReferenceCheckStatus).
+            'model.loadAlternative': {
               target: '#model.loading',
               actions: { type: 'chooseVariant', params: ({ event }) => event.dtype },
             },

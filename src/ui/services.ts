@@ -69,6 +69,6 @@ export const ServicesContext = createContext<Services | null>(null);
 
 export function useServices(): Services {
   const services = useContext(ServicesContext);
-  if (!services) throw new Error('No ServicesContext: the composition root provides it.');
+  if (!services) throw new Error('No ServicesContext');
   return services;
 }

@@ -49,8 +49,6 @@ export function ModelPanel({
   const missingVariant = useSelector(model, selectMissingVariant);
   // The inline question before stopping a reply is ephemeral UI state.
   const [confirming, setConfirming] = useState(false);
-  // The variant "Load q4 instead" asked for, while the question before stopping a reply is open.
-  const [variant, setVariant] = useState<string | null>(null);
   const state = useSelector(model, selectModelStatus);
   const selected = useSelector(model, selectSelectedModel);
   const error = useSelector(model, selectLoadError);
@@ -61,17 +59,14 @@ export function ModelPanel({
   const check = useSelector(model, selectReferenceCheck);
   const loading = state === 'loading';
 
-  /** Loads the selected model, or (`dtype`) the check's other variant of the loaded one. */
-  const load = (dtype: string | null = null) => {
+  const load = () => {
     if (generating && !confirming) {
-      setVariant(dtype);
       setConfirming(true);
       return;
     }
     setConfirming(false);
-    setVariant(null);
     if (generating) onStopReply?.();
-    model.send(dtype ? { type: 'model.loadVariant', dtype } : { type: 'model.load' });
+    model.send({ type: 'model.load' });
   };
 
   return (
@@ -84,9 +79,8 @@ export function ModelPanel({
         <>
           <h1 id="start-heading">Load local LLM models within the browser!</h1>
           <p className="intro">
-            Choose a model and load it: it is downloaded once, then runs entirely in your browser on
-            WebGPU with Transformers.js and ONNX Runtime Web. Nothing you type leaves this device,
-            and once loaded it works without wifi.
+            Choose a model: downloaded once, it runs in your browser on WebGPU. Nothing you type
+            leaves this device; once loaded it works offline.
           </p>
         </>
       )}
@@ -133,7 +127,7 @@ export function ModelPanel({
             Retry
           </button>
         ) : (
-          <button type="button" className="primary" disabled={!canLoad} onClick={() => load()}>
+          <button type="button" className="primary" disabled={!canLoad} onClick={load}>
             Load model
           </button>
         )}
@@ -141,22 +135,21 @@ export function ModelPanel({
       </div>
       {check && (
         <Suspense fallback={null}>
-          <ReferenceCheckStatus check={check} onLoadAlternative={(dtype) => load(dtype)} />
+          <ReferenceCheckStatus
+            check={check}
+            onLoadAlternative={(dtype) => model.send({ type: 'model.loadAlternative', dtype })}
+            generating={generating}
+            onStopReply={onStopReply}
+          />
         </Suspense>
       )}
       {confirming && (
         <div className="switch-confirm" role="group" aria-label="Stop the reply?">
           <p>A reply is being written. Stop it and load the other model?</p>
-          <button type="button" className="primary" onClick={() => load(variant)}>
+          <button type="button" className="primary" onClick={load}>
             Stop reply and load
           </button>
-          <button
-            type="button"
-            onClick={() => {
-              setConfirming(false);
-              setVariant(null);
-            }}
-          >
+          <button type="button" onClick={() => setConfirming(false)}>
             Keep writing
           </button>
         </div>

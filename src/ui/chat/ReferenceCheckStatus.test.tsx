@@ -7,6 +7,7 @@ import { fakeWorker } from '../../machines/test-helpers';
 import { MODELS } from '../../shared/models';
 import type { ReferenceCheck } from '../../shared/reference-check';
 import { ModelPanel } from './ModelPanel';
+import { ReferenceCheckStatus } from './ReferenceCheckStatus';
 import { divergedCheck, TRAINED_WITH_REFERENCE } from '../../shared/reference-check.fixtures';
 
 const TRAINED = TRAINED_WITH_REFERENCE;
@@ -67,7 +68,8 @@ describe('ModelPanel — checked on this GPU', () => {
     button.focus();
     await userEvent.keyboard('{Enter}');
     expect(actor.getSnapshot().matches('loading')).toBe(true);
-    expect(actor.getSnapshot().context.variants).toEqual({ [TRAINED.value]: 'fp32' });
+    const entry = actor.getSnapshot().context.models.find((m) => m.value === TRAINED.value);
+    expect([entry?.dtype, entry?.fallback]).toEqual(['fp32', undefined]);
   });
 
   it('no other variant runs here: the warning says so and offers no button', async () => {
@@ -78,6 +80,28 @@ describe('ModelPanel — checked on this GPU', () => {
       'no other variant of it runs on this GPU.',
     );
     expect(screen.queryByRole('button', { name: /instead/ })).toBeNull();
+  });
+
+  it('while a reply streams, Load fp32 instead asks first; Keep writing keeps it, Stop reply and load stops and loads', async () => {
+    const user = userEvent.setup();
+    const calls: string[] = [];
+    render(
+      <ReferenceCheckStatus
+        check={divergedCheck({ step: 3, alternative: 'fp32' })}
+        generating
+        onStopReply={() => calls.push('stop')}
+        onLoadAlternative={(dtype) => calls.push(`load ${dtype}`)}
+      />,
+    );
+    await user.click(screen.getByRole('button', { name: 'Load fp32 instead' }));
+    expect(screen.getByRole('group', { name: 'Stop the reply?' })).toHaveTextContent(
+      'A reply is being written. Stop it and load fp32?',
+    );
+    await user.click(screen.getByRole('button', { name: 'Keep writing' }));
+    expect(calls).toEqual([]);
+    await user.click(screen.getByRole('button', { name: 'Load fp32 instead' }));
+    await user.click(screen.getByRole('button', { name: 'Stop reply and load' }));
+    expect(calls).toEqual(['stop', 'load fp32']);
   });
 
   it('a model the trainer did not export shows nothing', () => {

@@ -1,4 +1,4 @@
-import { memo } from 'react';
+import { memo, useState } from 'react';
 import type { CheckStatus } from '../../shared/reference-check';
 import { referenceCheckText } from '../../shared/reference-check-text';
 
@@ -12,13 +12,19 @@ export const ReferenceCheckStatus = memo(function ReferenceCheckStatus({
   check,
   label,
   onLoadAlternative,
+  generating = false,
+  onStopReply,
 }: {
   check: CheckStatus;
   /** Whose check it is, where several show (Compare's "A", "B"). */
   label?: string | undefined;
   /** Offers "Load q4 instead" when the check names another variant that runs on this GPU. */
   onLoadAlternative?: ((dtype: string) => void) | undefined;
+  /** A reply is streaming: loading stops it, after asking (as the picker's Load does). */
+  generating?: boolean | undefined;
+  onStopReply?: (() => void) | undefined;
 }) {
+  const [asking, setAsking] = useState(false);
   if (!check) return null;
   const prefix = label ? `${label}: ` : '';
   if (check.result === 'checking')
@@ -44,12 +50,29 @@ export const ReferenceCheckStatus = memo(function ReferenceCheckStatus({
     </p>
   );
   if (!alternative || !onLoadAlternative) return status;
+  const load = () => {
+    setAsking(false);
+    if (generating) onStopReply?.();
+    onLoadAlternative(alternative);
+  };
   return (
     <div className="reference-check-row">
       {status}
-      <button type="button" onClick={() => onLoadAlternative(alternative)}>
-        Load {alternative} instead
-      </button>
+      {asking && generating ? (
+        <div className="switch-confirm" role="group" aria-label="Stop the reply?">
+          <p>A reply is being written. Stop it and load {alternative}?</p>
+          <button type="button" className="primary" onClick={load}>
+            Stop reply and load
+          </button>
+          <button type="button" onClick={() => setAsking(false)}>
+            Keep writing
+          </button>
+        </div>
+      ) : (
+        <button type="button" onClick={generating ? () => setAsking(true) : load}>
+          Load {alternative} instead
+        </button>
+      )}
     </div>
   );
 });
