@@ -69,7 +69,11 @@ export const ReferenceCheckStatus = memo(function ReferenceCheckStatus({
           </button>
         </div>
       ) : (
-        <button type="button" onClick={generating ? () => setAsking(true) : load}>
+        <button
+          type="button"
+          className="secondary"
+          onClick={generating ? () => setAsking(true) : load}
+        >
           Load {alternative} instead
         </button>
       )}
