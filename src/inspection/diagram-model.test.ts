@@ -75,6 +75,7 @@ describe('buildDiagramModel', () => {
         'model.failed --model.add [isRepoId]--> model.none',
         'model.failed --model.add [listsOnly]--> (self)',
         'model.ready --model.select--> (self)',
+        'model.ready.checked --model.loadAlternative--> model.loading',
         'model.ready --model.load [canSwitch]--> model.loading',
         'model.ready.checking --worker.reference [checksLoaded]--> model.ready.checked',
         'model.lost --model.reload [hasSelection]--> model.loading',
