@@ -25,11 +25,15 @@ What it says, and where each part comes from:
   variants (`web/export.json` or `web.skipped.json`) and the GGUF files (`gguf/export.json`,
   `gguf.skipped.json`), each with its check's figures; a report that is missing or not in the
   trainer's form makes that check "unknown", naming the file and why;
+- Compare's scores, when one was saved for this run's model (`<output_dir>/compare.json`, which
+  the service writes from the app's PUT /runs/{id}/evaluation, src/shared/training-api.ts
+  RunEvaluationSchema, then runs --rewrite): the questions and their source, the settings, each
+  model's mean ROUGE-L F1 and which was closer to the reference, measured in the browser; a file
+  not in that form makes the section "unknown", naming the file and why;
 - how to use it: transformers, and Ollama / llama.cpp when the run wrote a Modelfile.
 
 No absolute path of this machine is written: a card is meant to be published, and the folders'
-names are the user's. Compare's scores are not in the card: the app keeps them in the browser
-(IndexedDB), where the trainer cannot read them.
+names are the user's. The answers Compare wrote stay in the browser: the card has the figures only.
 """
 from __future__ import annotations
 
@@ -234,6 +238,100 @@ def _adapter(output_dir: str) -> list[str]:
             f"{report['max_logit_difference']:.3g}, tolerance {report['tolerance']:.3g})"]
 
 
+COMPARE = "compare.json"
+_MODEL_FIELDS = {"id": str, "label": str, "role": str}
+_FIGURES = ("answered", "mean_rouge_l", "tokens_per_second")
+_SETTINGS = ("temperature", "top_p", "max_new_tokens", "repetition_penalty",
+             "system_prompt_chars")
+_NUMBER = (int, float)
+
+
+def _compare_problem(report: dict) -> str | None:
+    """The first field of compare.json not in the app's form (RunEvaluationSchema), or None."""
+    def number(value, nullable=False):
+        return (value is None and nullable) or (
+            isinstance(value, _NUMBER) and not isinstance(value, bool))
+
+    checks = [(f"{side}.{key}", isinstance((report.get(side) or {}).get(key), kind))
+              for side in ("a", "b") for key, kind in _MODEL_FIELDS.items()]
+    checks += [(f"{side}.role", (report.get(side) or {}).get("role") in ("fine-tuned", "base",
+                                                                         "other"))
+               for side in ("a", "b")]
+    source = report.get("source") or {}
+    checks += [("source.kind", source.get("kind") in ("held-out", "dataset", "pasted")),
+               ("questions", isinstance(report.get("questions"), int)
+                and report["questions"] >= 1),
+               ("saved_at", isinstance(report.get("saved_at"), str))]
+    settings = report.get("settings") or {}
+    checks += [(f"settings.{key}", number(settings.get(key))) for key in _SETTINGS]
+    summary = report.get("summary") or {}
+    checks += [(f"summary.{side}.{key}", number((summary.get(side) or {}).get(key),
+                                                nullable=key != "answered"))
+               for side in ("a", "b") for key in _FIGURES]
+    checks += [(f"summary.{key}", isinstance(summary.get(key), int))
+               for key in ("compared", "a_closer", "b_closer", "ties")]
+    checks.append(("a.role / b.role (neither is \"fine-tuned\", this run's model)",
+                   "fine-tuned" in ((report.get("a") or {}).get("role"),
+                                    (report.get("b") or {}).get("role"))))
+    return next((field for field, ok in checks if not ok), None)
+
+
+def _settings_text(settings: dict) -> str:
+    parts = [f"temperature {settings['temperature']:g}" + (
+        " (greedy)" if settings["temperature"] == 0 else f", top p {settings['top_p']:g}")]
+    parts.append(f"up to {settings['max_new_tokens']} new tokens")
+    if settings["repetition_penalty"] != 1:
+        parts.append(f"repetition penalty {settings['repetition_penalty']:g}")
+    chars = settings["system_prompt_chars"]
+    parts.append(f"a system prompt of {chars:,} characters" if chars else "no system prompt")
+    return ", ".join(parts)
+
+
+def _source_text(report: dict) -> str:
+    count, source = report["questions"], report["source"]
+    run = f"run `{source.get('run_id')}`"
+    return {"held-out": f"{count} held-out entries of {run} (never trained on)",
+            "dataset": f"{count} entries of {run}'s data file (those trained on included)",
+            "pasted": f"{count} questions pasted by the user"}[source["kind"]]
+
+
+def _compare(output_dir: str) -> list[str]:
+    """Compare's section from compare.json (the app's summary of one saved comparison)."""
+    report, problem = read_report(output_dir, COMPARE)
+    if not problem:
+        field = _compare_problem(report)
+        problem = field and f"{COMPARE} is not in the app's form ({field} is missing or wrong)"
+    if problem:
+        return [f"Compare's scores are unknown: {problem}."]
+    summary = report["summary"]
+    this = "a" if report["a"]["role"] == "fine-tuned" else "b"
+    other = "b" if this == "a" else "a"
+    other_name = "base" if report[other]["role"] == "base" else "other model"
+
+    def model_line(side: str, name: str) -> str:
+        model, figures = report[side], summary[side]
+        mean = figures["mean_rouge_l"]
+        speed = figures["tokens_per_second"]
+        dtype = f", {model['dtype']}" if model.get("dtype") else ""
+        return (f"- {name} ({no_local_paths(model['label'])}{dtype}): mean ROUGE-L F1 "
+                f"{'—' if mean is None else f'{mean:.3f}'} over {figures['answered']} answers"
+                f"{'' if speed is None else f', {speed:.1f} tokens/s'}")
+
+    return [
+        f"Measured in the browser on the user's device (the app's Compare view, saved "
+        f"{report['saved_at'][:10]}): both models answered the same questions with the same "
+        "settings, each answer scored against the reference answer with ROUGE-L F1 (word "
+        "overlap from 0 to 1, not correctness).", "",
+        f"- Questions: {_source_text(report)}",
+        f"- Settings: {_settings_text(report['settings'])}",
+        model_line(this, "This model"),
+        model_line(other, other_name.capitalize()),
+        f"- Closer to the reference: this model {summary[f'{this}_closer']}, {other_name} "
+        f"{summary[f'{other}_closer']}, ties {summary['ties']} (of {summary['compared']} "
+        "questions scored for both)",
+    ]
+
+
 def _section(title: str, render, *params) -> list[str]:
     """A section read from the run's reports; a report in another form than the trainer's makes it
     unknown, saying so."""
@@ -243,6 +341,13 @@ def _section(title: str, render, *params) -> list[str]:
         body = [f"Unknown: a report is not in the trainer's form "
                 f"({type(error).__name__}: {no_local_paths(error)})."]
     return [title, "", *body, ""]
+
+
+def _compare_section(output_dir: str) -> list[str]:
+    """"## Compare" when a comparison was saved for the run (none: no section)."""
+    if not os.path.exists(os.path.join(output_dir, COMPARE)):
+        return []
+    return _section("## Compare", _compare, output_dir)
 
 
 USAGE = '''```python
@@ -312,6 +417,7 @@ def card_text(args, merged_dir: str, log_history: list[dict]) -> str:
         "## Training", "", *_options(args), "", f"Libraries: {versions}.", "",
         *_section("## Data", _data, output_dir),
         "## Results", "", *_results(training_figures(log_history)), "",
+        *_compare_section(output_dir),
         "## Export checks", "",
         *(_section("### LoRA adapter (PEFT)", _adapter, output_dir) if args.method == "lora"
           else []),

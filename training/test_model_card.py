@@ -308,6 +308,121 @@ class ReportsTest(unittest.TestCase):
                          body.split("## Export checks")[1])  # the card is left as it was
 
 
+def compare_report(**changes) -> dict:
+    """A compare.json as the service writes it from the app's PUT /runs/{id}/evaluation."""
+    report = {
+        "a": {"id": "onnx-community/Qwen2.5-0.5B-Instruct", "label": "Qwen2.5 0.5B Instruct",
+              "role": "base", "dtype": "q4f16"},
+        "b": {"id": "trained/lora", "label": "lora (fine-tuned)", "role": "fine-tuned",
+              "dtype": "fp32"},
+        "source": {"kind": "held-out", "run_id": "run-1"},
+        "questions": 4,
+        "settings": {"temperature": 0, "top_p": 1, "max_new_tokens": 64,
+                     "repetition_penalty": 1, "system_prompt_chars": 0},
+        "summary": {"a": {"answered": 4, "mean_rouge_l": 0.21, "tokens_per_second": 31.5},
+                    "b": {"answered": 4, "mean_rouge_l": 0.6425, "tokens_per_second": 12.25},
+                    "compared": 4, "a_closer": 1, "b_closer": 2, "ties": 1},
+        "saved_at": "2026-11-27T10:00:00.000Z",
+    }
+    report.update(changes)
+    return report
+
+
+class CompareTest(unittest.TestCase):
+    """Compare's scores (compare.json) in the card of the edited copy of the LoRA run."""
+
+    setUp = ReportsTest.setUp
+    card = ReportsTest.card
+
+    def compare_section(self) -> str:
+        body = self.card()[1]
+        self.assertIn("\n## Compare\n", body)
+        return body.split("## Compare\n\n")[1].split("\n## ")[0]
+
+    def test_no_compare_json_no_section(self):
+        self.assertNotIn("## Compare", self.card()[1])
+
+    def test_the_scores_the_app_sent_are_the_cards_compare_section(self):
+        test_support.write_json(os.path.join(self.out, "compare.json"), compare_report())
+        self.assertEqual(self.compare_section(), (
+            "Measured in the browser on the user's device (the app's Compare view, saved "
+            "2026-11-27): both models answered the same questions with the same settings, each "
+            "answer scored against the reference answer with ROUGE-L F1 (word overlap from 0 to "
+            "1, not correctness).\n\n"
+            "- Questions: 4 held-out entries of run `run-1` (never trained on)\n"
+            "- Settings: temperature 0 (greedy), up to 64 new tokens, no system prompt\n"
+            "- This model (lora (fine-tuned), fp32): mean ROUGE-L F1 0.642 over 4 answers, "
+            "12.2 tokens/s\n"
+            "- Base (Qwen2.5 0.5B Instruct, q4f16): mean ROUGE-L F1 0.210 over 4 answers, "
+            "31.5 tokens/s\n"
+            "- Closer to the reference: this model 2, base 1, ties 1 (of 4 questions scored for "
+            "both)\n"))
+        # Between the losses and the export checks.
+        body = self.card()[1]
+        self.assertLess(body.index("## Results"), body.index("## Compare"))
+        self.assertLess(body.index("## Compare"), body.index("## Export checks"))
+
+    def test_fine_tuned_as_a_another_model_pasted_questions_and_sampling(self):
+        report = compare_report(source={"kind": "pasted", "run_id": None}, questions=3)
+        report["a"], report["b"] = dict(report["b"], dtype=None), dict(report["a"], role="other")
+        report["settings"].update(temperature=0.7, top_p=0.9, repetition_penalty=1.1,
+                                  system_prompt_chars=1234)
+        report["summary"].update(a={"answered": 3, "mean_rouge_l": None,
+                                    "tokens_per_second": None}, compared=0, a_closer=0,
+                                 b_closer=0, ties=0)
+        test_support.write_json(os.path.join(self.out, "compare.json"), report)
+        section = self.compare_section()
+        self.assertIn("- Questions: 3 questions pasted by the user\n", section)
+        self.assertIn("- Settings: temperature 0.7, top p 0.9, up to 64 new tokens, repetition "
+                      "penalty 1.1, a system prompt of 1,234 characters\n", section)
+        self.assertIn("- This model (lora (fine-tuned)): mean ROUGE-L F1 — over 3 answers\n",
+                      section)
+        self.assertIn("- Other model (Qwen2.5 0.5B Instruct, q4f16): ", section)
+        self.assertIn("- Closer to the reference: this model 0, other model 0, ties 0 (of 0 ",
+                      section)
+
+    def test_a_compare_json_not_in_the_apps_form_makes_the_scores_unknown(self):
+        path = os.path.join(self.out, "compare.json")
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write('{"a": ')
+        self.assertEqual(self.compare_section(), (
+            "Compare's scores are unknown: compare.json could not be read (JSONDecodeError: "
+            "Expecting value: line 1 column 7 (char 6)).\n"))
+        test_support.write_json(path, [1, 2])
+        self.assertEqual(self.compare_section(),
+                         "Compare's scores are unknown: compare.json is not a JSON object.\n")
+        for change, field in [
+                ({"questions": 0}, "questions"),
+                ({"source": {"kind": "guessed"}}, "source.kind"),
+                ({"saved_at": None}, "saved_at"),
+                ({"settings": {"temperature": "0"}}, "settings.temperature"),
+                ({"summary": dict(compare_report()["summary"], ties=None)}, "summary.ties"),
+                ({"b": dict(compare_report()["b"], role="base")},
+                 'a.role / b.role (neither is "fine-tuned", this run\'s model)')]:
+            test_support.write_json(path, compare_report(**change))
+            self.assertEqual(self.compare_section(), (
+                f"Compare's scores are unknown: compare.json is not in the app's form ({field} "
+                "is missing or wrong).\n"), field)
+        report = compare_report()
+        report["summary"]["b"]["mean_rouge_l"] = True
+        test_support.write_json(path, report)
+        self.assertIn("(summary.b.mean_rouge_l is missing or wrong)", self.compare_section())
+
+    def test_rewrite_reads_the_newest_compare_json(self):
+        card = os.path.join(self.merged, "README.md")
+        path = os.path.join(self.out, "compare.json")
+        test_support.write_json(path, compare_report())
+        self.assertEqual(test_support.call_main(model_card.main, ["--rewrite", self.out])[0], 0)
+        self.assertIn("this model 2, base 1, ties 1", read(card))
+        report = compare_report()
+        report["summary"].update(a_closer=0, b_closer=4, ties=0)
+        test_support.write_json(path, report)
+        self.assertEqual(test_support.call_main(model_card.main, ["--rewrite", self.out])[0], 0)
+        text = read(card)
+        self.assertIn("this model 4, base 0, ties 0", text)
+        self.assertEqual(text.count("## Compare"), 1)
+
+
 class PureTest(unittest.TestCase):
     def test_local_paths_are_cut_to_their_last_part_and_figures_and_urls_kept(self):
         self.assertEqual(model_card.no_local_paths(
