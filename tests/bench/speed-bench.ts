@@ -9,7 +9,10 @@
  * - submit → done tokens/s: the reply's tokens ÷ the wall time from pressing Enter (app; raw: the
  *   call, chat template included) to the reply finished (app: its "Generated N tokens" line
  *   painted), measured in the page, so prefill, streaming and rendering all count;
- * the ratios app ÷ raw against the goal ≥ 0.95×, the app's time to first token for the first reply
+ * - CPU per token: the CPU time every Chromium process used during the reply (tests/bench/process-cpu.ts)
+ *   ÷ its tokens, the work a reply costs whatever else the machine did;
+ * the ratios app ÷ raw against the goal ≥ 0.95× (with the spread of each app run ÷ the raw run after
+ * it), the app's time to first token for the first reply
  * after loading against later replies (goal ≤ 2×), and the machine's 1-minute load average
  * (os.loadavg) before and after each model's runs, so an idle run can be told from a loaded one.
  *
@@ -39,6 +42,7 @@ import {
   serveDist,
   serveModels,
 } from '../e2e/harness';
+import { descendantCpuSeconds } from './process-cpu';
 import { servePage } from './serve-page';
 import { profileReply } from './speed-profile';
 import { benchTyping } from './speed-typing';
@@ -152,6 +156,9 @@ interface Figures {
   appE2e: number[];
   rawE2e: number[];
   appTtft: number[];
+  /** CPU ms per generated token of the whole browser (every process the bench started). */
+  appCpu: number[];
+  rawCpu: number[];
   loadBefore: number;
   loadAfter: number;
 }
@@ -222,6 +229,8 @@ async function benchModel(
     appE2e: [],
     rawE2e: [],
     appTtft: [],
+    appCpu: [],
+    rawCpu: [],
     loadBefore: load1(),
     loadAfter: NaN,
   };
@@ -233,7 +242,9 @@ async function benchModel(
   for (let i = 0; i < RUNS + 1; i++) {
     // App: a fresh conversation each time, so the prompt is the same.
     await box.fill(PROMPT);
+    const appCpuBefore = descendantCpuSeconds();
     const reply = await appReply(appPage);
+    const appCpuAfter = descendantCpuSeconds();
     await appPage.getByText(/Generated \d+ tokens in/).waitFor({ timeout: 300_000 });
     if (reply.tokens !== TOKENS)
       throw new Error(`${model.id}: the app's reply had ${reply.tokens} tokens, not ${TOKENS}`);
@@ -245,10 +256,16 @@ async function benchModel(
     if (i > 0) {
       f.appTps.push(Number(m[2]));
       f.appE2e.push(reply.tokens / reply.seconds);
+      if (appCpuBefore !== null && appCpuAfter !== null)
+        f.appCpu.push(((appCpuAfter - appCpuBefore) * 1000) / reply.tokens);
     }
     await resetApp();
     if (i === 0) continue;
+    const rawCpuBefore = descendantCpuSeconds();
     const r = await rawGenerate(TOKENS);
+    const rawCpuAfter = descendantCpuSeconds();
+    if (rawCpuBefore !== null && rawCpuAfter !== null)
+      f.rawCpu.push(((rawCpuAfter - rawCpuBefore) * 1000) / r.numTokens);
     if (r.numTokens !== TOKENS)
       throw new Error(`${model.id}: the raw reply had ${r.numTokens} tokens, not ${TOKENS}`);
     if (r.decodeTps !== null) f.rawTps.push(r.decodeTps);
@@ -271,8 +288,10 @@ function report(model: Model, f: Figures) {
   const judge = (ok: boolean) => (smoke ? '(smoke: not judged)' : ok ? 'MET' : 'NOT MET');
   const line = (name: string, app: number[], raw: number[]) => {
     const ratio = median(app) / median(raw);
+    // Each app run over the raw run right after it: how far one pair's ratio strays from another.
+    const paired = app.map((a, i) => a / (raw[i] ?? NaN));
     console.log(
-      `${name.padEnd(22)} app ${median(app).toFixed(2)} (${spread(app)})   raw ${median(raw).toFixed(2)} (${spread(raw)})   app ÷ raw ${ratio.toFixed(3)}×   goal ≥ 0.95×   ${judge(ratio >= 0.95)}`,
+      `${name.padEnd(22)} app ${median(app).toFixed(2)} (${spread(app)})   raw ${median(raw).toFixed(2)} (${spread(raw)})   app ÷ raw ${ratio.toFixed(3)}× (pairs ${spread(paired)})   goal ≥ 0.95×   ${judge(ratio >= 0.95)}`,
     );
   };
   console.log(
@@ -281,6 +300,10 @@ function report(model: Model, f: Figures) {
   );
   line('decode tokens/s', f.appTps, f.rawTps);
   line('submit → done tokens/s', f.appE2e, f.rawE2e);
+  if (f.appCpu.length && f.rawCpu.length)
+    console.log(
+      `CPU per token (the browser's processes) app ${median(f.appCpu).toFixed(1)} ms (${spread(f.appCpu)})   raw ${median(f.rawCpu).toFixed(1)} ms (${spread(f.rawCpu)})   app ÷ raw ${(median(f.appCpu) / median(f.rawCpu)).toFixed(3)}×`,
+    );
   const firstTtft = f.appTtft[0] ?? NaN;
   const later = f.appTtft.slice(1);
   const ttftRatio = firstTtft / median(later);

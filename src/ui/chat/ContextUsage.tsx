@@ -4,6 +4,7 @@
  * and tokenizer), the choice of what a turn past the window does, and the marker where the
  * conversation stops being seen by the model.
  */
+import { memo } from 'react';
 import { useSelector } from '@xstate/react';
 import type { ActorRefFrom } from 'xstate';
 import type { chatMachine } from '../../machines/chatMachine';
@@ -17,15 +18,17 @@ import './context-usage.css';
 
 type Chat = ActorRefFrom<typeof chatMachine>;
 
-const count = (n: number) => n.toLocaleString('en-US');
+// One formatter: toLocaleString builds a new one per call, and the chat re-renders per token.
+const numbers = new Intl.NumberFormat('en-US');
+const count = (n: number) => numbers.format(n);
 
 /**
  * The usage line and the refusal setting (nothing before a model reports its window); with `cut`,
  * the marker instead (one lazy chunk for both).
  */
-export default function ContextUsage({ chat, cut = false }: { chat: Chat; cut?: boolean }) {
+export default memo(function ContextUsage({ chat, cut = false }: { chat: Chat; cut?: boolean }) {
   return cut ? <ContextCut chat={chat} /> : <UsageLine chat={chat} />;
-}
+});
 
 function UsageLine({ chat }: { chat: Chat }) {
   const window = useSelector(chat, selectContextWindow);
