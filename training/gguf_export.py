@@ -33,7 +33,16 @@ What llama.cpp needs beyond the tensors, and how it is met here:
 - Phi 3: its fused qkv_proj and gate_up_proj are llama.cpp's attn_qkv and 2 × n_ff ffn_up, in the
   same order (the package's tensor-name map names them). llama.cpp does not apply Phi 3's sliding
   window (config sliding_window, 2047 in the 4k model), so a prompt longer than it would differ;
-  the check prompt is far shorter. longrope scaling (Phi 3.5, the 128k models) is refused;
+  the check prompt is far shorter. Longrope scaling (Phi 3.5 mini, the 128k models): the config's
+  long and short factors as llama.cpp's rope_factors_long/short tensors (float32), the short
+  factors' context (original_max_position_embeddings) and the attention factor read off the
+  model's rotary module. llama.cpp takes the long factors for every position when its context
+  was created larger than the short factors' (transformers: when the sequence is longer), so
+  the check runs in a context no larger than that (export.json: each file's `context`), the
+  report says what happens past it (LONGROPE_NOTE) and the Modelfile sets num_ctx to it.
+  Phi 3's tokenizer strips the whitespace after its chat tokens (rstrip), which llama.cpp does
+  only for a model whose general.name says Phi-3: general_name makes the name say so exactly
+  when the tokenizer strips;
 - Llama 3's rope scaling: llama.cpp divides each rotary frequency by the factor in the
   `rope_freqs` tensor; the factors are read off the model's own rotary module (default inverse
   frequencies ÷ the scaled ones), not recomputed from the formula;
@@ -83,6 +92,14 @@ PRE_TOKENIZERS = {
 GPT2_PRE = "gpt-2"
 # Gemma's RMSNorm scales by 1 + weight; llama.cpp's by the weight, so 1 is added when written.
 PLUS_ONE_NORMS = ("gemma2", "gemma3_text")
+# The scaled rope each family may have besides the default: Llama 3's (rope_freqs) and Phi 3's
+# longrope (Phi 3.5 mini, Phi-3-mini-128k: rope_factors_short/long and their context length).
+SCALED_ROPE = {"llama": "llama3", "phi3": "longrope"}
+# llama.cpp gives Phi 3's special tokens (all but <unk>, <s> and <|endoftext|>, and </s> too)
+# the RSTRIP attribute only when general.name contains one of these (lowercased): it reads the
+# name, not the tokenizer (src/llama-vocab.cpp), and then needs all four tokens in the vocabulary.
+PHI3_NAMES = ("phi-3", "phi3")
+PHI3_RSTRIP_TOKENS = ("<unk>", "<s>", "</s>", "<|endoftext|>")
 # llama.cpp's Gemma: (layers of the 27B, whose queries it scales by 1/sqrt(hidden_size / heads);
 # every layer whose index modulo the period is below period - 1 has a sliding window).
 GEMMA = {"gemma2": (46, 2), "gemma3_text": (62, 6)}
@@ -102,9 +119,14 @@ def gguf_problem(config: dict) -> str | None:
     rope = config.get("rope_parameters") or config.get("rope_scaling") or {}
     kind = str(rope.get("rope_type", rope.get("type", "default")) or "default") if isinstance(
         rope, dict) else "default"
-    if kind not in ("default", "llama3") or (kind == "llama3" and config["model_type"] != "llama"):
+    scaled = SCALED_ROPE.get(config["model_type"])
+    if kind not in ("default", scaled):
         return (f"rope type {kind!r} is not one the GGUF writer writes for "
-                f"{config['model_type']} (default{', llama3' if config['model_type'] == 'llama' else ''})")
+                f"{config['model_type']} (default{f', {scaled}' if scaled else ''})")
+    if kind == "longrope":
+        problem = _longrope_problem(config, rope)
+        if problem:
+            return problem
     partial = config.get("partial_rotary_factor") or (rope.get("partial_rotary_factor")
                                                       if isinstance(rope, dict) else None)
     if float(partial or 1.0) != 1.0:
@@ -114,6 +136,44 @@ def gguf_problem(config: dict) -> str | None:
     if config["model_type"] == "gemma2":
         return _gemma_problem(config)
     return None
+
+
+def _longrope_problem(config: dict, rope: dict) -> str | None:
+    """What llama.cpp needs of Phi 3's longrope: a short and a long factor per rotary frequency
+    (head_dim / 2 of each, its rope_factors_short/long tensors) and the context length the short
+    ones were trained for (original_max_position_embeddings)."""
+    heads = int(config.get("num_attention_heads") or 1)
+    half = int(config.get("head_dim") or config.get("hidden_size", 0) // heads) // 2
+    for key in ("short_factor", "long_factor"):
+        factors = rope.get(key)
+        if not isinstance(factors, list) or len(factors) != half or not all(
+                isinstance(f, (int, float)) and f > 0 for f in factors):
+            count = f"{len(factors)} values" if isinstance(factors, list) else "no list"
+            return (f"longrope's {key} has {count}, and llama.cpp needs {half} positive numbers "
+                    f"(one per rotary frequency, head_dim / 2)")
+    original = rope.get("original_max_position_embeddings",
+                        config.get("original_max_position_embeddings"))
+    if not isinstance(original, int) or original <= 0:
+        return ("longrope has no original_max_position_embeddings (the context its short factors "
+                "are for), which llama.cpp needs to choose between the factors")
+    return None
+
+
+def longrope_context(config: dict) -> int | None:
+    """The context Phi 3's longrope short factors are for (original_max_position_embeddings), when
+    the model has longrope scaling; else None. llama.cpp uses the long factors for every position
+    of a context created larger than this; transformers only for a sequence longer than it."""
+    rope = config.get("rope_parameters") or config.get("rope_scaling") or {}
+    if not isinstance(rope, dict) or rope.get("rope_type", rope.get("type")) != "longrope":
+        return None
+    return int(rope.get("original_max_position_embeddings",
+                        config.get("original_max_position_embeddings")))
+
+
+LONGROPE_NOTE = ("Past {original:,} tokens of context llama.cpp applies the long rope factors to "
+                 "the whole sequence (as with llama.cpp's own converter), where transformers "
+                 "applies them only to a sequence longer than {original:,} tokens; the check ran "
+                 "in a context of {original:,} tokens or less, where both use the short factors.")
 
 
 def _gemma_problem(config: dict) -> str | None:
@@ -366,6 +426,52 @@ def _rope_freqs(config):
     return (default / scaled).numpy().astype(np.float32)
 
 
+def _longrope_tensors(config) -> tuple[list, float]:
+    """Phi 3's longrope for llama.cpp: its rope_factors_long and rope_factors_short tensors (the
+    config's long_factor and short_factor, float32, long first as llama.cpp's converter writes
+    them) and the attention factor that scales cos and sin, read off the model's own rotary module
+    (transformers' sqrt(1 + ln(scale) / ln(original)), scale = max / original context, or the
+    config's attention_factor)."""
+    import gguf
+    import numpy as np
+    from transformers.models.phi3.modeling_phi3 import Phi3RotaryEmbedding
+
+    rope = config.rope_parameters
+    tensors = [(gguf.TENSOR_NAMES[kind] + ".weight", np.asarray(rope[key], dtype=np.float32))
+               for kind, key in ((gguf.MODEL_TENSOR.ROPE_FACTORS_LONG, "long_factor"),
+                                 (gguf.MODEL_TENSOR.ROPE_FACTORS_SHORT, "short_factor"))]
+    return tensors, float(Phi3RotaryEmbedding(config=config).attention_scaling)
+
+
+def general_name(name: str, model_type: str, tokenizer_json: dict) -> str:
+    """general.name for the file: `name`, made to say Phi-3 exactly when the tokenizer strips the
+    whitespace after its special tokens (rstrip, as Phi 3's <|end|>, <|user|>, <|assistant|>,
+    <|system|>). llama.cpp has no per-token rstrip in GGUF: it strips after Phi 3's special tokens
+    only for a model whose general.name contains "phi-3" or "phi3" (PHI3_NAMES), so a Phi 3 named
+    after its run would tokenize the chat template's "<|end|>\n" otherwise than the tokenizer it
+    was trained with; and a name that says phi3 without rstrip would strip what the tokenizer keeps
+    (and fail to load where <|endoftext|> or </s> is missing), so there the words are spaced out.
+    GgufSkipped for a rstrip tokenizer lacking a token llama.cpp's rule needs."""
+    lowered = name.lower()
+    added = tokenizer_json.get("added_tokens", [])
+    if model_type != "phi3" or not any(token.get("rstrip") for token in added):
+        for word in PHI3_NAMES:  # "phi-3" → "phi 3", "Phi3" → "Phi 3": llama.cpp's rule unmet
+            while word in lowered:
+                at = lowered.index(word)
+                name = name[:at + 3] + " " + name[at + len(word) - 1:]
+                lowered = name.lower()
+        return name
+    vocab = {**(tokenizer_json.get("model") or {}).get("vocab", {}),
+             **{token.get("content"): token.get("id") for token in added}}
+    missing = [token for token in PHI3_RSTRIP_TOKENS if token not in vocab]
+    if missing:
+        raise GgufSkipped(f"the tokenizer strips the whitespace after its special tokens (rstrip), "
+                          f"which llama.cpp does for a model named Phi-3 only with "
+                          f"{', '.join(PHI3_RSTRIP_TOKENS)} in the vocabulary, and it lacks "
+                          f"{', '.join(missing)}")
+    return name if any(word in lowered for word in PHI3_NAMES) else f"{name} (Phi-3)"
+
+
 def _pairwise(weight, heads: int):
     """Rows of q_proj/k_proj from Hugging Face's halves layout to llama.cpp's adjacent pairs."""
     rows, cols = weight.shape
@@ -373,8 +479,10 @@ def _pairwise(weight, heads: int):
             .reshape(rows, cols))
 
 
-def write_gguf(merged_dir: str, path: str, type_name: str, say=lambda _: None) -> dict:
-    """Writes merged_dir's model to path as GGUF of type_name (TYPES); the figures."""
+def write_gguf(merged_dir: str, path: str, type_name: str, say=lambda _: None,
+               name: str | None = None) -> dict:
+    """Writes merged_dir's model to path as GGUF of type_name (TYPES); the figures. `name` (by
+    default the folder's) becomes general.name, as general_name adjusts it."""
     import gguf
     import numpy as np
     from transformers import AutoConfig
@@ -386,6 +494,7 @@ def write_gguf(merged_dir: str, path: str, type_name: str, say=lambda _: None) -
         raise ValueError(f"unknown GGUF type {type_name!r} (known: {', '.join(TYPES)})")
     checked_config(merged_dir, gguf_problem, GgufSkipped)
     tokenizer_json, pre, vocab = read_tokenizer(merged_dir)
+    title = name or os.path.basename(os.path.normpath(merged_dir))
 
     config = AutoConfig.from_pretrained(merged_dir)
     model_type = config.model_type
@@ -418,12 +527,19 @@ def write_gguf(merged_dir: str, path: str, type_name: str, say=lambda _: None) -
     rope = getattr(config, "rope_parameters", None) or {}
     if model_type == "gemma3_text":  # the full-attention layers' (llama.cpp's global) rope
         rope = rope.get("full_attention") or {}
-    freqs = _rope_freqs(config) if rope.get("rope_type") == "llama3" else None
+    # Tensors that are not weights: Llama 3's rope_freqs, Phi 3's longrope factor tables.
+    extra, attn_factor = [], None
+    if rope.get("rope_type") == "llama3":
+        freqs = _rope_freqs(config)
+        extra = [] if freqs is None else [
+            (gguf.TENSOR_NAMES[gguf.MODEL_TENSOR.ROPE_FREQS] + ".weight", freqs)]
+    elif rope.get("rope_type") == "longrope":
+        extra, attn_factor = _longrope_tensors(config)
 
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     partial = path + ".partial"
     writer = gguf.GGUFWriter(partial, gguf.MODEL_ARCH_NAMES[arch])
-    writer.add_name(os.path.basename(os.path.normpath(merged_dir)))
+    writer.add_name(general_name(title, model_type, tokenizer_json))
     writer.add_context_length(config.max_position_embeddings)
     writer.add_embedding_length(config.hidden_size)
     writer.add_block_count(layers)
@@ -448,6 +564,9 @@ def write_gguf(merged_dir: str, path: str, type_name: str, say=lambda _: None) -
     if rope.get("rope_type") == "linear":
         writer.add_rope_scaling_type(gguf.RopeScalingType.LINEAR)
         writer.add_rope_scaling_factor(float(rope["factor"]))
+    if attn_factor is not None:  # longrope: llama.cpp picks the factor table by this length
+        writer.add_rope_scaling_orig_ctx_len(int(rope["original_max_position_embeddings"]))
+        writer.add_rope_scaling_attn_factors(attn_factor)
 
     tokens, scores, types = [], [], []
     for text, score, kind in vocab.all_tokens():
@@ -479,9 +598,8 @@ def write_gguf(merged_dir: str, path: str, type_name: str, say=lambda _: None) -
     if eot is not None:
         writer.add_eot_token_id(eot)
 
-    if freqs is not None:
-        writer.add_tensor_info(gguf.TENSOR_NAMES[gguf.MODEL_TENSOR.ROPE_FREQS] + ".weight",
-                               list(freqs.shape), np.float32, freqs.nbytes)
+    for tensor_name, data in extra:
+        writer.add_tensor_info(tensor_name, list(data.shape), np.float32, data.nbytes)
     floats = {gguf.GGMLQuantizationType.F32: np.float32, gguf.GGMLQuantizationType.F16: np.float16}
     for name, _, shape, kind in plan:
         if kind in floats:
@@ -494,8 +612,8 @@ def write_gguf(merged_dir: str, path: str, type_name: str, say=lambda _: None) -
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_ti_data_to_file()
-    if freqs is not None:
-        writer.write_tensor_data(freqs)
+    for _, data in extra:
+        writer.write_tensor_data(data)
     for _, hf_name, _, kind in plan:
         data = weights.get(hf_name, np.float32)
         if model_type in PAIRWISE_ROPE and hf_name.endswith(("q_proj.weight", "k_proj.weight")):
@@ -509,7 +627,7 @@ def write_gguf(merged_dir: str, path: str, type_name: str, say=lambda _: None) -
     os.replace(partial, path)
     say(f"GGUF {type_name}: {os.path.getsize(path) / 1e6:.1f} MB")
     return {"file": os.path.basename(path), "type": type_name, "bytes": os.path.getsize(path),
-            "tensors": len(plan) + (freqs is not None), "architecture": gguf.MODEL_ARCH_NAMES[arch],
+            "tensors": len(plan) + len(extra), "architecture": gguf.MODEL_ARCH_NAMES[arch],
             "pre_tokenizer": pre, "chat_template": template is not None,
             "seconds": round(time.monotonic() - started, 3)}
 
@@ -561,15 +679,18 @@ def runtime_problem() -> str | None:
 
 
 def run_in_llama_cpp(path: str, prompt: list[int], tokens: list[int],
-                     messages: list[dict] | None = None, timeout: float = 600) -> dict:
-    """training/gguf_check.mjs on one file: its JSON result (see there)."""
+                     messages: list[dict] | None = None, timeout: float = 600,
+                     context: int | None = None) -> dict:
+    """training/gguf_check.mjs on one file: its JSON result (see there). `context`: the context
+    size llama.cpp is asked for (by default the check's own: at least 256 tokens)."""
     import subprocess
 
     problem = runtime_problem()
     if problem:
         return {"ok": False, "error": problem}
     request = {"runtime": runtime_dir(), "model": os.path.abspath(path), "prompt": prompt,
-               "tokens": tokens, **({"messages": messages} if messages else {})}
+               "tokens": tokens, **({"messages": messages} if messages else {}),
+               **({"contextSize": context} if context else {})}
     done = subprocess.run(["node", os.path.join(ROOT, "training", "gguf_check.mjs")],
                           input=json.dumps(request), capture_output=True, text=True,
                           timeout=timeout, check=False)
@@ -580,9 +701,19 @@ def run_in_llama_cpp(path: str, prompt: list[int], tokens: list[int],
         return {"ok": False, "error": f"llama.cpp's check exited {done.returncode}: {tail[0]}"}
 
 
+def check_context(prompt: list[int], tokens: list[int], longrope: int | None) -> int | None:
+    """The context size the check asks llama.cpp for: its default (None) but for Phi 3's longrope,
+    whose short factors llama.cpp uses only in a context of at most `longrope` tokens, as
+    transformers does for a sequence that long; then the default's size within that limit."""
+    if longrope is None:
+        return None
+    return min(longrope, max(256, len(prompt) + len(tokens) + 8))
+
+
 def check_gguf(path: str, type_name: str, reference: dict,
-               messages: list[dict] | None) -> dict:
-    """Runs `path` in llama.cpp against web_export.reference_run's reference (RULE)."""
+               messages: list[dict] | None, longrope: int | None = None) -> dict:
+    """Runs `path` in llama.cpp against web_export.reference_run's reference (RULE); `longrope`:
+    longrope_context's limit on the check's context (check_context)."""
     prompt, tokens, margins = reference["prompt"], reference["tokens"], reference["margins"]
     scale = max(1.0, max(float(abs(logits).max()) for logits in reference["logits"]))
     tol, clear_margin = ATOL[type_name] * scale, CLEAR[type_name] * scale
@@ -590,12 +721,22 @@ def check_gguf(path: str, type_name: str, reference: dict,
                     "tolerance": {"atol": ATOL[type_name], "clear": CLEAR[type_name],
                                   "logit_scale": scale, "max_abs_diff": tol,
                                   "clear_margin": clear_margin}}
-    ran = run_in_llama_cpp(path, prompt, tokens, messages)
+    context = check_context(prompt, tokens, longrope)
+    if context is not None and len(prompt) + len(tokens) > context:
+        result["failure"] = (f"the check's {len(prompt)} prompt and {len(tokens)} reply tokens do "
+                             f"not fit the {longrope}-token context of longrope's short factors")
+        return result
+    ran = run_in_llama_cpp(path, prompt, tokens, messages, context=context)
     if not ran.get("ok"):
         result["failure"] = f"llama.cpp could not run it: {ran.get('error')}"
         return result
     result["seconds"] = ran["seconds"]
+    result["context"] = ran.get("contextSize")
     failures, worst, compared, agreed = [], 0.0, 0, 0
+    if longrope is not None and not (isinstance(result["context"], int)
+                                     and result["context"] <= longrope):
+        failures.append(f"llama.cpp made a context of {result['context']} tokens, more than "
+                        f"longrope's {longrope}, so it used the long factors")
     for step, got in enumerate(ran["steps"]):
         want = tokens[step]
         pytorch = float(reference["logits"][step][-1][want])
@@ -657,7 +798,7 @@ def export_gguf(merged_dir: str, out_dir: str, say, reference: dict | None = Non
     config = checked_config(merged_dir, lambda config: gguf_problem(config) or runtime_problem(),
                             GgufSkipped, "so it is not a Hugging Face model folder (a run's model "
                             "is in <output folder>/merged)")
-    read_tokenizer(merged_dir)
+    general_name("model", config["model_type"], read_tokenizer(merged_dir)[0])
     partial = out_dir.rstrip("/") + ".partial"
     shutil.rmtree(partial, ignore_errors=True)  # an interrupted export's; its space is free again
     try:
@@ -669,6 +810,7 @@ def export_gguf(merged_dir: str, out_dir: str, say, reference: dict | None = Non
     # The template check renders the check prompt (when the model has a template at all).
     messages = ([{"role": "user", "content": web_export.CHECK_PROMPT}]
                 if chat_template(merged_dir) else None)
+    longrope = longrope_context(config)
     if reference is None:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -681,10 +823,14 @@ def export_gguf(merged_dir: str, out_dir: str, say, reference: dict | None = Non
     os.makedirs(partial)
     name = os.path.basename(os.path.normpath(os.path.dirname(os.path.abspath(merged_dir)))) or "model"
     report: dict = {"format": 1, "rule": RULE, "files": {}, "published": [], "failed": []}
+    if longrope is not None:
+        report["longrope"] = {"original_context": longrope,
+                              "note": LONGROPE_NOTE.format(original=longrope)}
+        say(f"GGUF: {report['longrope']['note']}")
     for type_name in types:
         path = os.path.join(partial, f"{name}-{type_name}.gguf")
-        written = write_gguf(merged_dir, path, type_name, say)
-        checked = check_gguf(path, type_name, reference, messages)
+        written = write_gguf(merged_dir, path, type_name, say, name=name)
+        checked = check_gguf(path, type_name, reference, messages, longrope)
         entry = {**written, **checked, "published": checked["passed"]}
         report["files"][type_name] = entry
         if checked["passed"]:

@@ -16,6 +16,12 @@ with Go's own text/template.
 A leading BOS token in the template is left out of the Go template when the GGUF file adds BOS
 itself (tokenizer.ggml.add_bos_token), as llama.cpp does for every prompt Ollama gives it.
 
+A Phi 3 with longrope scaling (Phi 3.5 mini, the 128k models) gets `PARAMETER num_ctx` of its short
+factors' context (4096 for those), with a comment saying why: llama.cpp applies the long factors to
+the whole sequence in any larger context, and Ollama picks a larger one by default on a GPU with
+24 GiB or more (4k below, 32k, then 256k), so a short chat would run otherwise than the model
+was checked (gguf_export.LONGROPE_NOTE). A user who wants the long context raises num_ctx.
+
     from ollama_modelfile import write_modelfile
     write_modelfile(merged_dir, gguf_path, out_path)    # ModelfileSkipped(reason) when it cannot
 """
@@ -208,9 +214,27 @@ def modelfile_text(merged_dir: str, gguf_file: str, adds_bos: bool) -> tuple[str
     lines += [f'PARAMETER stop "{stop}"' for stop in stops
               if '"' not in stop and stop.isprintable()]
     lines += [f"PARAMETER {name} {value}" for name, value in parameters.items()]
+    context = _longrope_context(merged_dir)
+    if context is not None:
+        lines += [f"# Longrope: past {context} tokens of context llama.cpp applies the long rope "
+                  f"factors to the whole", f"# sequence (transformers only to a sequence longer "
+                  f"than {context}); raise num_ctx for longer chats.",
+                  f"PARAMETER num_ctx {context}"]
     info = {"from": gguf_file, "stop": stops, "parameters": parameters,
-            "system_turn": "system" in layout.head, "bos_left_to_llama_cpp": bool(bos)}
+            "system_turn": "system" in layout.head, "bos_left_to_llama_cpp": bool(bos),
+            **({"num_ctx": context} if context is not None else {})}
     return "\n".join(lines) + "\n", info
+
+
+def _longrope_context(merged_dir: str) -> int | None:
+    """The short factors' context of a longrope model (gguf_export.longrope_context), else None."""
+    from gguf_export import longrope_context
+
+    path = os.path.join(merged_dir, "config.json")
+    if not os.path.isfile(path):
+        return None
+    with open(path, encoding="utf-8") as handle:
+        return longrope_context(json.load(handle))
 
 
 def write_modelfile(merged_dir: str, gguf_path: str, out_path: str) -> dict:

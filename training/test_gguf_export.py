@@ -36,6 +36,18 @@ LLAMA3_ROPE = {"rope_type": "llama3", "rope_theta": 10000.0, "factor": 8.0,
                "original_max_position_embeddings": 64}
 # gemma3: six layers (five with the sliding window, then a full one, llama.cpp's pattern), per-head
 # q/k norms, the full layer's rope with base 1e6 and linear scaling, the Gemma tokenizer.
+# longrope: a Phi 3 with Phi 3.5's longrope scaled down: short factors for the first 256 tokens
+# (llama.cpp makes no context smaller than that), 2048 in all (attention factor sqrt(1 + ln 8 /
+# ln 256)); every factor other than 1, the short ones turning each frequency about 1.5 radians a
+# position and the long ones far slower, so that a missing or swapped table changes the logits
+# (the tiny model's answer hardly depends on positions otherwise); and Phi 3's own tokenizer
+# flags: its chat tokens strip the whitespace after them (rstrip), which llama.cpp does only for a
+# model named Phi-3 (the run's name here, "longrope", does not say so; the phi3 model's, "phi3",
+# says so without rstrip).
+LONGROPE = {"rope_type": "longrope", "rope_theta": 10000.0,
+            "short_factor": [0.67, 0.21, 0.067, 0.021, 0.0067, 0.0021, 0.00067, 0.00021],
+            "long_factor": [1.5, 2.0, 3.0, 5.0, 8.0, 12.0, 20.0, 30.0],
+            "original_max_position_embeddings": 256}
 GEMMA3_ROPE = {"sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
                "full_attention": {"rope_type": "linear", "factor": 8.0, "rope_theta": 1e6}}
 KINDS = {"llama": ("llama", {}), "llama3": ("llama_gqa_tied", {"rope_parameters": LLAMA3_ROPE}),
@@ -43,18 +55,23 @@ KINDS = {"llama": ("llama", {}), "llama3": ("llama_gqa_tied", {"rope_parameters"
          "gemma2": ("gemma2", {"query_pre_attn_scalar": 16}), "phi3": ("phi3", {}),
          "gemma3": ("gemma3", {"query_pre_attn_scalar": 16, "num_hidden_layers": 6,
                                "layer_types": ["sliding_attention"] * 5 + ["full_attention"],
-                               "rope_parameters": GEMMA3_ROPE})}
-SPM = {"gemma2": "gemma", "gemma3": "gemma", "phi3": "phi3"}  # their tokenizers' style
+                               "rope_parameters": GEMMA3_ROPE}),
+         "longrope": ("phi3", {"rope_parameters": LONGROPE, "max_position_embeddings": 2048,
+                               "original_max_position_embeddings": 256})}
+# Their tokenizers' style (phi3-rstrip: Phi 3's, whose chat tokens carry rstrip).
+SPM = {"gemma2": "gemma", "gemma3": "gemma", "phi3": "phi3", "longrope": "phi3-rstrip"}
+PHI3 = ("phi3", "longrope")
 # The end of turn (and end of sequence) each family's Modelfile stops at.
 STOPS = {"gemma2": ["<end_of_turn>", "<eos>"], "gemma3": ["<end_of_turn>", "<eos>"],
-         "phi3": ["<|end|>", "<|endoftext|>"]}
+         "phi3": ["<|end|>", "<|endoftext|>"], "longrope": ["<|end|>", "<|endoftext|>"]}
 
 
 def make_spm_tokenizer(dest: str, style: str) -> str:
     """A tiny SentencePiece-style tokenizer (BPE with byte fallback: the 256 byte tokens in the
     vocabulary, merges trained here on the taught question and answer) laid out as Gemma's (specials first,
     spaces replaced by "▁", no prefix, BOS added by its post-processor) or Phi 3's (Llama 2's
-    specials, a "▁" prefix normalizer, the chat tokens added after the vocabulary), with the
+    specials, a "▁" prefix normalizer, the chat tokens added after the vocabulary; phi3-rstrip:
+    with the real Phi 3's rstrip on every added token but <unk>, <s> and <|endoftext|>), with the
     family's chat template (test_ollama_modelfile's)."""
     from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, trainers
     from tokenizers.processors import TemplateProcessing
@@ -86,7 +103,9 @@ def make_spm_tokenizer(dest: str, style: str) -> str:
         [decoders.Replace("\u2581", " "), decoders.ByteFallback(), decoders.Fuse()]
         + ([] if gemma else [decoders.Strip(" ", 1, 0)]))
     chat = [] if gemma else ["<|endoftext|>", "<|assistant|>", "<|end|>", "<|user|>", "<|system|>"]
-    tokenizer.add_special_tokens([AddedToken(text, special=True, normalized=False)
+    keep = ("<unk>", "<s>", "<|endoftext|>")
+    tokenizer.add_special_tokens([AddedToken(text, special=True, normalized=False,
+                                             rstrip=style == "phi3-rstrip" and text not in keep)
                                   for text in specials + chat])
     if gemma:
         tokenizer.post_processor = TemplateProcessing(single="<bos> $A", pair="<bos> $A $B:1",
@@ -154,11 +173,21 @@ class GgufExportTest(test_web_export.ExportTestCase):
                     self.assertLessEqual(entry["max_abs_diff"], entry["tolerance"]["max_abs_diff"])
                 reader = gguf.GGUFReader(os.path.join(folder, f"{name}-Q8_0.gguf"))
                 kinds = {t.name: t.tensor_type.name for t in reader.tensors}
-                attention = "attn_qkv" if name == "phi3" else "attn_q"
+                attention = "attn_qkv" if name in PHI3 else "attn_q"
                 self.assertEqual(kinds[f"blk.0.{attention}.weight"], "Q8_0")
                 self.assertEqual(kinds["blk.0.attn_norm.weight"], "F32")
                 self.assertEqual("rope_freqs.weight" in kinds, name == "llama3")
-                self.assertEqual("output.weight" in kinds, name in ("llama", "phi3"))  # untied
+                self.assertEqual("output.weight" in kinds, name in ("llama", *PHI3))  # untied
+                self.assertEqual("rope_factors_long.weight" in kinds, name == "longrope")
+                # longrope: llama.cpp's check ran in a context no larger than the short
+                # factors', the note says what past it, and Ollama is held to that context.
+                self.assertEqual(report.get("longrope", {}).get("original_context"),
+                                 256 if name == "longrope" else None)
+                for entry in report["files"].values():
+                    self.assertLessEqual(entry["context"], 256 if name == "longrope" else 512)
+                with open(os.path.join(folder, "Modelfile"), encoding="utf-8") as handle:
+                    self.assertEqual("\nPARAMETER num_ctx 256\n" in handle.read(),
+                                     name == "longrope")
                 model = reader.get_field("tokenizer.ggml.model").contents()
                 self.assertEqual(model, "llama" if name in SPM else "gpt2")
 
@@ -180,6 +209,95 @@ class GgufExportTest(test_web_export.ExportTestCase):
         with mock.patch.object(gguf_export, "_rope_freqs", lambda config: None):
             with self.assertRaises(gguf_export.GgufSkipped):
                 self.export("llama3", types=("F16",))
+
+    def test_longrope_tables_are_the_configs_and_llama_cpp_needs_them_in_order(self):
+        """Phi 3's longrope: rope_factors_long and rope_factors_short hold the config's long and
+        short factors (float32), beside the short factors' context and the attention factor. In
+        the check's context (at most the short factors' 256 tokens) llama.cpp rotates with the
+        short table, as transformers does for a sequence that short: written without the tables,
+        or with them swapped, the file fails its check. (The tiny model barely feels the attention
+        factor, 1.17: its value is checked in the file instead.)"""
+        import math
+
+        import gguf
+        import numpy as np
+
+        path = os.path.join(self.tmp, "longrope-tables.gguf")
+        gguf_export.write_gguf(self.models["longrope"], path, "F16")
+        reader = gguf.GGUFReader(path)
+        tensors = {t.name: t for t in reader.tensors}
+        for name, key in (("rope_factors_long.weight", "long_factor"),
+                          ("rope_factors_short.weight", "short_factor")):
+            self.assertEqual(tensors[name].tensor_type.name, "F32")
+            np.testing.assert_array_equal(np.asarray(tensors[name].data),
+                                          np.asarray(LONGROPE[key], dtype=np.float32))
+        self.assertEqual(
+            reader.get_field("phi3.rope.scaling.original_context_length").contents(), 256)
+        self.assertAlmostEqual(reader.get_field("phi3.rope.scaling.attn_factor").contents(),
+                               math.sqrt(1 + math.log(2048 / 256) / math.log(256)), places=6)
+
+        real = gguf_export._longrope_tensors
+
+        def swapped(config):
+            (long, short), attention = real(config)
+            return [(long[0], short[1]), (short[0], long[1])], attention
+
+        for label, spoiled in (("swapped", swapped),
+                               ("no tables", lambda config: ([], real(config)[1]))):
+            with self.subTest(label), mock.patch.object(gguf_export, "_longrope_tensors", spoiled):
+                with self.assertRaises(gguf_export.GgufSkipped) as caught:
+                    self.export("longrope", types=("F16",))
+                self.assertRegex(str(caught.exception), "differs by|!= PyTorch's")
+
+    def test_in_a_context_past_the_short_factors_llama_cpp_rotates_with_the_long_ones(self):
+        """What the export's note says: in a context larger than the short factors' 256 tokens,
+        llama.cpp rotates even the check's short prompt with the long factors, where transformers
+        uses the short ones up to 256 tokens, so the check (made to ask for 512) fails."""
+        log = test_web_export.Log()
+        with mock.patch.object(gguf_export, "check_context", lambda prompt, tokens, limit: 512):
+            with self.assertRaises(gguf_export.GgufSkipped) as caught:
+                gguf_export.export_gguf(self.models["longrope"],
+                                        os.path.join(self.tmp, "longrope", "gguf-512"), log,
+                                        types=("F16",))
+        self.assertIn("llama.cpp made a context of 512 tokens, more than longrope's 256, so it "
+                      "used the long factors", str(caught.exception))
+        self.assertRegex(str(caught.exception), "differs by|!= PyTorch's")
+        self.assertIn("GGUF: Past 256 tokens of context llama.cpp applies the long rope factors to "
+                      "the whole sequence (as with llama.cpp's own converter)", log.lines[0])
+
+    def test_phi3s_general_name_says_phi_3_exactly_when_its_tokenizer_strips(self):
+        """llama.cpp strips the whitespace after Phi 3's chat tokens (as the tokenizer's rstrip
+        does) only for a model whose general.name says Phi-3: the rstrip tokenizer's file (run
+        "longrope") is named "longrope (Phi-3)", the other one's (run "phi3") "phi 3", and both
+        pass the template check (the family test); named as their runs, the chat template renders
+        other ids in llama.cpp and the files are left out."""
+        import gguf
+        from transformers import AutoTokenizer
+
+        # The rstrip tokenizer drops the "\n" the template writes after <|end|>.
+        tokenizer = AutoTokenizer.from_pretrained(self.models["longrope"])
+        ids = web_export._prompt_ids(tokenizer)
+        end, assistant = tokenizer.convert_tokens_to_ids(["<|end|>", "<|assistant|>"])
+        self.assertEqual(ids[ids.index(end) + 1], assistant)
+        self.assertIn("<|end|>\n<|assistant|>", tokenizer.apply_chat_template(
+            [{"role": "user", "content": "Hi"}], add_generation_prompt=True, tokenize=False))
+        for name, written in (("longrope", "longrope (Phi-3)"), ("phi3", "phi 3")):
+            with self.subTest(name=name):
+                path = os.path.join(self.tmp, f"name-{name}.gguf")
+                gguf_export.write_gguf(self.models[name], path, "F16", name=name)
+                self.assertEqual(gguf.GGUFReader(path).get_field("general.name").contents(),
+                                 written)
+                with mock.patch.object(gguf_export, "general_name", lambda name, *_: name):
+                    with self.assertRaises(gguf_export.GgufSkipped) as caught:
+                        self.export(name, types=("F16",))
+                self.assertIn("renders other ids than the tokenizer's", str(caught.exception))
+        # llama.cpp's rule needs <unk>, <s>, </s> and <|endoftext|> (it fails to load without).
+        with self.assertRaises(gguf_export.GgufSkipped) as caught:
+            gguf_export.general_name("run", "phi3", {
+                "added_tokens": [{"id": 2, "content": "<|end|>", "rstrip": True}],
+                "model": {"vocab": {"<unk>": 0, "<s>": 1}}})
+        self.assertIn("lacks </s>, <|endoftext|>", str(caught.exception))
+        self.assertEqual(gguf_export.general_name("Phi3-Gemma", "gemma2", {}), "Phi 3-Gemma")
 
     def test_without_gemmas_norm_offset_llama_cpp_disagrees(self):
         """Gemma's norms scale by 1 + weight, llama.cpp's by the weight: written without the added
@@ -249,8 +367,9 @@ class GgufExportTest(test_web_export.ExportTestCase):
                                        for name in ("llama", "gemma2", "phi3", "gemma3"))
         for config in (llama, gemma2, phi3, gemma3):
             self.assertIsNone(gguf_export.gguf_problem(config))
-        longrope = {"rope_type": "longrope", "rope_theta": 10000.0, "short_factor": [1.0] * 8,
-                    "long_factor": [2.0] * 8, "original_max_position_embeddings": 64}
+        longrope = read_json(os.path.join(self.models["longrope"], "config.json"))
+        self.assertIsNone(gguf_export.gguf_problem(longrope))
+        rope = longrope["rope_parameters"]
         for config, words in (
                 (dict(llama, model_type="mistral"), "model types llama, qwen2, qwen3, "
                  "gemma2, gemma3_text, phi3, and this one is 'mistral'"),
@@ -263,9 +382,17 @@ class GgufExportTest(test_web_export.ExportTestCase):
                 (dict(gemma2, final_logit_softcapping=None), "final_logit_softcapping is not set"),
                 (dict(gemma2, layer_types=["full_attention"] * 2),
                  "layer_types is not a sliding-window layer then a full one, in turn"),
-                (dict(phi3, rope_parameters=longrope), "rope type 'longrope' is not one the GGUF "
-                 "writer writes for phi3 (default)"),
-                (dict(phi3, rope_parameters=LLAMA3_ROPE), "rope type 'llama3'"),
+                (dict(phi3, rope_parameters=LLAMA3_ROPE), "rope type 'llama3' is not one the GGUF "
+                 "writer writes for phi3 (default, longrope)"),
+                (dict(llama, rope_parameters=rope), "rope type 'longrope' is not one the GGUF "
+                 "writer writes for llama (default, llama3)"),
+                (dict(longrope, rope_parameters=dict(rope, short_factor=[1.0] * 16)),
+                 "longrope's short_factor has 16 values, and llama.cpp needs 8 positive numbers"),
+                (dict(longrope, rope_parameters=dict(rope, long_factor=None)),
+                 "longrope's long_factor has no list"),
+                (dict(longrope, original_max_position_embeddings=None, rope_parameters={
+                    k: v for k, v in rope.items() if k != "original_max_position_embeddings"}),
+                 "longrope has no original_max_position_embeddings"),
                 (dict(gemma3, attn_logit_softcapping=50.0), "llama.cpp does not soft-cap Gemma 3"),
                 (dict(gemma3, query_pre_attn_scalar=256), "Gemma 3's queries by (16: head_dim"),
                 (dict(gemma3, rope_parameters=dict(GEMMA3_ROPE, sliding_attention={
@@ -312,7 +439,16 @@ class GgufExportTest(test_web_export.ExportTestCase):
             tokenizer["pre_tokenizer"] = {"type": "Metaspace", "replacement": "\u2581",
                                           "prepend_scheme": "first", "split": False}
 
+        def renamed_end_of_sequence(tokenizer):  # a Phi 3 rstrip tokenizer without "</s>"
+            tokenizer["model"]["vocab"]["<eos>"] = tokenizer["model"]["vocab"].pop("</s>")
+            for added in tokenizer["added_tokens"]:
+                if added["content"] == "</s>":
+                    added["content"] = "<eos>"
+
         for name, source, spoil, words in (
+                ("phi3-rstrip-no-end", "longrope", edit(renamed_end_of_sequence),
+                 "which llama.cpp does for a model named Phi-3 only with <unk>, <s>, </s>, "
+                 "<|endoftext|> in the vocabulary, and it lacks </s>"),
                 ("no-tokenizer-json", "llama", without_tokenizer_json,
                  "has no tokenizer.json, which the GGUF writer reads the vocabulary from"),
                 ("unigram", "llama", edit(lambda t: t["model"].update(type="Unigram")),
