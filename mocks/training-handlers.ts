@@ -16,6 +16,7 @@ import {
   type CachedModel,
   type TrainRequest,
 } from '../src/shared/training-api';
+import type { RunEvaluation } from '../src/shared/run-evaluation';
 import { FakeDatasets } from './fake/fake-datasets';
 import { FakeHubCache } from './fake/fake-hub-cache';
 import type { MockRun } from './fake/fake-run';
@@ -53,6 +54,8 @@ export interface TrainingMock {
   /** The bodies POST /train received. */
   starts: TrainRequest[];
   runs: Map<string, MockRun>;
+  /** The last body PUT /runs/{id}/evaluation kept, by run (the service's compare.json). */
+  evaluations: ReadonlyMap<string, RunEvaluation>;
   /** The Hub cache (GET /hub-cache, DELETE /hub-cache/models/…): `hold` sets its models. */
   hubCache: FakeHubCache;
   /** GET /runs/{id}/split for that run: 404 (`missing`) or 422 (`malformed`) from now on. */
@@ -99,6 +102,7 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
     route(ROUTES.dataset, async ({ params }) => ({ entries: await runs.dataset(params.id) })),
     route(ROUTES.exports, ({ params }) => runs.exports(params.id)),
     route(ROUTES.exportRun, ({ params, body }) => runs.exportRun(params.id, body)),
+    route(ROUTES.runEvaluation, ({ params, body }) => runs.saveEvaluation(params.id, body)),
     ...mswFileRoutes(base, record)(ROUTES.exportFile, async ({ params }) => ({
       name: params.file,
       bytes: await runs.exportFile(params.id, params.file),
@@ -123,6 +127,7 @@ export function createTrainingMock(options: TrainingMockOptions = {}): TrainingM
     requests,
     starts,
     runs: runs.runs,
+    evaluations: runs.evaluations,
     hubCache,
     setScenario: (next) => {
       runs.scenario = next;

@@ -38,12 +38,14 @@ import {
   type LogsResponse,
   type MetricsResponse,
   type PlanResponse,
+  type RunEvaluationResult,
   type RunExports,
   type RunInfo,
   type RunSplit,
   type TrainRequest,
   type TrainedModel,
 } from '../../src/shared/training-api';
+import { evaluationNotOfRun, type RunEvaluation } from '../../src/shared/run-evaluation';
 import { trainingMessages } from '../../src/shared/training-messages';
 import { mockPlan } from '../training-plan';
 import type { FakeDatasets } from './fake-datasets';
@@ -61,6 +63,8 @@ import { MOCK_DATASET, MOCK_MESSAGES, type TrainingScenario } from './fixtures';
 
 export class FakeRuns implements RunsDomain {
   readonly runs = new Map<string, MockRun>();
+  /** The last evaluation PUT /runs/{id}/evaluation kept, by run. */
+  readonly evaluations = new Map<string, RunEvaluation>();
   /** The scenario new (and resumed) runs follow. */
   scenario: TrainingScenario;
   /** Whether the trainer's set-up is running (no run starts meanwhile). */
@@ -217,6 +221,23 @@ export class FakeRuns implements RunsDomain {
     return this.exports(id);
   }
 
+  /**
+   * Compare's scores for a run's model card (PUT /runs/{id}/evaluation), refused as the service
+   * refuses; the last one per run is kept in `evaluations` (the service's compare.json).
+   */
+  async saveEvaluation(id: string, evaluation: RunEvaluation): Promise<RunEvaluationResult> {
+    const { info } = this.runOf(id);
+    if (info.state === 'running')
+      throw wrongState(`Run ${id} is still running; its model card is written once it has ended`);
+    const { folder } = await fakeArchive(info, 'merged');
+    const refusal = archiveRefusal(info, 'merged', folder);
+    if (refusal !== null) throw notFound(refusal);
+    const problem = evaluationNotOfRun(info, evaluation);
+    if (problem !== null) throw badInput(problem);
+    this.evaluations.set(id, evaluation);
+    return { run_id: id, card: 'rewritten', reason: null };
+  }
+
   /** A zip GET /runs/{id}/exports/archive/{kind} sends, refused as the service refuses. */
   async exportArchive(id: string, kind: ArchiveKind): Promise<{ name: string; bytes: Uint8Array }> {
     const { info } = this.runOf(id);
@@ -308,6 +329,7 @@ export class FakeRuns implements RunsDomain {
   /** Forgets every run (between tests). */
   reset(): void {
     this.runs.clear();
+    this.evaluations.clear();
     this.counter = 0;
     this.scenario = this.initialScenario;
   }

@@ -8,13 +8,14 @@
  * `model_card.py --rewrite` (beside the exporter, in training/), from the record the run left
  * (`model_card.json`: the run's options and losses); a run from before that record keeps its card.
  */
-import type { ChildProcess, SpawnOptions } from 'node:child_process';
-import { access, rm, writeFile } from 'node:fs/promises';
+import type { ChildProcess } from 'node:child_process';
+import { rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { GgufWriting } from '../../src/shared/run-exports';
 import type { ExportRequest } from '../../src/shared/training-api';
 import type { ServiceConfig } from './config';
 import { launchFailed, wrongState } from './errors';
+import { KEEP_CHARS, SPAWN_OPTIONS, rewriteModelCard } from './model-card';
 import { launchFor } from './paths';
 import { endGroup } from './plan';
 import type { SpawnFn } from './run-process';
@@ -27,22 +28,6 @@ const TYPES: Record<ExportRequest['gguf'], readonly string[]> = {
   F16: ['F16'],
   both: ['F16', 'Q8_0'],
 };
-
-/** What the run left for its model card to be written again (training/model_card.py RECORD). */
-const CARD_RECORD = 'model_card.json';
-
-/** How the exporter and the card's rewrite run: in `cwd`, their own process group, offline. */
-const SPAWN_OPTIONS = (cwd: string) =>
-  ({
-    cwd,
-    shell: false,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, PYTHONUNBUFFERED: '1', HF_HUB_OFFLINE: '1' },
-  }) satisfies SpawnOptions;
-
-/** The last output kept for the reason a failed export gives. */
-const KEEP_CHARS = 4000;
 
 interface Writing extends GgufWriting {
   child: ChildProcess;
@@ -130,40 +115,24 @@ export class GgufExports {
 
   /**
    * After the exporter (and its skip reason): merged/README.md made again with what gguf/ holds
-   * now, when the run left its card's record; the export's state stays "writing" until then, and
-   * the rewrite is the process a shutdown ends. A card that cannot be rewritten keeps the old one
-   * and the service's log says why.
+   * now (model-card.ts), when the run left its card's record; the export's state stays "writing"
+   * until then, and the rewrite is the process a shutdown ends. A card that cannot be rewritten
+   * keeps the old one and the service's log says why.
    */
   private async rewriteCard(id: string, out: string, python: string): Promise<void> {
-    const hasRecord = await access(join(out, CARD_RECORD)).then(
-      () => true,
-      () => false,
-    );
     const writing = this.writing.get(id);
-    if (!hasRecord || !writing || this.stopping) return;
-    const script = join(dirname(this.config.ggufExportScript), 'model_card.py');
-    const launch = await launchFor(script, python, null);
-    const said: string[] = [];
-    const code = await new Promise<number | string | null>((done) => {
-      try {
-        const child = this.spawnFn(
-          launch.command,
-          [...launch.args, '--rewrite', out],
-          SPAWN_OPTIONS(dirname(script)),
-        );
-        writing.child = child;
-        child.stdout?.resume();
-        child.stderr?.on('data', (chunk: Buffer) => said.push(chunk.toString('utf8')));
-        child.once('error', (error) => done(error.message));
-        child.once('close', done);
-      } catch (error) {
-        done(error instanceof Error ? error.message : String(error));
-      }
+    if (!writing || this.stopping) return;
+    const { config, spawnFn } = this;
+    const result = await rewriteModelCard({
+      config,
+      spawnFn,
+      python,
+      out,
+      started: (child) => (writing.child = child),
     });
-    if (code !== 0)
-      console.log(
-        `Run ${id}: model card not rewritten after the GGUF export (${typeof code === 'string' ? code : `exit ${code}`}): ${said.join('').trim().slice(-KEEP_CHARS)}`,
-      );
+    // A run from before the record keeps its card without a word.
+    if (result.state === 'failed')
+      console.log(`Run ${id}: model card not rewritten after the GGUF export: ${result.reason}`);
   }
 
   /** Service shutdown: every export's process group ended, and waited for. */

@@ -17,6 +17,7 @@ import type {
   RunInfo,
   RunExports,
   RunSplit,
+  RunEvaluationResult,
   TrainRequest,
 } from '../../src/shared/training-api';
 import { PLAN_TIMEOUT_MS } from '../../src/shared/service-http';
@@ -30,6 +31,8 @@ import { busy, wrongState } from './errors';
 import { publicView, type RunRecord } from './run-records';
 import { RunRegistry } from './run-registry';
 import { RunStores } from './run-stores';
+import { saveRunEvaluation } from './run-evaluation';
+import type { RunEvaluation } from '../../src/shared/run-evaluation';
 
 export type { SpawnFn } from './run-process';
 
@@ -141,6 +144,19 @@ export class RunManager {
     await this.queries.exportArchive(id, 'merged');
     await this.gguf.start(record, request);
     return this.exports(id);
+  }
+
+  /**
+   * PUT /runs/{id}/evaluation: Compare's scores into the run's compare.json and its model card
+   * (run-evaluation.ts); refused while the run runs (409) and when merged/ is gone or holds no
+   * model (404, the path named, as for POST /runs/{id}/exports).
+   */
+  async saveEvaluation(id: string, evaluation: RunEvaluation): Promise<RunEvaluationResult> {
+    const record = this.registry.recordOf(id);
+    if (record.state === 'running')
+      throw wrongState(`Run ${id} is still running; its model card is written once it has ended`);
+    await this.queries.exportArchive(id, 'merged');
+    return saveRunEvaluation(this.config, this.spawnFn, record, evaluation);
   }
 
   /** A zip of the run's adapter or merged model (GET /runs/{id}/exports/archive/{kind}). */

@@ -3,9 +3,10 @@
  * machine's IndexedDB store actor (src/composition.ts provides it), the store itself (the saved
  * list), and TanStack
  * Query options for the training service's runs, models, held-out split and data file (the
- * client's fetchers, keyed by the training key factory, so the view's hooks share one cache).
+ * client's fetchers, keyed by the training key factory, so the view's hooks share one cache), and
+ * the mutation that puts a saved comparison's scores in a run's model card.
  */
-import { queryOptions } from '@tanstack/react-query';
+import { mutationOptions, queryOptions } from '@tanstack/react-query';
 import type { evaluationMachine } from '../machines/evaluationMachine';
 import {
   createEvaluationStore,
@@ -14,6 +15,7 @@ import {
 } from './evaluation-store';
 import { trainingKeys } from '../shared/training-keys';
 import type { TrainingClient } from './training-client';
+import type { RunEvaluation } from '../shared/run-evaluation';
 
 export function runsQueryOptions(client: TrainingClient) {
   return queryOptions({
@@ -54,6 +56,18 @@ export function runDatasetQueryOptions(client: TrainingClient, runId: string) {
   });
 }
 
+/**
+ * PUT /runs/{id}/evaluation: a saved comparison's scores into the run's model card. Not retried:
+ * the service's refusal (409 running, 404 no merged/, 400) is the answer the view shows.
+ */
+export function runEvaluationMutationOptions(client: TrainingClient) {
+  return mutationOptions({
+    mutationFn: ({ runId, evaluation }: { runId: string; evaluation: RunEvaluation }) =>
+      client.saveRunEvaluation(runId, evaluation),
+    retry: false,
+  });
+}
+
 export function createCompareServices(
   client: TrainingClient,
   store: EvaluationStore = createEvaluationStore(),
@@ -68,6 +82,9 @@ export function createCompareServices(
       models: () => modelsQueryOptions(client),
       split: (runId: string) => splitQueryOptions(client, runId),
       dataset: (runId: string) => runDatasetQueryOptions(client, runId),
+    },
+    mutations: {
+      runEvaluation: () => runEvaluationMutationOptions(client),
     },
   };
 }

@@ -22,6 +22,7 @@ import {
   RunDatasetSchema,
   RunInfoSchema,
   RunListSchema,
+  RunEvaluationResultSchema,
   RunExportsSchema,
   RunSplitSchema,
   TrainResponseSchema,
@@ -39,6 +40,7 @@ import {
   type RunInfo,
   type RunList,
   type ExportRequest,
+  type RunEvaluationResult,
   type RunExports,
   type RunSplit,
   type TrainRequest,
@@ -47,6 +49,7 @@ import {
   type TrainerInfo,
   type TrainerSetup,
 } from '../shared/training-api';
+import type { RunEvaluation } from '../shared/run-evaluation';
 import type {
   CancelRunInput,
   Catalog,
@@ -99,6 +102,8 @@ export interface TrainingClient {
   fetchRunExports(runId: string, signal?: AbortSignal): Promise<RunExports>;
   /** POST /runs/{id}/exports: GGUF written from the run's merged model (202, "writing"). */
   requestRunExport(runId: string, request: ExportRequest): Promise<RunExports>;
+  /** PUT /runs/{id}/evaluation: Compare's scores into the run's model card. */
+  saveRunEvaluation(runId: string, evaluation: RunEvaluation): Promise<RunEvaluationResult>;
   putDataset(
     name: string,
     entries: TrainingEntry[],
@@ -194,6 +199,8 @@ export function createTrainingClient(options: TrainingClientOptions = {}): Train
       call(RunExportsSchema, 'GET', `/runs/${id(runId)}/exports`, undefined, signal),
     requestRunExport: (runId, request) =>
       call(RunExportsSchema, 'POST', `/runs/${id(runId)}/exports`, request),
+    saveRunEvaluation: (runId, evaluation) =>
+      call(RunEvaluationResultSchema, 'PUT', `/runs/${id(runId)}/evaluation`, evaluation),
     putDataset: (name, entries, signal) =>
       call(DatasetResponseSchema, 'PUT', `/datasets/${encodeURIComponent(name)}`, entries, signal),
     fetchTrainer: (signal) => call(TrainerInfoSchema, 'GET', '/trainer', undefined, signal),

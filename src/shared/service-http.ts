@@ -26,6 +26,7 @@ import {
   type ServiceInfo,
 } from './training-api';
 import { trainingMessages } from './training-messages';
+import { RunEvaluationSchema } from './run-evaluation';
 
 /** The status each kind of domain error answers with; the body is `{ "error": message }`. */
 export const ERROR_STATUS: Record<DomainErrorKind, number> = {
@@ -111,6 +112,7 @@ const byHubModel = { params: HubModelParamsSchema };
 const exportFile = { params: ExportFileParamsSchema };
 const exportArchive = { params: ExportArchiveParamsSchema };
 const exportRequest = { params: RunParamsSchema, body: ExportRequestSchema };
+const evaluationPut = { params: RunParamsSchema, body: RunEvaluationSchema };
 
 /** Every route of the service but the trained files' (the service's alone); JSON but the exports' files. */
 export const SERVICE_ROUTES = {
@@ -129,6 +131,8 @@ export const SERVICE_ROUTES = {
   exportFile: { method: 'GET', url: '/runs/:id/exports/gguf/:file', schema: exportFile },
   // A zip streamed as it is made (its size known before: Content-Length), HEAD too; no Range.
   exportArchive: { method: 'GET', url: '/runs/:id/exports/archive/:kind', schema: exportArchive },
+  // Compare's scores for the run's model card (compare.json, then the card rewritten).
+  runEvaluation: { method: 'PUT', url: '/runs/:id/evaluation', schema: evaluationPut },
   cancel: { method: 'POST', url: '/runs/:id/cancel', schema: byId },
   resume: { method: 'POST', url: '/runs/:id/resume', schema: byId },
   logs: { method: 'GET', url: '/logs/:id', schema: logsQuery },

@@ -393,6 +393,18 @@ export const GGUF_CHOICES = ['Q8_0', 'F16', 'both'] as const;
 export const ExportRequestSchema = z.strictObject({ gguf: z.enum(GGUF_CHOICES) });
 export type ExportRequest = z.infer<typeof ExportRequestSchema>;
 
+/**
+ * PUT /runs/{id}/evaluation's answer: compare.json written, and the card's state — `rewritten`
+ * with the scores, or `kept` (the card as it was, `reason` saying why: e.g. a run from before the
+ * card kept its record).
+ */
+export const RunEvaluationResultSchema = z.object({
+  run_id: z.string(),
+  card: z.enum(['rewritten', 'kept']),
+  reason: z.nullable(z.string()),
+});
+export type RunEvaluationResult = z.infer<typeof RunEvaluationResultSchema>;
+
 /** The folders a run's archive downloads pack: the LoRA adapter, the merged model. */
 export const ARCHIVE_KINDS = ['adapter', 'merged'] as const;
 export type ArchiveKind = (typeof ARCHIVE_KINDS)[number];
@@ -461,6 +473,7 @@ export const SERVICE_ENDPOINTS = [
   'GET /runs/{run_id}/dataset',
   'GET /runs/{run_id}/exports',
   'POST /runs/{run_id}/exports',
+  'PUT /runs/{run_id}/evaluation',
   'GET|HEAD /runs/{run_id}/exports/gguf/{file}',
   'GET|HEAD /runs/{run_id}/exports/archive/{kind}',
   'POST /runs/{run_id}/cancel',

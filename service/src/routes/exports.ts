@@ -7,6 +7,7 @@
  * `GET|HEAD /runs/{id}/exports/archive/{kind}` sends the adapter or the merged model as a zip made
  * while it is sent (archives.ts), with its exact Content-Length. `POST /runs/{id}/exports` writes
  * GGUF from an ended run's merged model (gguf-exports.ts): 202 with the listing, "writing".
+ * `PUT /runs/{id}/evaluation` puts Compare's scores in the merged model's card (run-evaluation.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import { basename, dirname } from 'node:path';
@@ -16,16 +17,27 @@ import type {
   ExportArchiveParamsSchema,
   ExportFileParamsSchema,
   ExportRequest,
+  RunEvaluationResult,
   RunExports,
 } from '../../../src/shared/training-api';
+import type { RunEvaluation } from '../../../src/shared/run-evaluation';
 import type { RunManager } from '../runs';
 import { SEND_OPTIONS } from './models';
 import { zipArchive, zipSize } from '../archives';
 
 export function registerExportRoutes(
   app: FastifyInstance,
-  runs: Pick<RunManager, 'exports' | 'exportFile' | 'exportArchive' | 'exportRun'>,
+  runs: Pick<
+    RunManager,
+    'exports' | 'exportFile' | 'exportArchive' | 'exportRun' | 'saveEvaluation'
+  >,
 ): void {
+  app.put<{ Params: { id: string }; Body: RunEvaluation }>(
+    ROUTES.runEvaluation.url,
+    { schema: ROUTES.runEvaluation.schema },
+    (request): Promise<RunEvaluationResult> => runs.saveEvaluation(request.params.id, request.body),
+  );
+
   app.post<{ Params: { id: string }; Body: ExportRequest }>(
     ROUTES.exportRun.url,
     { schema: ROUTES.exportRun.schema },

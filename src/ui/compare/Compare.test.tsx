@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { createActor, fromCallback, fromPromise, waitFor as waitForActor } from 'xstate';
 import { createTrainingMock } from '../../../mocks/training-handlers';
@@ -10,6 +11,7 @@ import { appMachine, type GpuInfo } from '../../machines/appMachine';
 import { NO_QUESTIONS_MESSAGE } from '../../machines/evaluationMachine';
 import { createServices } from '../../composition';
 import { DEFAULT_TRAINING_URL, TRAINING_PARAMS, type RunInfo } from '../../shared/training-api';
+import type { RunEvaluation } from '../../shared/run-evaluation';
 import { MODELS } from '../../shared/models';
 import type { WorkerActorEvent, WorkerResponse } from '../../shared/worker-protocol';
 import { Compare } from './Compare';
@@ -17,7 +19,10 @@ import { Compare } from './Compare';
 const mock = createTrainingMock({ stepsPerPoll: 1000 });
 const server = setupServer(...mock.handlers);
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-beforeEach(() => mock.reset());
+beforeEach(() => {
+  mock.reset();
+  server.resetHandlers();
+});
 afterAll(() => server.close());
 
 /** Wired as the composition root wires it: the mock service, the evaluations in fake IndexedDB. */
@@ -167,6 +172,76 @@ describe('Compare view', () => {
     expect(app.getSnapshot().context.model?.getSnapshot().context.selected).toBe(run.model_id);
     // Saved and listed.
     await screen.findByRole('button', { name: /^Llama 3\.2 1B Instruct.* vs harbour-/ });
+  });
+
+  it("saved: the scores go to the run's model card (PUT /runs/{id}/evaluation), said beside it", async () => {
+    const run = await finishedRun();
+    const { user } = await renderCompare({
+      runId: run.id,
+      script: {
+        answers: (model) =>
+          model.startsWith('trained/') ? 'The harbour festival is held every July.' : 'No idea.',
+      },
+    });
+    await waitFor(() => expect(screen.getByLabelText('Model B (after)')).toHaveValue(run.model_id));
+    await screen.findByText('1 question, 1 with a reference answer (only those are scored).');
+    await user.click(screen.getByRole('button', { name: 'Compare' }));
+    const name = run.output_dir.split('/').pop() ?? '';
+    expect(
+      await screen.findByText(`Saved in this browser. Scores added to ${name}'s model card.`),
+    ).toHaveAttribute('role', 'status');
+    const sent = mock.evaluations.get(run.id);
+    expect(sent).toMatchObject({
+      a: { id: 'onnx-community/Llama-3.2-1B-Instruct-q4f16', role: 'base', dtype: 'q4f16' },
+      b: { id: run.model_id, label: `${name} (fine-tuned)`, role: 'fine-tuned' },
+      source: { kind: 'held-out', run_id: run.id },
+      questions: 1,
+      settings: { temperature: 0, max_new_tokens: 64, system_prompt_chars: 0 },
+      summary: {
+        a: { answered: 1, mean_rouge_l: 0, tokens_per_second: 8 },
+        b: { answered: 1, mean_rouge_l: 1, tokens_per_second: 8 },
+        compared: 1,
+        a_closer: 0,
+        b_closer: 1,
+        ties: 0,
+      },
+    } satisfies Partial<Record<keyof RunEvaluation, unknown>>);
+    // Once per save: nothing more is sent while the view stays.
+    expect(mock.requests.filter((r) => r.startsWith('PUT /runs/'))).toHaveLength(1);
+  });
+
+  it("the service refuses the scores: its error beside 'Saved', and the evaluation stays saved", async () => {
+    const run = await finishedRun();
+    const refusal = `Run ${run.id}'s merged model folder ${run.output_dir}/merged no longer exists (deleted or moved?)`;
+    server.use(
+      http.put(`${DEFAULT_TRAINING_URL}/runs/:id/evaluation`, () =>
+        HttpResponse.json({ error: refusal }, { status: 404 }),
+      ),
+    );
+    const { user } = await renderCompare({ runId: run.id, script: { answers: () => 'x' } });
+    await waitFor(() => expect(screen.getByLabelText('Model B (after)')).toHaveValue(run.model_id));
+    await screen.findByText('1 question, 1 with a reference answer (only those are scored).');
+    await user.click(screen.getByRole('button', { name: 'Compare' }));
+    const name = run.output_dir.split('/').pop() ?? '';
+    expect(
+      await screen.findByText(
+        `Saved in this browser. The scores were not added to ${name}'s model card: ${refusal}`,
+      ),
+    ).toHaveAttribute('role', 'alert');
+    // This run's evaluation is in the saved list all the same.
+    await screen.findByRole('button', {
+      name: new RegExp(`^Llama 3\\.2 1B Instruct.* vs ${name}`),
+    });
+  });
+
+  it('no trained model in A or B: saved, and nothing is sent', async () => {
+    const { user } = await renderCompare({ script: { answers: () => 'Paris.' } });
+    await user.selectOptions(screen.getByLabelText('Model A (before)'), 'llama-3.2-1b');
+    await user.selectOptions(screen.getByLabelText('Model B (after)'), 'llama-3.2-1b');
+    await user.type(pasteBox(), 'Capital of France?\tParis.');
+    await user.click(screen.getByRole('button', { name: 'Compare' }));
+    await screen.findByText('Saved in this browser.');
+    expect(mock.requests.filter((r) => r.startsWith('PUT '))).toEqual([]);
   });
 
   it('a new ?run= under the open view: that run, its held-out set and its pair; the settings stay', async () => {

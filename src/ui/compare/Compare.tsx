@@ -1,6 +1,6 @@
 import { useSelector } from '@xstate/react';
 import { useQuery } from '@tanstack/react-query';
-import { useMemo, useState, type FormEvent } from 'react';
+import { Suspense, lazy, useMemo, useState, type FormEvent } from 'react';
 import type { CompareServices } from '../../actors/compare-services';
 // Only types from the app's own machines: a runtime import of them from this lazy chunk made the
 // bundler split xstate out of the entry chunk, adding to the first load.
@@ -16,7 +16,7 @@ import {
 } from '../../machines/appSelectors';
 import { selectIsChatBusy } from '../../machines/chatSelectors';
 import { selectIsModelLoading, selectModelOptions } from '../../machines/modelSelectors';
-import type { EvaluationActorRef } from '../../machines/evaluationMachine';
+import type { EvalModel, EvaluationActorRef } from '../../machines/evaluationMachine';
 import {
   selectError,
   selectHandedBack,
@@ -26,6 +26,7 @@ import {
   selectRows,
   selectSaveError,
   selectSaves,
+  selectSetup,
   selectStartError,
 } from '../../machines/evaluationSelectors';
 import { defaultSettings } from '../../shared/generation-settings';
@@ -40,6 +41,9 @@ import { QuestionSource, useQuestions } from './QuestionSource';
 import { Progress } from './Progress';
 import { Results } from './Results';
 import { SavedList } from './SavedList';
+
+// Its own chunk: see CardNote.tsx (useMutation would otherwise weigh on the first load).
+const CardNote = lazy(() => import('./CardNote'));
 
 type ModelRef = NonNullable<ReturnType<typeof selectModelRef>>;
 
@@ -159,6 +163,7 @@ function Session({
       cap,
     });
   const { kind, runId, a, b } = form;
+  const setup = useSelector(actor, selectSetup);
   const questions = useQuestions(compare, kind, runId, form.pasted);
 
   const phase = useSelector(actor, selectPhase);
@@ -168,6 +173,8 @@ function Session({
   const saveError = useSelector(actor, selectSaveError);
   const handedBack = useSelector(actor, selectHandedBack);
   const saves = useSelector(actor, selectSaves);
+  // Saves before the view opened are not sent again to a model card.
+  const [savesAtOpen] = useState(saves);
   const rows = useSelector(actor, selectRows);
   // A new record only when its rows or status change (not with every token written).
   const record = useSelector(
@@ -175,6 +182,17 @@ function Session({
     selectRecord,
     (x, y) => x?.id === y?.id && x?.rows === y?.rows && x?.status === y?.status,
   );
+
+  // What the card's summary needs beyond the record: each side's dtype and Hub source.
+  const facts = useMemo(() => {
+    const side = (model: EvalModel) => ({
+      dtype: model.spec.dtype,
+      source: choices.find((m) => m.value === model.value)?.source ?? null,
+    });
+    return setup
+      ? { a: side(setup.a), b: side(setup.b) }
+      : { a: { dtype: null, source: null }, b: { dtype: null, source: null } };
+  }, [setup, choices]);
 
   function start(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -335,6 +353,17 @@ function Session({
           {saveError}
         </p>
       )}
+      <Suspense fallback={null}>
+        <CardNote
+          compare={compare}
+          saves={saves}
+          record={record}
+          facts={facts}
+          trained={trained.data?.models ?? []}
+          hidden={running}
+          since={savesAtOpen}
+        />
+      </Suspense>
       {handedBack && !running && (
         <p className="compare-note" role="status">
           The chat's model is now {handedBack}: the comparison left it loaded (one model at a time).
