@@ -231,6 +231,16 @@ describe('checked on this GPU', () => {
       expect(loadBox && column && loadBox.x + loadBox.width <= column.x + column.width + 1).toBe(
         true,
       );
+      // On a phone (390 px) the warning and its button wrap within the page: no sideways scroll.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await load.scrollIntoViewIfNeeded();
+      await screenshot(page, 'reference-check/chat-garbled-q4-390');
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+        390,
+      );
+      const phoneBox = await load.boundingBox();
+      expect(phoneBox && phoneBox.x >= 0 && phoneBox.x + phoneBox.width <= 390).toBe(true);
+      await page.setViewportSize({ width: 1280, height: 900 });
       await load.focus();
       await page.keyboard.press('Enter');
       await expect
