@@ -270,11 +270,30 @@ describe('train → chat in Chromium', () => {
         a: { id: string };
         b: { id: string };
         rows: { prompt: string; scoreA: number | null; scoreB: number | null }[];
-        summary: { a: { meanScore: number }; b: { meanScore: number }; bCloser: number };
+        summary: {
+          a: { meanScore: number };
+          b: { meanScore: number };
+          bCloser: number;
+          aCloser: number;
+        };
       };
       expect([exported.a.id, exported.b.id]).toEqual(['trained/harbour-base', 'trained/harbour']);
       expect(exported.summary.b.meanScore).toBeGreaterThan(exported.summary.a.meanScore + 0.3);
-      expect(exported.summary.bCloser).toBeGreaterThanOrEqual(HARBOUR.length - 1);
+      // Closer on most questions and never farther. How many of the trained answers come back
+      // word for word (a 64-wide model in the browser's variant) varies with the CPU that
+      // trained it: one misspelt word scores a tie against the base's noise.
+      expect(exported.summary.aCloser).toBe(0);
+      expect(exported.summary.bCloser).toBeGreaterThanOrEqual(HARBOUR.length / 2);
+      // The saved comparison's scores went into the run's model card (merged/README.md).
+      // (The first comparison's were there before: this one replaces them.)
+      const cardFile = join(svc.base, 'out', 'harbour', 'merged', 'README.md');
+      await expect
+        .poll(() => readFileSync(cardFile, 'utf8'), { timeout: 60_000 })
+        .toContain(`over ${HARBOUR.length} answers`);
+      const card = readFileSync(cardFile, 'utf8');
+      expect(card).toContain('## Compare');
+      expect(card).toContain(`- Closer to the reference: this model ${exported.summary.bCloser},`);
+      await page.getByText("Scores added to harbour's model card.").waitFor({ timeout: 60_000 });
       // The table's numbers are the JSON's.
       expect(await table.locator('tbody tr td:nth-child(6)').allTextContents()).toEqual(
         exported.rows.map((r) => r.scoreA?.toFixed(3)),
