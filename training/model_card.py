@@ -224,6 +224,8 @@ def _gguf(args, output_dir: str) -> list[str]:
     elif report.get("modelfile_skipped"):
         why = no_local_paths(report["modelfile_skipped"])
         lines.append(f"- Ollama Modelfile: left out ({why})")
+    if report.get("longrope"):  # Phi 3.5 mini's rope: what llama.cpp does past the short context
+        lines.append(f"- {no_local_paths(report['longrope']['note'])}")
     return lines
 
 

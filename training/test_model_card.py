@@ -247,6 +247,15 @@ class ReportsTest(unittest.TestCase):
                          "installed in .llama-runtime: run `npm run llama:setup`\n")
         self.assertNotIn("ollama create", body)
 
+    def test_a_longrope_models_note_is_in_the_gguf_section(self):
+        path = os.path.join(self.out, "gguf", "export.json")
+        export = read_json(path)
+        self.assertNotIn("long rope", self.gguf_section(self.card()[1]))
+        note = gguf_export.LONGROPE_NOTE.format(original=4096)
+        test_support.write_json(path, dict(export, longrope={"original_context": 4096,
+                                                             "note": note}))
+        self.assertIn(f"- {note}\n", self.gguf_section(self.card()[1]))
+
     def test_a_browser_skip_or_no_report_at_all(self):
         shutil.rmtree(os.path.join(self.out, "web"))
         _, body = self.card()
