@@ -14,19 +14,11 @@ import {
   startRun,
   startTestService,
   trainToEnd,
+  writeRunCard,
   type TestService,
 } from './helpers';
 
 const REPO = resolve(import.meta.dirname, '../..');
-
-/** Python: the model card and its record as a LoRA run writes them (argv[1]: the output folder). */
-const WRITE_CARD = [
-  'import os, sys, finetune, model_card',
-  'out = sys.argv[1]',
-  'args = finetune.parse_args(["--base_model", os.path.join(out, "merged"), "--data_file",',
-  '                            "data.json", "--output_dir", out, "--no-web-export"])',
-  'model_card.write_model_card(args, os.path.join(out, "merged"), [{"loss": 1.25, "step": 1}])',
-].join('\n');
 
 let svc: TestService;
 serviceForFile((started) => (svc = started));
@@ -195,10 +187,7 @@ describe('POST /runs/{id}/exports with the real exporter', () => {
         { cwd: join(REPO, 'training'), env: { ...process.env, HF_HUB_OFFLINE: '1' } },
       );
       // The card a trainer run leaves, and its record (the run's options and losses).
-      execFileSync(python, ['-c', WRITE_CARD, run.output_dir], {
-        cwd: join(REPO, 'training'),
-        env: { ...process.env, HF_HUB_OFFLINE: '1' },
-      });
+      writeRunCard(run.output_dir, python);
       const card = join(merged, 'README.md');
       expect(readFileSync(card, 'utf8')).toContain('### GGUF (llama.cpp, Ollama)\n\nNot asked for');
       const asked = await ask(real, run.id, 'both');

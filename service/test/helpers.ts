@@ -3,7 +3,13 @@
  * fixture scripts as the only script root, and talks to it over real HTTP (node:http, so tests
  * can send any Host, Origin or Content-Type).
  */
-import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import {
+  execFileSync,
+  spawn,
+  spawnSync,
+  type ChildProcess,
+  type SpawnOptions,
+} from 'node:child_process';
 import {
   existsSync,
   mkdtempSync,
@@ -33,6 +39,23 @@ export const ROOT = resolve(import.meta.dirname, '..', '..');
 /** The project's environment (`npm run trainer:setup` fills it) and its interpreter. */
 export const VENV_DIR = join(ROOT, '.venv');
 export const VENV_PYTHON = join(VENV_DIR, 'bin', 'python');
+
+/** Python: the model card and its record as a LoRA run writes them (argv[1]: the output folder). */
+const WRITE_CARD = [
+  'import os, sys, finetune, model_card',
+  'out = sys.argv[1]',
+  'args = finetune.parse_args(["--base_model", os.path.join(out, "merged"), "--data_file",',
+  '                            "data.json", "--output_dir", out, "--no-web-export"])',
+  'model_card.write_model_card(args, os.path.join(out, "merged"), [{"loss": 1.25, "step": 1}])',
+].join('\n');
+
+/** Writes into `outputDir` the model card and its record a trainer run leaves (model_card.py). */
+export function writeRunCard(outputDir: string, python: string = VENV_PYTHON): void {
+  execFileSync(python, ['-c', WRITE_CARD, outputDir], {
+    cwd: join(ROOT, 'training'),
+    env: { ...process.env, HF_HUB_OFFLINE: '1' },
+  });
+}
 
 /** Whether VENV_PYTHON imports the trainer's packages: the tests of the real trainer need them. */
 export function venvHasTrainer(timeout: number): boolean {

@@ -5,25 +5,15 @@
  * --rewrite`; a newer PUT replaces the older; every refusal (a body not in the schema, a model
  * that is not the run's, an unknown run, a running run, merged/ gone) and a card that is kept.
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunEvaluation } from '../../src/shared/run-evaluation';
 import { RunEvaluationResultSchema, type RunInfo } from '../../src/shared/training-api';
-import { startRun, startTestService, trainToEnd, type TestService } from './helpers';
+import { startRun, startTestService, trainToEnd, writeRunCard, type TestService } from './helpers';
 
 const REPO = resolve(import.meta.dirname, '../..');
 const PYTHON = join(REPO, '.venv', 'bin', 'python');
-
-/** Python: the model card and its record as a LoRA run writes them (argv[1]: the output folder). */
-const WRITE_CARD = [
-  'import os, sys, finetune, model_card',
-  'out = sys.argv[1]',
-  'args = finetune.parse_args(["--base_model", os.path.join(out, "merged"), "--data_file",',
-  '                            "data.json", "--output_dir", out, "--no-web-export"])',
-  'model_card.write_model_card(args, os.path.join(out, "merged"), [{"loss": 1.25, "step": 1}])',
-].join('\n');
 
 let svc: TestService;
 beforeAll(async () => {
@@ -40,10 +30,7 @@ afterAll(() => svc.close());
 async function runWithCard(): Promise<RunInfo> {
   const run = await trainToEnd(svc, {});
   expect(run.model_id, run.model_error ?? '').toMatch(/^trained\//);
-  execFileSync(PYTHON, ['-c', WRITE_CARD, run.output_dir], {
-    cwd: join(REPO, 'training'),
-    env: { ...process.env, HF_HUB_OFFLINE: '1' },
-  });
+  writeRunCard(run.output_dir, PYTHON);
   return run;
 }
 
