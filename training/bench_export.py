@@ -186,7 +186,7 @@ def count_parameters(model_type: str, c: dict) -> dict:
     embed = c["vocab_size"] * hidden
     head = 0 if c.get("tie_word_embeddings") else embed
     return {"parameters": embed + head + layers * per_layer + hidden, "embedding": embed,
-            "lm_head": head}
+            "embedding_columns": hidden, "lm_head": head}
 
 
 def read_json(path: str):

@@ -12,7 +12,7 @@ mask arithmetic), which is slow to convert, slow to load and slow to run. The de
 here are a fixed recipe, so the graph is written directly, as ONNX Runtime's own model builder
 (onnxruntime-genai, builder.py) writes it, with the operators ONNX Runtime fuses for them:
 
-    Gather (embedding) [* sqrt(hidden) for gemma]
+    Gather, or GatherBlockQuantized + Reshape for q4/q4f16 (embedding) [* sqrt(hidden) for gemma]
     per layer:  SimplifiedLayerNormalization / SkipSimplifiedLayerNormalization (RMSNorm and the
                 residual add)
                 MatMul or MatMulNBits (q, k, v) [+ Add bias] [+ per-head RMSNorm for qwen3, gemma3]
@@ -53,10 +53,12 @@ Variants (transformers.js's file names are chosen by the caller):
 - q4 / q4f16: every projection and lm_head as MatMulNBits, 4 bits, block 32, symmetric (the settings
   of transformers.js's quantize script), quantized by ONNX Runtime's own kernel
   (quantize_matmul_4bits, the one MatMulNBitsQuantizer calls), with float32 (q4) or float16 (q4f16)
-  scales and activations; the embedding table stays float32 / float16.
+  scales and activations. The embedding table is quantized the same way and read by
+  com.microsoft GatherBlockQuantized (ONNX Runtime CPU and WebGPU; llama.cpp's Q4_0 also keeps
+  token embeddings in 4 bits); a hidden size that is not a whole number of blocks keeps it float.
 
-With tied embeddings the fp32/fp16 lm_head reads the embedding table itself (Gemm with transB=1),
-so the largest tensor is stored once; q4/q4f16 quantize a copy of it for lm_head.
+With tied embeddings the largest tensor is stored once: the fp32/fp16 lm_head reads the embedding
+table itself (Gemm with transB=1), the q4/q4f16 one (MatMulNBits) the embedding's 4-bit bytes.
 
 The io contract is transformers.js's (see web_export.py): `input_ids`, `attention_mask`,
 `position_ids`, `past_key_values.{i}.key|value` [batch_size, kv_heads, past_sequence_length,
@@ -524,8 +526,27 @@ def build_decoder(merged_dir: str, onnx_path: str, variant: str,
         del cos, sin
 
     embed_name = "model.embed_tokens.weight"
-    embed = g.tensor(embed_name, weights.get(embed_name, dtype))
-    x = g.node("Gather", [embed, "input_ids"], "/model/embed_tokens/Gather", axis=0)[0]
+    embed_q4 = quantized and hidden % Q4_BLOCK_SIZE == 0
+    if embed_q4:
+        # The table in MatMulNBits's 4-bit form, read by GatherBlockQuantized (ONNX Runtime CPU and
+        # WebGPU): its packed bytes [vocab, blocks, 16] are the lm_head's B when the embeddings are
+        # tied, so the largest tensor is stored once, in 4 bits. Scales twice: [vocab, blocks, 1]
+        # here (the rank of the data), [vocab, blocks] for MatMulNBits (its only shapes).
+        packed, scales, _, _ = _quantize_q4_by_rows(weights, embed_name)
+        embed = g.tensor(f"{embed_name}_Q4", packed)
+        if tied:
+            embed_scales = g.tensor(f"{embed_name}_scales", scales.astype(dtype))
+        rows = g.node("GatherBlockQuantized",
+                      [embed, "input_ids",
+                       g.tensor(f"{embed_name}_scales_3d", scales[..., None].astype(dtype))],
+                      "/model/embed_tokens/GatherBlockQuantized", domain=MS_DOMAIN, gather_axis=0,
+                      quantize_axis=2, block_size=Q4_BLOCK_SIZE, bits=4)[0]
+        del packed, scales
+        x = g.node("Reshape", [rows, const("/model/embed_tokens/shape", [0, 0, hidden], np.int64)],
+                   "/model/embed_tokens/Reshape")[0]
+    else:
+        embed = g.tensor(embed_name, weights.get(embed_name, dtype))
+        x = g.node("Gather", [embed, "input_ids"], "/model/embed_tokens/Gather", axis=0)[0]
     if gemma:
         # embeddings * sqrt(hidden), the factor in the activations' dtype (as transformers has it).
         normalizer = const("/model/embed_tokens/normalizer", hidden ** 0.5, dtype)
@@ -634,7 +655,12 @@ def build_decoder(merged_dir: str, onnx_path: str, variant: str,
     if tied or "lm_head.weight" not in weights:
         if not tied:
             raise ValueError("the checkpoint has no lm_head.weight and does not tie embeddings")
-        if quantized:
+        if embed_q4:
+            # The embedding's own 4-bit table (above), not a second copy of it.
+            g.node("MatMulNBits", [normed, embed, embed_scales], "/lm_head/MatMulNBits", [final],
+                   domain=MS_DOMAIN, K=hidden, N=vocab, bits=4, block_size=Q4_BLOCK_SIZE,
+                   accuracy_level=Q4_ACCURACY_LEVEL)
+        elif quantized:
             g.linear(normed, weights, "lm_head", quantized, weight_name=embed_name, output=final)
         else:
             # The embedding table itself, [vocab, hidden], read transposed: stored once.

@@ -146,6 +146,7 @@ class FusedDecoderTest(test_web_export.ExportTestCase):
                                      "SimplifiedLayerNormalization"} <= ops, ops)
                     if variant.startswith("q4"):
                         self.assertIn("MatMulNBits", ops)
+                        self.assertIn("GatherBlockQuantized", ops)
                         self.assertNotIn("MatMul", ops)
                     else:
                         self.assertNotIn("MatMulNBits", ops)
@@ -230,6 +231,58 @@ class FusedDecoderTest(test_web_export.ExportTestCase):
                 name = "model.layers.1.post_feedforward_layernorm.weight"
                 np.testing.assert_array_equal(stored[name], raw[name].astype(np.float32) + 1)
 
+    def test_the_q4_embedding_is_four_bits_and_stored_once(self):
+        """q4/q4f16 read the embedding with GatherBlockQuantized; tied, the lm_head's MatMulNBits
+        reads the same bytes (the table is stored once); untied, each has its own."""
+        import onnx
+
+        for kind, tied in (("llama3_gqa_tied", True), ("qwen2", True), ("llama", False)):
+            for variant in ("q4", "q4f16"):
+                with self.subTest(kind=kind, variant=variant):
+                    path, _ = self.build(kind, variant)
+                    graph = onnx.load(path, load_external_data=False).graph
+                    nodes = {node.name: node for node in graph.node}
+                    gather = nodes["/model/embed_tokens/GatherBlockQuantized"]
+                    head = nodes["/lm_head/MatMulNBits"]
+                    self.assertEqual(gather.input[1], "input_ids")
+                    self.assertEqual(head.input[1] == gather.input[0], tied)
+                    sizes = {t.name: t.dims for t in graph.initializer}
+                    vocab = self.vocab(kind)
+                    self.assertEqual(list(sizes[gather.input[0]]), [vocab, 64 // 32, 16])
+                    self.assertEqual(list(sizes[gather.input[2]]), [vocab, 64 // 32, 1])
+                    self.assertNotIn("model.embed_tokens.weight", sizes)
+                    # The largest tensor's bytes once: the q4 tables of embedding and lm_head.
+                    q4_tables = [name for name, dims in sizes.items()
+                                 if name.endswith("_Q4") and dims[0] == vocab]
+                    self.assertEqual(len(q4_tables), 1 if tied else 2, q4_tables)
+
+    def test_a_hidden_size_of_part_blocks_keeps_a_float_embedding(self):
+        """hidden 80 is two and a half 4-bit blocks: GatherBlockQuantized cannot read that table
+        (MatMulNBits pads K), so the embedding stays float and the file still matches PyTorch."""
+        import onnx
+        import torch
+        import tiny_models
+        from transformers import AutoModelForCausalLM
+
+        merged = os.path.join(self.tmp, "models", "llama-hidden-80")
+        tokenizer = tiny_models.copy_tokenizer(merged)
+        config = tiny_models._config("llama_gqa_tied", len(tokenizer), tokenizer.bos_token_id,
+                                     tokenizer.eos_token_id)
+        config.hidden_size, config.num_attention_heads, config.num_key_value_heads = 80, 5, 1
+        config.head_dim = 16
+        torch.manual_seed(0)
+        model = AutoModelForCausalLM.from_config(config, dtype=torch.float32,
+                                                 attn_implementation="eager")
+        make_test_export.teach(model, tokenizer)
+        model.save_pretrained(merged)
+        reference = web_export.reference_run(model.eval(), prompt_ids(merged))
+        path = os.path.join(self.tmp, "out", "llama-hidden-80", "model_q4.onnx")
+        info = onnx_fused.build_decoder(merged, path, "q4")
+        self.assertNotIn("GatherBlockQuantized", info["ops"])
+        nodes = {n.name: n for n in onnx.load(path, load_external_data=False).graph.node}
+        self.assertEqual(nodes["/model/embed_tokens/Gather"].input[0], "model.embed_tokens.weight")
+        assert_agrees(self, path, reference, "q4", "hidden 80")
+
     def test_several_new_tokens_on_a_non_empty_past_match_pytorch(self):
         """The app reuses the cache across chat turns: a prefill of the prompt's start, then the
         rest of it in two calls (3 tokens, fewer than gemma's sliding window, then the other 23,
@@ -300,8 +353,9 @@ class FusedDecoderTest(test_web_export.ExportTestCase):
                     size = os.path.getsize(os.path.join(folder, name))
                     if per_chunk[name] > 1:
                         self.assertLessEqual(size, chunk, name)
-                self.assertTrue(any(os.path.getsize(os.path.join(folder, name)) > chunk
-                                    for name in chunks), "the embedding is over 64 KiB")
+                if variant == "fp32":  # (q4's largest tensor, the 4-bit embedding, fits a chunk)
+                    self.assertTrue(any(os.path.getsize(os.path.join(folder, name)) > chunk
+                                        for name in chunks), "the embedding is over 64 KiB")
 
     def test_configs_it_cannot_build_get_a_reason(self):
         with open(os.path.join(self.models["llama"], "config.json"), encoding="utf-8") as handle:

@@ -545,7 +545,7 @@ def weight_stats(merged_dir: str) -> dict:
         files = sorted(n for n in os.listdir(merged_dir) if n.endswith(".safetensors"))
     if not files:
         raise ExportSkipped(f"{merged_dir} has no safetensors weights to read")
-    total = embed = head = vectors = disk = 0
+    total = embed = head = vectors = disk = columns = 0
     for name in files:
         path = os.path.join(merged_dir, name)
         disk += os.path.getsize(path)
@@ -558,24 +558,30 @@ def weight_stats(merged_dir: str) -> dict:
                 total += count
                 vectors += count if len(shape) == 1 else 0
                 if key.endswith("embed_tokens.weight"):
-                    embed = count
+                    embed, columns = count, shape[-1]
                 elif key.endswith("lm_head.weight"):
                     head = count
-    return {"parameters": total, "embedding": embed, "lm_head": head, "vectors": vectors,
-            "weight_bytes": disk}
+    return {"parameters": total, "embedding": embed, "embedding_columns": columns,
+            "lm_head": head, "vectors": vectors, "weight_bytes": disk}
 
 
-def estimate_bytes(stats: dict, variant: str) -> int:
-    """About how many bytes a variant's files take: every matrix in 4 bits with one scale per
-    block of Q4_BLOCK_SIZE (fp32 scales for q4, fp16 for q4f16), the embedding table at the
-    activations' precision, an lm_head tied to it stored again (quantised, or as is)."""
+def estimate_bytes(stats: dict, variant: str, graph: str = "fused") -> int:
+    """About how many bytes a variant's files take. q4/q4f16: every matrix in 4 bits with one scale
+    per block of Q4_BLOCK_SIZE (fp32 scales for q4, fp16 for q4f16). The fused graph quantizes the
+    embedding table too (when its rows are whole blocks) and stores a tied one once, with a second
+    copy of its scales; the eager graph keeps the table at the activations' precision and stores a
+    tied lm_head again (quantised, or as is)."""
     total, embed, head = stats["parameters"], stats["embedding"], stats["lm_head"]
     tied_head = embed if not head else 0
+    fused = graph == "fused"
     if variant in ("fp32", "fp16"):
         width = 4 if variant == "fp32" else 2
-        return width * (total + tied_head)
+        return width * (total + (0 if fused else tied_head))
     scale = 4 if variant == "q4" else 2
     per_weight = 0.5 + scale / Q4_BLOCK_SIZE
+    columns = stats.get("embedding_columns", 0)
+    if fused and columns and columns % Q4_BLOCK_SIZE == 0:
+        return int(total * per_weight + tied_head * scale / Q4_BLOCK_SIZE)
     matrices = total - embed + tied_head
     return int(matrices * per_weight + embed * scale)
 
@@ -589,7 +595,7 @@ def default_variants(stats: dict) -> tuple[str, ...]:
 def disk_needed(stats: dict, variants: tuple, graph: str) -> int:
     """The most bytes the export has on disk at once: the variants it keeps, plus (eager graph) the
     fp32 export it converts them from and the exporter's own copy of it, with 5 % to spare."""
-    need = sum(estimate_bytes(stats, v) for v in variants)
+    need = sum(estimate_bytes(stats, v, graph) for v in variants)
     if graph == "eager":
         need += 2 * estimate_bytes(stats, "fp32")
     return int(need * 1.05)
