@@ -15,8 +15,8 @@ shapes give real figures without downloading gigabytes. The figures judged:
 - export (training/web_export.py export_web, default variants; graph "auto" is the fused graph of
   training/onnx_fused.py for these families): seconds, and peak RSS ÷ fp32 weight bytes (4 bytes
   per parameter; goal <= 1.5), measured on a child process that does nothing else;
-- bytes per variant against the files onnx-community publishes for the same models (q4f16 within
-  10 % is the goal);
+- bytes per variant against the files onnx-community publishes for the same models (goal: q4f16 at
+  most 10 % larger; theirs keep an fp16 embedding table, ours a 4-bit one, so ours are smaller);
 - decode tokens/s in transformers.js (tests/bench/export-decode.ts: Node, onnxruntime-node, CPU),
   the fused q4 file against the eager q4 file (--eager; goal fused ÷ eager >= 1.3), alternated in
   one run so both see the same machine;
@@ -128,7 +128,7 @@ SMOKE_VARIANTS = ("q4", "fp32")
 REAL_3B = REAL + ("llama-3.2-3b",)
 
 RSS_GOAL = 1.5             # peak RSS of the export <= this × fp32 weight bytes
-SIZE_GOAL = 0.10           # q4f16 bytes within 10 % of the published file
+SIZE_GOAL = 0.10           # q4f16 bytes at most 10 % over the published file
 SPEED_GOAL = 1.3           # fused ÷ eager decode tokens/s
 # Memory the steps need, as multiples of the fp32 weight bytes (with room to spare): the fused
 # export holds the fp32 PyTorch model for its reference run; the eager export holds the model,
@@ -686,7 +686,7 @@ def print_report(results: list[dict], args) -> None:
                 first = published[0] if published else None
                 goal = "-"
                 if first and first["ratio"] is not None and variant == "q4f16":
-                    goal = judge(abs(first["ratio"] - 1) <= SIZE_GOAL, smoke)
+                    goal = judge(first["ratio"] <= 1 + SIZE_GOAL, smoke)
                 rows.append([r["label"], graph or export.get("graph") or "-", variant, v["files"],
                              gb(v["bytes"]), f"{(v.get('seconds') or {}).get('build', 0):.0f}",
                              check,
@@ -698,7 +698,7 @@ def print_report(results: list[dict], args) -> None:
     print("variants (bytes: the .onnx and its _data chunks; check: export_web's own verdict; "
           "onnx-community: the published file(s), sources in the JSON)")
     print(table(rows, ["model", "graph", "variant", "files", "bytes", "build s", "check",
-                       "onnx-community", "ours ÷ theirs", f"q4f16 goal ±{SIZE_GOAL:.0%}"]))
+                       "onnx-community", "ours ÷ theirs", f"q4f16 goal ≤ +{SIZE_GOAL:.0%}"]))
     print()
 
     rows, ratios = [], []
@@ -836,7 +836,7 @@ def main(argv: list[str] | None = None) -> int:
 
     return run_shapes(names, bench_shape, print_report, args, "bench-export.",
                       {"goals": {"peak_rss_per_fp32_bytes": RSS_GOAL,
-                                 "q4f16_bytes_within": SIZE_GOAL,
+                                 "q4f16_bytes_at_most_over": SIZE_GOAL,
                                  "fused_per_eager_decode": SPEED_GOAL}})
 
 
