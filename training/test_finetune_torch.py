@@ -458,7 +458,11 @@ class ExportTest(unittest.TestCase):
             os.utime(os.path.join(base, "config.json"), ns=(1, 1))
             self.train("reuse-4", "--export_base", "--base_model", base, module=module)
             self.assertEqual(len(calls), 7)
-        self.assertEqual(len(os.listdir(cache)), 3)
+            # An exporter that writes another format (e.g. 4-bit embeddings) exports the base again.
+            module.FORMAT = 3
+            self.train("reuse-5", "--export_base", "--base_model", base, module=module)
+            self.assertEqual(len(calls), 9)
+        self.assertEqual(len(os.listdir(cache)), 4)
 
     def test_web_variants_flag(self):
         module, calls = fake_web_export()

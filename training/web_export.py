@@ -62,8 +62,10 @@ FILE_NAMES = {"fp32": "model.onnx", "fp16": "model_fp16.onnx", "q4": "model_q4.o
               "q4f16": "model_q4f16.onnx"}
 OPSET = 17
 Q4_BLOCK_SIZE = 32
-# export.json's format (2: chunked external data, per-variant publishing, the replay reference).
-FORMAT = 2
+# export.json's format (2: chunked external data, per-variant publishing, the replay reference;
+# 3: q4/q4f16 with the embedding table in 4 bits). Part of a base export's identity: a base
+# exported in an older format is exported again.
+FORMAT = 3
 # The order variants are built, checked and published in: what browsers load first.
 PUBLISH_ORDER = ("q4f16", "q4", "fp16", "fp32")
 # BROWSER_RULE: a variant goes into the default export when a browser tab can hold it.

@@ -1,6 +1,6 @@
 /**
  * "Checked on this GPU": the trainer's reference, replayed in the browser after a trained model
- * loads. training/web_export.py writes in `web/export.json` (format 2) the prompt's token ids,
+ * loads. training/web_export.py writes in `web/export.json` (format 2 and later) the prompt's token ids,
  * PyTorch's greedy continuation from merged/ (`tokens[0]` is the argmax after the prompt) and the
  * top-1 minus top-2 logit at each step (`margins`), and per variant the `clear_margin` above
  * which a step is clear. The worker greedy-decodes the same prompt on the user's GPU with the
