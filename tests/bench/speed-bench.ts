@@ -1,6 +1,6 @@
 /**
- * npm run bench:speed — the app's streaming speed against a plain transformers.js page, measured
- * side by side in one Chromium (SwiftShader WebGPU), same model, dtype, prompt (chat template),
+ * npm run bench:speed — the app's streaming speed against a plain transformers.js page, each in a
+ * Chromium of its own (SwiftShader WebGPU; as a user has the app, alone), same model, dtype, prompt (chat template),
  * greedy decoding and new-token count, runs alternated app/raw, for two models of different shapes:
  * the repo's tiny model (hand-built graph, hidden 64, 2 layers) and a wider, deeper one (hidden 128, 4 layers) exported by
  * the trainer's exporter (tests/bench/make_speed_model.py, made on the first run into a gitignored
@@ -20,6 +20,9 @@
  *   npm run bench:speed -- --runs 5      fewer runs
  *   npm run bench:speed -- --model tiny  one model (tiny or wide)
  *   npm run bench:speed -- --smoke       1 run × 16 tokens, no goals judged
+ *   npm run bench:speed -- --one-browser both pages as tabs of one Chromium: the raw page's
+ *                                        model then shares the app's GPU process (SwiftShader),
+ *                                        and the app's first frame after a reply can wait on it
  *   npm run bench:speed -- --profile     also trace one app reply and one raw reply (Chrome
  *                                        tracing, every thread of the page's process) and print
  *                                        where the time went (tests/bench/speed-profile.ts)
@@ -51,6 +54,7 @@ const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
 const profile = args.includes('--profile');
 const typing = args.includes('--typing');
+const oneBrowser = args.includes('--one-browser');
 /** Short turns before the typing measurement, so the count holds a conversation. */
 const TYPING_TURNS = 3;
 const runsArg = Number(args[args.indexOf('--runs') + 1]);
@@ -213,13 +217,15 @@ async function typingOnly(
 
 async function benchModel(
   browser: Awaited<ReturnType<typeof launch>>,
+  rawBrowser: Awaited<ReturnType<typeof launch>> | null,
   appUrl: string,
   rawUrl: string,
   modelsUrl: string,
   model: Model,
 ): Promise<void> {
   const appPage = browser.page;
-  const rawPage = await browser.context.newPage();
+  const rawContext = rawBrowser?.context ?? browser.context;
+  const rawPage = await rawContext.newPage();
   const host = encodeURIComponent(modelsUrl);
   await rawPage.goto(`${rawUrl}raw.html?modelHost=${host}&model=${model.id}&dtype=fp32`);
   await loadInApp(appPage, appUrl, modelsUrl, model, TOKENS);
@@ -292,7 +298,7 @@ async function benchModel(
   report(model, f);
   if (profile) {
     const traced = <T>(page: Page, side: string, run: () => Promise<T>) =>
-      profileReply(browser.context, page, `${side}, ${model.id}`, run, TOKENS);
+      profileReply(page.context(), page, `${side}, ${model.id}`, run, TOKENS);
     await box.fill(PROMPT);
     await traced(appPage, 'app', () => appReply(appPage));
     await resetApp();
@@ -312,7 +318,8 @@ function report(model: Model, f: Figures) {
     );
   };
   console.log(
-    `\n${model.id} (${model.shape}) — ${RUNS} runs each, ${TOKENS} new tokens, alternated app/raw; ` +
+    `\n${model.id} (${model.shape}) — ${RUNS} runs each, ${TOKENS} new tokens, alternated app/raw, ` +
+      `${oneBrowser ? 'both pages in one Chromium' : 'each page in its own Chromium'}; ` +
       `1-min load average ${f.loadBefore.toFixed(2)} before, ${f.loadAfter.toFixed(2)} after`,
   );
   line('decode tokens/s', f.appTps, f.rawTps);
@@ -338,16 +345,18 @@ async function main() {
   const raw = await serveRaw();
   const models = await serveModels(Object.fromEntries(MODELS.map((m) => [m.id, m.dir])));
   const browser = await launch({ webgpu: true });
+  const rawBrowser = typing || oneBrowser ? null : await launch({ webgpu: true });
   try {
     if (typing) await typingOnly(browser, app.url, models.url);
     else
       for (const model of chosen) {
-        await benchModel(browser, app.url, raw.url, models.url, model);
+        await benchModel(browser, rawBrowser, app.url, raw.url, models.url, model);
       }
-    if (browser.foreignRequests.length)
-      throw new Error(`foreign requests: ${browser.foreignRequests.join(', ')}`);
+    const foreign = [...browser.foreignRequests, ...(rawBrowser?.foreignRequests ?? [])];
+    if (foreign.length) throw new Error(`foreign requests: ${foreign.join(', ')}`);
   } finally {
     await browser.close();
+    await rawBrowser?.close();
     await app.close();
     await raw.close();
     await models.close();
