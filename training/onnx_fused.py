@@ -365,6 +365,13 @@ class _Graph:
         self.initializers.append(self.writer.add(name, array))
         return name
 
+    def matmul_nbits(self, x: str, packed: str, scales: str, n: int, k: int, prefix: str,
+                     outputs: int | list[str] = 1) -> str:
+        """x @ W.T for W [n, k] stored as 4-bit `packed` and `scales` (_quantize_q4's form)."""
+        return self.node("MatMulNBits", [x, packed, scales], f"/{prefix}/MatMulNBits", outputs,
+                         domain=MS_DOMAIN, K=k, N=n, bits=4, block_size=Q4_BLOCK_SIZE,
+                         accuracy_level=Q4_ACCURACY_LEVEL)[0]
+
     def linear(self, x: str, weights: _Weights, prefix: str, quantized: bool,
                weight_name: str | None = None, output: str | None = None) -> str:
         """x @ W.T (+ b) for the Linear `prefix`, W read from weight_name (default prefix.weight);
@@ -374,11 +381,10 @@ class _Graph:
         named = [output] if output and not has_bias else 1
         if quantized:
             packed, scales, n, k = _quantize_q4_by_rows(weights, weight_name)
-            out = self.node("MatMulNBits",
-                            [x, self.tensor(f"{prefix}.weight_Q4", packed),
-                             self.tensor(f"{prefix}.weight_scales", scales.astype(self.dtype))],
-                            f"/{prefix}/MatMulNBits", named, domain=MS_DOMAIN, K=k, N=n, bits=4,
-                            block_size=Q4_BLOCK_SIZE, accuracy_level=Q4_ACCURACY_LEVEL)[0]
+            out = self.matmul_nbits(x, self.tensor(f"{prefix}.weight_Q4", packed),
+                                    self.tensor(f"{prefix}.weight_scales",
+                                                scales.astype(self.dtype)),
+                                    n, k, prefix, named)
             del packed, scales
         else:
             weight = weights.get(weight_name, self.dtype, transpose=True)
@@ -657,9 +663,7 @@ def build_decoder(merged_dir: str, onnx_path: str, variant: str,
             raise ValueError("the checkpoint has no lm_head.weight and does not tie embeddings")
         if embed_q4:
             # The embedding's own 4-bit table (above), not a second copy of it.
-            g.node("MatMulNBits", [normed, embed, embed_scales], "/lm_head/MatMulNBits", [final],
-                   domain=MS_DOMAIN, K=hidden, N=vocab, bits=4, block_size=Q4_BLOCK_SIZE,
-                   accuracy_level=Q4_ACCURACY_LEVEL)
+            g.matmul_nbits(normed, embed, embed_scales, vocab, hidden, "lm_head", [final])
         elif quantized:
             g.linear(normed, weights, "lm_head", quantized, weight_name=embed_name, output=final)
         else:

@@ -49,7 +49,7 @@ const DEBUG = self.name.endsWith('-debug');
  * Text is posted at most this often (plus at once for the first token and at the end): 0.1 s, the
  * limit under which a change still feels instantaneous. Each post is a render and a paint of the
  * reply; where the page and the model share a few cores (2 cores, SwiftShader's WebGPU), painting
- * every 32 ms took 16 % of the decode rate, every 100 ms 7 % (docs/BENCHMARKS.md).
+ * every 32 ms took 16 % of the decode rate, every 100 ms about 11 % (docs/BENCHMARKS.md).
  */
 export const UPDATE_INTERVAL_MS = 100;
 
