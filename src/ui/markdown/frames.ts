@@ -1,16 +1,16 @@
 /**
- * Frame timing for the renderer's work (AssistantMarkdown.tsx, and the render harness that
- * measures it): streamed updates coalesced to one per animation frame, and the long work's slices
- * each in a task of its own right after a frame.
+ * Frame timing for the renderer's long work (AssistantMarkdown.tsx, and the render harness that
+ * measures it): its slices each in a task of its own right after a frame. (Streamed updates are
+ * coalesced to one per animation frame before they reach React, by the worker actor.)
  */
 /** Runs `callback` at the next animation frame (a 16 ms timer where there are none). */
-export function nextFrame(callback: () => void): number {
+function nextFrame(callback: () => void): number {
   return typeof requestAnimationFrame === 'function'
     ? requestAnimationFrame(() => callback())
     : window.setTimeout(callback, 16);
 }
 
-export function cancelFrame(handle: number): void {
+function cancelFrame(handle: number): void {
   if (typeof cancelAnimationFrame === 'function') cancelAnimationFrame(handle);
   else window.clearTimeout(handle);
 }
