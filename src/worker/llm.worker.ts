@@ -22,7 +22,7 @@ import { LlmEngine, type EngineGenerationReply } from './engine';
 import { HostGate } from './host-gate';
 import { createDeviceWatch } from './device-watch';
 import { answerStorage } from './storage-requests';
-import { createUpdateBatcher } from './update-batcher';
+import { createUpdateBatcher, updateIntervalFor } from './update-batcher';
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -45,14 +45,6 @@ const post = (message: WorkerResponse) => self.postMessage(message);
 /** `debug.loseDevice` and `debug.close` are honoured only when the page was opened with `?debug` (worker name). */
 const DEBUG = self.name.endsWith('-debug');
 
-/**
- * Text is posted at most this often (plus at once for the first token and at the end): 0.1 s, the
- * limit under which a change still feels instantaneous. Each post is a render and a paint of the
- * reply; where the page and the model share a few cores (2 cores, SwiftShader's WebGPU), painting
- * every 32 ms took 16 % of the decode rate, every 100 ms about 11 % (docs/BENCHMARKS.md).
- */
-export const UPDATE_INTERVAL_MS = 100;
-
 const device = createDeviceWatch(
   () => env.backends.onnx.webgpu?.device,
   (detail) =>
@@ -63,15 +55,20 @@ const engine = new LlmEngine({
   device: 'webgpu',
   hosts,
   reference: { fetch: (url, init) => self.fetch(url, init), caches: self.caches },
-  limits: () => adapterLimits(),
+  limits: () => adapterFacts(),
   afterCreate: () => device.watch(),
   beforeRelease: () => device.release(),
 });
 
-async function adapterLimits() {
+/** The adapter's facts, asked once (a lost device is replaced on the same adapter kind). */
+let facts: ReturnType<typeof readAdapter> | undefined;
+const adapterFacts = () => (facts ??= readAdapter());
+
+async function readAdapter() {
   interface AdapterLike {
     limits: { maxBufferSize: number; maxStorageBufferBindingSize: number };
     features: { has(name: string): boolean };
+    info?: { isFallbackAdapter?: boolean };
   }
   const isGpu = (value: unknown): value is { requestAdapter(): Promise<AdapterLike | null> } =>
     isObject(value) && typeof value.requestAdapter === 'function';
@@ -82,6 +79,7 @@ async function adapterLimits() {
     maxBufferSize: adapter.limits.maxBufferSize,
     maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize,
     shaderF16: adapter.features.has('shader-f16'),
+    fallback: adapter.info?.isFallbackAdapter === true,
   };
 }
 
@@ -120,7 +118,7 @@ async function generate(request: Extract<WorkerRequest, { type: 'generate' }>) {
   const batcher = createUpdateBatcher<EngineGenerationReply>(
     (reply) =>
       post({ ...reply, purpose, requestId: request.requestId } satisfies GenerationResponse),
-    UPDATE_INTERVAL_MS,
+    updateIntervalFor(await adapterFacts().catch(() => null)),
   );
   await engine.generate(
     {
@@ -184,7 +182,7 @@ self.addEventListener('message', (event: MessageEvent<WorkerRequest>) => {
       void answerStorage(request, {
         caches: self.caches,
         hosts,
-        limits: adapterLimits,
+        limits: adapterFacts,
         estimate: async () => (await self.navigator.storage?.estimate()) ?? null,
         post,
       });

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createUpdateBatcher } from './update-batcher';
+import {
+  FALLBACK_UPDATE_INTERVAL_MS,
+  UPDATE_INTERVAL_MS,
+  createUpdateBatcher,
+  updateIntervalFor,
+} from './update-batcher';
 
 const update = (output: string, channel: 'answer' | 'thinking' = 'answer', numTokens = 1) =>
   ({ status: 'update', output, numTokens, channel }) as const;
@@ -46,5 +51,12 @@ describe('createUpdateBatcher', () => {
       update('b', 'thinking'),
       update('cd', 'answer'),
     ]);
+  });
+
+  it('posts half as often on a fallback (software) adapter, whose compute shares the page\'s cores', () => {
+    expect(updateIntervalFor({ fallback: false })).toBe(UPDATE_INTERVAL_MS);
+    expect(updateIntervalFor(null)).toBe(UPDATE_INTERVAL_MS);
+    expect(updateIntervalFor({ fallback: true })).toBe(FALLBACK_UPDATE_INTERVAL_MS);
+    expect(FALLBACK_UPDATE_INTERVAL_MS).toBe(2 * UPDATE_INTERVAL_MS);
   });
 });

@@ -3,6 +3,24 @@ import type { GenerationResponse } from '../shared/worker-protocol';
 type Update = Extract<GenerationResponse, { status: 'update' }>;
 
 /**
+ * How often the reply's text is posted (plus at once for the first token and at the end): 0.1 s,
+ * the limit under which a change still feels instantaneous. Each post is a render and a paint of
+ * the reply (script, layout, the compositor's frame: about 10 ms of CPU).
+ */
+export const UPDATE_INTERVAL_MS = 100;
+/**
+ * On a fallback adapter (WebGPU in software, e.g. SwiftShader: `adapter.info.isFallbackAdapter`)
+ * the model's compute runs on the CPU cores the page paints with, so each paint is taken from the
+ * decode: there the text is posted half as often (docs/BENCHMARKS.md, "Where the tenth goes").
+ */
+export const FALLBACK_UPDATE_INTERVAL_MS = 200;
+
+/** The interval for an adapter (null: none known, e.g. on the CPU backend: the usual interval). */
+export function updateIntervalFor(adapter: { fallback: boolean } | null): number {
+  return adapter?.fallback ? FALLBACK_UPDATE_INTERVAL_MS : UPDATE_INTERVAL_MS;
+}
+
+/**
  * Batches a generation's text on the worker side: at most one `update` per `intervalMs` (the
  * first at once), pieces of one channel joined, the latest figures kept; any other reply flushes
  * the pending text first, so order holds. Per-token postMessage and main-thread work vanish.

@@ -10,7 +10,9 @@
  *   call, chat template included) to the reply finished (app: its "Generated N tokens" line
  *   painted), measured in the page, so prefill, streaming and rendering all count;
  * - CPU per token: the CPU time every Chromium process used during the reply (tests/bench/process-cpu.ts)
- *   ÷ its tokens, the work a reply costs whatever else the machine did;
+ *   ÷ its tokens, the work a reply costs whatever else the machine did; and, summed over the runs,
+ *   by thread (the app's page thread, its worker, the compositor, the GPU process with
+ *   SwiftShader's threads) beside the plain page's: where the app's extra goes;
  * the ratios app ÷ raw against the goal ≥ 0.95× (with the spread of each app run ÷ the raw run after
  * it), the app's time to first token for the first reply
  * after loading against later replies (goal ≤ 2×), and the machine's 1-minute load average
@@ -45,7 +47,7 @@ import {
   serveDist,
   serveModels,
 } from '../e2e/harness';
-import { descendantCpuSeconds } from './process-cpu';
+import { descendantCpuSeconds, threadCpuSeconds } from './process-cpu';
 import { servePage } from './serve-page';
 import { profileReply } from './speed-profile';
 import { benchTyping } from './speed-typing';
@@ -173,6 +175,11 @@ interface Figures {
   /** CPU ms per generated token of the whole browser (every process the bench started). */
   appCpu: number[];
   rawCpu: number[];
+  /** CPU seconds by "process type/thread" over the measured replies, and their tokens. */
+  appThreads: Map<string, number>;
+  rawThreads: Map<string, number>;
+  appTokens: number;
+  rawTokens: number;
   loadBefore: number;
   loadAfter: number;
 }
@@ -250,6 +257,10 @@ async function benchModel(
     rawOutside: [],
     appCpu: [],
     rawCpu: [],
+    appThreads: new Map(),
+    rawThreads: new Map(),
+    appTokens: 0,
+    rawTokens: 0,
     loadBefore: load1(),
     loadAfter: NaN,
   };
@@ -262,7 +273,9 @@ async function benchModel(
     // App: a fresh conversation each time, so the prompt is the same.
     await box.fill(PROMPT);
     const appCpuBefore = descendantCpuSeconds();
+    const appThreadsBefore = threadCpuSeconds();
     const reply = await appReply(appPage);
+    const appThreadsAfter = threadCpuSeconds();
     const appCpuAfter = descendantCpuSeconds();
     await appPage.getByText(/Generated \d+ tokens in/).waitFor({ timeout: 300_000 });
     if (reply.tokens !== TOKENS)
@@ -278,12 +291,18 @@ async function benchModel(
       f.appOutside.push(reply.seconds - modelSeconds(Number(m[1]), Number(m[2]), reply.tokens));
       if (appCpuBefore !== null && appCpuAfter !== null)
         f.appCpu.push(((appCpuAfter - appCpuBefore) * 1000) / reply.tokens);
+      addThreads(f.appThreads, appThreadsBefore, appThreadsAfter);
+      f.appTokens += reply.tokens;
     }
     await resetApp();
     if (i === 0) continue;
     const rawCpuBefore = descendantCpuSeconds();
+    const rawThreadsBefore = threadCpuSeconds();
     const r = await rawGenerate(TOKENS);
+    const rawThreadsAfter = threadCpuSeconds();
     const rawCpuAfter = descendantCpuSeconds();
+    addThreads(f.rawThreads, rawThreadsBefore, rawThreadsAfter);
+    f.rawTokens += r.numTokens;
     if (rawCpuBefore !== null && rawCpuAfter !== null)
       f.rawCpu.push(((rawCpuAfter - rawCpuBefore) * 1000) / r.numTokens);
     if (r.numTokens !== TOKENS)
@@ -307,6 +326,41 @@ async function benchModel(
   await rawPage.close();
 }
 
+/** Adds each thread's CPU between two readings (threads in both: one that ended is left out). */
+function addThreads(
+  into: Map<string, number>,
+  before: Map<string, number> | null,
+  after: Map<string, number> | null,
+) {
+  if (!before || !after) return;
+  for (const [key, seconds] of after) {
+    const was = before.get(key);
+    if (was !== undefined) into.set(key, (into.get(key) ?? 0) + seconds - was);
+  }
+}
+
+/** The threads that cost either side at least this much CPU per token are listed. */
+const THREAD_MIN_MS = 0.5;
+
+function reportThreads(f: Figures) {
+  if (!f.appTokens || !f.rawTokens) return;
+  const perToken = (m: Map<string, number>, key: string, tokens: number) =>
+    ((m.get(key) ?? 0) * 1000) / tokens;
+  const rows = [...new Set([...f.appThreads.keys(), ...f.rawThreads.keys()])]
+    .map((key) => ({
+      key,
+      app: perToken(f.appThreads, key, f.appTokens),
+      raw: perToken(f.rawThreads, key, f.rawTokens),
+    }))
+    .filter((r) => r.app >= THREAD_MIN_MS || r.raw >= THREAD_MIN_MS)
+    .sort((a, b) => b.app + b.raw - (a.app + a.raw));
+  console.log('CPU ms per token by thread (both browsers; process type/thread):   app     raw');
+  for (const r of rows)
+    console.log(
+      `  ${r.key.padEnd(64)} ${r.app.toFixed(2).padStart(6)} ${r.raw.toFixed(2).padStart(7)}`,
+    );
+}
+
 function report(model: Model, f: Figures) {
   const judge = (ok: boolean) => (smoke ? '(smoke: not judged)' : ok ? 'MET' : 'NOT MET');
   const line = (name: string, app: number[], raw: number[]) => {
@@ -323,11 +377,15 @@ function report(model: Model, f: Figures) {
       `1-min load average ${f.loadBefore.toFixed(2)} before, ${f.loadAfter.toFixed(2)} after`,
   );
   line('decode tokens/s', f.appTps, f.rawTps);
+  // In run order: a side that slows down (or speeds up) from run to run shows here.
+  const inOrder = (values: number[]) => values.map((v) => v.toFixed(1)).join(' ');
+  console.log(`  decode by run: app ${inOrder(f.appTps)} | raw ${inOrder(f.rawTps)}`);
   line('submit → done tokens/s', f.appE2e, f.rawE2e);
   if (f.appCpu.length && f.rawCpu.length)
     console.log(
       `CPU per token (the browser's processes) app ${median(f.appCpu).toFixed(1)} ms (${spread(f.appCpu)})   raw ${median(f.rawCpu).toFixed(1)} ms (${spread(f.rawCpu)})   app ÷ raw ${(median(f.appCpu) / median(f.rawCpu)).toFixed(3)}×`,
     );
+  reportThreads(f);
   console.log(
     `outside the model (submit → done less first token and decode) app ${median(f.appOutside).toFixed(3)} s (${spread(f.appOutside)})   raw ${median(f.rawOutside).toFixed(3)} s (${spread(f.rawOutside)})`,
   );
