@@ -53,7 +53,7 @@ describe('createUpdateBatcher', () => {
     ]);
   });
 
-  it('posts half as often on a fallback (software) adapter, whose compute shares the page\'s cores', () => {
+  it("posts half as often on a fallback (software) adapter, whose compute shares the page's cores", () => {
     expect(updateIntervalFor({ fallback: false })).toBe(UPDATE_INTERVAL_MS);
     expect(updateIntervalFor(null)).toBe(UPDATE_INTERVAL_MS);
     expect(updateIntervalFor({ fallback: true })).toBe(FALLBACK_UPDATE_INTERVAL_MS);
