@@ -28,6 +28,9 @@
  *   npm run bench:speed -- --profile     also trace one app reply and one raw reply (Chrome
  *                                        tracing, every thread of the page's process) and print
  *                                        where the time went (tests/bench/speed-profile.ts)
+ *   npm run bench:speed -- --turns       also a conversation of 3 turns, 3 times a side: the app
+ *                                        keeps its KV cache between turns, the plain page reads
+ *                                        the conversation again (goal ≥ 1.00× on later turns)
  *   npm run bench:speed -- --typing      only the main thread while typing a long message and
  *                                        pasting a longer one, the tiny model loaded
  *                                        (tests/bench/speed-typing.ts)
@@ -57,6 +60,18 @@ const smoke = args.includes('--smoke');
 const profile = args.includes('--profile');
 const typing = args.includes('--typing');
 const oneBrowser = args.includes('--one-browser');
+/**
+ * `--turns`: also a conversation of these turns, TURN_REPEATS times on each side, where the app
+ * keeps the KV cache between turns (src/worker/kv-cache.ts) and the plain page reads the whole
+ * conversation again each turn: there the app does less work (goal ≥ 1.00× on later turns).
+ */
+const turns = args.includes('--turns');
+const TURN_PROMPTS = [
+  'Write a short story about a lighthouse keeper.',
+  'Go on with the story.',
+  'How does it end?',
+] as const;
+const TURN_REPEATS = 3;
 /** Short turns before the typing measurement, so the count holds a conversation. */
 const TYPING_TURNS = 3;
 const runsArg = Number(args[args.indexOf('--runs') + 1]);
@@ -121,6 +136,7 @@ type RawWindow = {
   rawReady?: boolean;
   rawLoad(): Promise<boolean>;
   rawGenerate(p: string, n: number): Promise<RawReply>;
+  rawConversation(p: readonly string[], n: number): Promise<RawReply[]>;
 };
 
 /**
@@ -141,8 +157,15 @@ async function appReply(page: Page): Promise<{ tokens: number; seconds: number }
         },
         { capture: true, once: true },
       );
+      // In a conversation the last reply's figures are still shown when the next is sent: they
+      // must go (the new reply started) before figures count.
+      let previousGone = !document.querySelector('.speed-detail');
       const observer = new MutationObserver(() => {
         const figures = document.querySelector('.speed-detail')?.parentElement;
+        if (!previousGone) {
+          previousGone = !figures;
+          return;
+        }
         if (!figures) return;
         observer.disconnect();
         const tokens = Number(/Generated \+?(\d+) tokens in/.exec(figures.textContent ?? '')?.[1]);
@@ -315,6 +338,10 @@ async function benchModel(
   }
   f.loadAfter = load1();
   report(model, f);
+  if (turns)
+    await benchTurns(appPage, rawPage, model, async () => {
+      await resetApp();
+    });
   if (profile) {
     const traced = <T>(page: Page, side: string, run: () => Promise<T>) =>
       profileReply(page.context(), page, `${side}, ${model.id}`, run, TOKENS);
@@ -324,6 +351,59 @@ async function benchModel(
     await traced(rawPage, 'raw', () => rawGenerate(TOKENS));
   }
   await rawPage.close();
+}
+
+/**
+ * `--turns`: the same conversation in the app (one chat, its cache kept between turns) and on the
+ * plain page (each turn reads the whole conversation again), alternated, TURN_REPEATS times.
+ * Prints per turn the time to first token and submit → done tokens/s of each side.
+ */
+async function benchTurns(
+  appPage: Page,
+  rawPage: Page,
+  model: Model,
+  resetApp: () => Promise<void>,
+) {
+  const box = appPage.getByRole('textbox', { name: 'Message' });
+  const app = TURN_PROMPTS.map(() => ({ ttft: [] as number[], e2e: [] as number[] }));
+  const raw = TURN_PROMPTS.map(() => ({ ttft: [] as number[], e2e: [] as number[] }));
+  for (let rep = 0; rep < TURN_REPEATS; rep++) {
+    for (const [turn, prompt] of TURN_PROMPTS.entries()) {
+      await box.fill(prompt);
+      const reply = await appReply(appPage);
+      await appPage.getByText(/Generated \+?\d+ tokens in/).waitFor({ timeout: 300_000 });
+      const detail = (await appPage.locator('.speed-detail').textContent()) ?? '';
+      const m = DETAIL.exec(detail);
+      if (!m) throw new Error(`Unexpected speed detail: ${detail}`);
+      app[turn]?.ttft.push(Number(m[1]));
+      app[turn]?.e2e.push(reply.tokens / reply.seconds);
+    }
+    await resetApp();
+    const replies = await rawPage.evaluate(
+      ([p, k]) => (window as unknown as RawWindow).rawConversation(p, k),
+      [TURN_PROMPTS, TOKENS] as const,
+    );
+    for (const [turn, r] of replies.entries()) {
+      if (r.ttft !== null) raw[turn]?.ttft.push(r.ttft);
+      raw[turn]?.e2e.push(r.numTokens / r.e2eSeconds);
+    }
+  }
+  console.log(
+    `\n${model.id}: a conversation of ${TURN_PROMPTS.length} turns (${TOKENS} new tokens each), ${TURN_REPEATS} times, alternated; the app keeps its cache between turns, the plain page reads the conversation again`,
+  );
+  for (const [turn] of TURN_PROMPTS.entries()) {
+    const a = app[turn];
+    const r = raw[turn];
+    if (!a || !r) continue;
+    const ratio = median(a.e2e) / median(r.e2e);
+    const goal =
+      turn === 0
+        ? ''
+        : `   goal ≥ 1.00×   ${smoke ? '(smoke: not judged)' : ratio >= 1 ? 'MET' : 'NOT MET'}`;
+    console.log(
+      `  turn ${turn + 1}: first token app ${median(a.ttft).toFixed(2)} s, raw ${median(r.ttft).toFixed(2)} s   submit → done tokens/s app ${median(a.e2e).toFixed(2)}, raw ${median(r.e2e).toFixed(2)}, app ÷ raw ${ratio.toFixed(3)}×${goal}`,
+    );
+  }
 }
 
 /** Adds each thread's CPU between two readings (threads in both: one that ended is left out). */
