@@ -338,10 +338,7 @@ async function benchModel(
   }
   f.loadAfter = load1();
   report(model, f);
-  if (turns)
-    await benchTurns(appPage, rawPage, model, async () => {
-      await resetApp();
-    });
+  if (turns) await benchTurns(appPage, rawPage, model, resetApp);
   if (profile) {
     const traced = <T>(page: Page, side: string, run: () => Promise<T>) =>
       profileReply(page.context(), page, `${side}, ${model.id}`, run, TOKENS);
