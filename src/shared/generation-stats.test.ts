@@ -15,6 +15,7 @@ describe('GenerationClock', () => {
     const stats = clock.finish();
     expect(stats).toEqual({
       promptTokens: 42,
+      cachedTokens: 0,
       ttft: 0.21,
       numTokens: 96,
       seconds: (210 + 9500 + 5) / 1000,
@@ -22,6 +23,17 @@ describe('GenerationClock', () => {
     });
     expect(formatStatsDetail(stats)).toBe(
       'Prefill: 42 prompt tokens, first token after 0.21 s · Decode: 10.00 tokens/s',
+    );
+  });
+
+  it('says how many prompt tokens came from the KV cache', () => {
+    let t = 0;
+    const clock = new GenerationClock(42, () => t);
+    clock.cachedTokens = 30;
+    t = 210;
+    clock.token();
+    expect(formatStatsDetail(clock.finish())).toBe(
+      'Prefill: 42 prompt tokens (30 cached), first token after 0.21 s · Decode: too few tokens to measure',
     );
   });
 

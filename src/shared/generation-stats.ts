@@ -2,6 +2,7 @@
  * Every figure of a generation, defined once (the worker measures, the UI and the benchmark read):
  *
  * - `promptTokens`: tokens of the prompt after the chat template (prefill input).
+ * - `cachedTokens`: how many of them came from the previous turn's KV cache (not computed again).
  * - `ttft`: seconds from the start of the generation to the first generated token (prefill time).
  * - `numTokens`: tokens generated, the first included.
  * - `seconds`: seconds from the start of the generation to its end (prefill included).
@@ -13,6 +14,8 @@
  */
 export interface GenerationStats {
   promptTokens: number;
+  /** Absent in replies saved before it was measured. */
+  cachedTokens?: number;
   ttft: number | null;
   numTokens: number;
   seconds: number;
@@ -25,6 +28,8 @@ export class GenerationClock {
   private firstAt: number | null = null;
   private lastAt: number | null = null;
   numTokens = 0;
+  /** Set once the KV cache is taken (after the clock starts: cutting the cache is prefill time). */
+  cachedTokens = 0;
 
   constructor(
     private readonly promptTokens: number,
@@ -53,6 +58,7 @@ export class GenerationClock {
     const end = this.now();
     return {
       promptTokens: this.promptTokens,
+      cachedTokens: this.cachedTokens,
       ttft: this.firstAt === null ? null : (this.firstAt - this.started) / 1000,
       numTokens: this.numTokens,
       seconds: (end - this.started) / 1000,
@@ -63,10 +69,12 @@ export class GenerationClock {
 
 /** "Prefill: 42 prompt tokens, first token after 0.21 s · Decode: 14.82 tokens/s". */
 export function formatStatsDetail(stats: GenerationStats): string {
+  const cached = stats.cachedTokens ? ` (${stats.cachedTokens} cached)` : '';
+  const prompt = `Prefill: ${stats.promptTokens} prompt tokens${cached}`;
   const prefill =
     stats.ttft === null
-      ? `Prefill: ${stats.promptTokens} prompt tokens, no token generated`
-      : `Prefill: ${stats.promptTokens} prompt tokens, first token after ${stats.ttft.toFixed(2)} s`;
+      ? `${prompt}, no token generated`
+      : `${prompt}, first token after ${stats.ttft.toFixed(2)} s`;
   const decode =
     stats.decodeTps === null
       ? 'Decode: too few tokens to measure'

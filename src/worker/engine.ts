@@ -44,7 +44,7 @@ import {
   withSystemPrompt,
   type ChatFormat,
 } from './chat-format';
-import { TurnCache } from './kv-cache';
+import { TurnCache, cropDynamicCache } from './kv-cache';
 import { describeLoadError, fallbackReason, resolveVariant } from './load-plan';
 import { missingWeightFiles } from './model-storage';
 import { readTrainerReference, type ReportDeps } from './reference-replay';
@@ -111,8 +111,8 @@ type Prompt = { input_ids: Tensor; attention_mask: Tensor };
 export class LlmEngine {
   private loaded: Loaded | null = null;
   private readonly stopping = new InterruptableStoppingCriteria();
-  /** KV cache reused across turns; cleared on reset (and after an interrupted turn). */
-  private readonly turnCache = new TurnCache<DynamicCache>();
+  /** KV cache reused across turns, cut where the next prompt differs; cleared on reset. */
+  private readonly turnCache = new TurnCache<DynamicCache>(true, cropDynamicCache);
   private generating = false;
   /** Settles when the running generation ends (a load waits for it before disposing). */
   private generationDone: Promise<void> = Promise.resolve();
@@ -128,6 +128,11 @@ export class LlmEngine {
   /** How many prompts were given the previous turn's KV cache (tests tell reuse from none). */
   get reusedTurns(): number {
     return this.turnCache.reused;
+  }
+
+  /** How many of those were given a cache cut where the prompt differs from it. */
+  get croppedTurns(): number {
+    return this.turnCache.cropped;
   }
 
   /**
@@ -331,10 +336,12 @@ export class LlmEngine {
       const inputs = fitted.prompt;
       const promptIds = firstRow(inputs.input_ids);
       clock = new GenerationClock(promptIds.length);
+      const cache = useCache ? await this.turnCache.take(promptIds) : null;
+      clock.cachedTokens = cache?.tokens ?? 0;
       const result = generateOutput(
         await model.generate({
           ...inputs,
-          past_key_values: useCache ? this.turnCache.take(promptIds) : null,
+          past_key_values: cache?.past ?? null,
           // The template's end of turn ends a reply even where the generation config omits it.
           ...(stop.length > 0 ? { eos_token_id: stop } : {}),
           ...args,
@@ -344,15 +351,9 @@ export class LlmEngine {
         }),
       );
       const interrupted = this.stopping.interrupted;
-      if (!useCache) {
-        disposeCacheOf(result);
-      } else if (interrupted) {
-        // The cache now holds a reply the next prompt will not reproduce token for token.
-        this.turnCache.clear();
-        disposeCacheOf(result);
-      } else {
-        this.turnCache.keep(result);
-      }
+      // A stopped reply's cache is kept too: the next prompt keeps it as far as it matches.
+      if (useCache) this.turnCache.keep(result);
+      else disposeCacheOf(result);
       const stats = clock.finish();
       const lastId = result.sequences ? firstRow(result.sequences).at(-1) : undefined;
       const endedByModel = lastId !== undefined && stop.some((id) => BigInt(id) === lastId);

@@ -28,7 +28,7 @@
  *   npm run bench:speed -- --profile     also trace one app reply and one raw reply (Chrome
  *                                        tracing, every thread of the page's process) and print
  *                                        where the time went (tests/bench/speed-profile.ts)
- *   npm run bench:speed -- --turns       also a conversation of 3 turns, 3 times a side: the app
+ *   npm run bench:speed -- --turns       also a conversation of 3 turns, --runs times a side: the app
  *                                        keeps its KV cache between turns, the plain page reads
  *                                        the conversation again (goal ≥ 1.00× on later turns)
  *   npm run bench:speed -- --typing      only the main thread while typing a long message and
@@ -61,7 +61,7 @@ const profile = args.includes('--profile');
 const typing = args.includes('--typing');
 const oneBrowser = args.includes('--one-browser');
 /**
- * `--turns`: also a conversation of these turns, TURN_REPEATS times on each side, where the app
+ * `--turns`: also a conversation of these turns, RUNS times on each side, where the app
  * keeps the KV cache between turns (src/worker/kv-cache.ts) and the plain page reads the whole
  * conversation again each turn: there the app does less work (goal ≥ 1.00× on later turns).
  */
@@ -71,7 +71,6 @@ const TURN_PROMPTS = [
   'Go on with the story.',
   'How does it end?',
 ] as const;
-const TURN_REPEATS = 3;
 /** Short turns before the typing measurement, so the count holds a conversation. */
 const TYPING_TURNS = 3;
 const runsArg = Number(args[args.indexOf('--runs') + 1]);
@@ -124,7 +123,7 @@ const modelSeconds = (ttft: number, decodeTps: number, tokens: number) =>
   ttft + (tokens - 1) / decodeTps;
 
 const DETAIL =
-  /Prefill: \d+ prompt tokens, first token after (\d+\.\d+) s · Decode: (\d+\.\d+) tokens\/s/;
+  /Prefill: (?<prompt>\d+) prompt tokens(?: \((?<cached>\d+) cached\))?, first token after (\d+\.\d+) s · Decode: (\d+\.\d+) tokens\/s/;
 
 interface RawReply {
   numTokens: number;
@@ -306,10 +305,10 @@ async function benchModel(
     const detail = (await appPage.locator('.speed-detail').textContent()) ?? '';
     const m = DETAIL.exec(detail);
     if (!m) throw new Error(`Unexpected speed detail: ${detail}`);
-    f.appTtft.push(Number(m[1]));
+    f.appTtft.push(Number(m[3]));
     // The first reply after loading is measured for TTFT only (it pays any cold start).
     if (i > 0) {
-      f.appTps.push(Number(m[2]));
+      f.appTps.push(Number(m[4]));
       f.appE2e.push(reply.tokens / reply.seconds);
       f.appOutside.push(reply.seconds - modelSeconds(Number(m[1]), Number(m[2]), reply.tokens));
       if (appCpuBefore !== null && appCpuAfter !== null)
@@ -352,7 +351,7 @@ async function benchModel(
 
 /**
  * `--turns`: the same conversation in the app (one chat, its cache kept between turns) and on the
- * plain page (each turn reads the whole conversation again), alternated, TURN_REPEATS times.
+ * plain page (each turn reads the whole conversation again), alternated, RUNS times.
  * Prints per turn the time to first token and submit → done tokens/s of each side.
  */
 async function benchTurns(
@@ -362,18 +361,30 @@ async function benchTurns(
   resetApp: () => Promise<void>,
 ) {
   const box = appPage.getByRole('textbox', { name: 'Message' });
-  const app = TURN_PROMPTS.map(() => ({ ttft: [] as number[], e2e: [] as number[] }));
-  const raw = TURN_PROMPTS.map(() => ({ ttft: [] as number[], e2e: [] as number[] }));
-  for (let rep = 0; rep < TURN_REPEATS; rep++) {
+  const sides = () =>
+    TURN_PROMPTS.map(() => ({
+      ttft: [] as number[],
+      e2e: [] as number[],
+      decode: [] as number[],
+      prompt: 0,
+      cached: 0,
+    }));
+  const app = sides();
+  const raw = sides();
+  for (let rep = 0; rep < RUNS; rep++) {
     for (const [turn, prompt] of TURN_PROMPTS.entries()) {
       await box.fill(prompt);
       const reply = await appReply(appPage);
       await appPage.getByText(/Generated \+?\d+ tokens in/).waitFor({ timeout: 300_000 });
       const detail = (await appPage.locator('.speed-detail').textContent()) ?? '';
       const m = DETAIL.exec(detail);
-      if (!m) throw new Error(`Unexpected speed detail: ${detail}`);
-      app[turn]?.ttft.push(Number(m[1]));
-      app[turn]?.e2e.push(reply.tokens / reply.seconds);
+      const a = app[turn];
+      if (!m || !a) throw new Error(`Unexpected speed detail: ${detail}`);
+      a.prompt = Number(m.groups?.prompt);
+      a.cached = Number(m.groups?.cached ?? 0);
+      a.ttft.push(Number(m[3]));
+      a.decode.push(Number(m[4]));
+      a.e2e.push(reply.tokens / reply.seconds);
     }
     await resetApp();
     const replies = await rawPage.evaluate(
@@ -382,11 +393,12 @@ async function benchTurns(
     );
     for (const [turn, r] of replies.entries()) {
       if (r.ttft !== null) raw[turn]?.ttft.push(r.ttft);
+      if (r.decodeTps !== null) raw[turn]?.decode.push(r.decodeTps);
       raw[turn]?.e2e.push(r.numTokens / r.e2eSeconds);
     }
   }
   console.log(
-    `\n${model.id}: a conversation of ${TURN_PROMPTS.length} turns (${TOKENS} new tokens each), ${TURN_REPEATS} times, alternated; the app keeps its cache between turns, the plain page reads the conversation again`,
+    `\n${model.id}: a conversation of ${TURN_PROMPTS.length} turns (${TOKENS} new tokens each), ${RUNS} times, alternated; the app keeps its cache between turns (the prompt tokens it took from the cache in brackets), the plain page reads the conversation again`,
   );
   for (const [turn] of TURN_PROMPTS.entries()) {
     const a = app[turn];
@@ -398,7 +410,7 @@ async function benchTurns(
         ? ''
         : `   goal ≥ 1.00×   ${smoke ? '(smoke: not judged)' : ratio >= 1 ? 'MET' : 'NOT MET'}`;
     console.log(
-      `  turn ${turn + 1}: first token app ${median(a.ttft).toFixed(2)} s, raw ${median(r.ttft).toFixed(2)} s   submit → done tokens/s app ${median(a.e2e).toFixed(2)}, raw ${median(r.e2e).toFixed(2)}, app ÷ raw ${ratio.toFixed(3)}×${goal}`,
+      `  turn ${turn + 1}: prompt ${a.prompt} tokens (${a.cached} cached)   first token app ${median(a.ttft).toFixed(2)} s, raw ${median(r.ttft).toFixed(2)} s   decode app ÷ raw ${(median(a.decode) / median(r.decode)).toFixed(3)}×   submit → done tokens/s app ${median(a.e2e).toFixed(2)}, raw ${median(r.e2e).toFixed(2)}, app ÷ raw ${ratio.toFixed(3)}×${goal}`,
     );
   }
 }

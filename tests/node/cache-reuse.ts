@@ -4,9 +4,14 @@
  * the previous turn's KV cache through the same TurnCache, greedy. Used to prove that reuse changes
  * no token, for the tiny family models and for any exported model folder.
  */
-import type { PreTrainedModel, PreTrainedTokenizer, Tensor } from '@huggingface/transformers';
+import type {
+  DynamicCache,
+  PreTrainedModel,
+  PreTrainedTokenizer,
+  Tensor,
+} from '@huggingface/transformers';
 import { probeChatFormat, stopIds, withSystemPrompt } from '../../src/worker/chat-format';
-import { TurnCache, type PastKeyValues } from '../../src/worker/kv-cache';
+import { TurnCache, cropDynamicCache } from '../../src/worker/kv-cache';
 
 export interface Conversation {
   /** New token ids of every turn, in order. */
@@ -15,33 +20,40 @@ export interface Conversation {
   texts: string[];
   /** How many turns were given the previous turn's cache. */
   reused: number;
+  /** How many of those were given it cut where the prompt differs. */
+  cropped: number;
+}
+
+/** A cache as the worker keeps it: cut where the next prompt differs (reuse on or off). */
+export function workerCache(reuse: boolean): TurnCache<DynamicCache> {
+  return new TurnCache<DynamicCache>(reuse, cropDynamicCache);
 }
 
 /** The prompt's tensors, as the template (or the tokenizer) gives them. */
 export type PromptInputs = { input_ids: Tensor; attention_mask: Tensor };
 
 /**
- * One greedy turn from `inputs` up to `maxNewTokens`, the cache given only where it covers the
+ * One greedy turn from `inputs` up to `maxNewTokens`, the cache given as far as it matches the
  * prompt (TurnCache) and kept for the next turn; returns the new token ids.
  */
 export async function generateTurn(
   model: PreTrainedModel,
   inputs: PromptInputs,
-  cache: TurnCache,
+  cache: TurnCache<DynamicCache>,
   maxNewTokens: number,
   stop: number[],
 ): Promise<number[]> {
   const promptIds = (inputs.input_ids.tolist() as bigint[][])[0] ?? [];
   const result = (await model.generate({
     ...inputs,
-    past_key_values: cache.take(promptIds),
+    past_key_values: (await cache.take(promptIds)).past,
     do_sample: false,
     max_new_tokens: maxNewTokens,
     eos_token_id: stop,
     return_dict_in_generate: true,
-  } as unknown as Parameters<PreTrainedModel['generate']>[0])) as {
+  })) as {
     sequences: Tensor;
-    past_key_values: PastKeyValues;
+    past_key_values: DynamicCache;
   };
   cache.keep(result);
   const all = ((result.sequences.tolist() as bigint[][])[0] ?? []).map(Number);
@@ -68,7 +80,7 @@ export async function runConversation(
     ? tokenizer.encode(options.thinkClose, { add_special_tokens: false })
     : [];
   const closeId = closeIds.length === 1 ? closeIds[0] : undefined;
-  const cache = new TurnCache(options.reuse);
+  const cache = workerCache(options.reuse);
   const messages: { role: 'user' | 'assistant'; content: string }[] = [];
   const replies: number[][] = [];
   const texts: string[] = [];
@@ -87,7 +99,7 @@ export async function runConversation(
     messages.push({ role: 'assistant', content: text });
   }
   cache.clear();
-  return { replies, texts, reused: cache.reused };
+  return { replies, texts, reused: cache.reused, cropped: cache.cropped };
 }
 
 /** The same conversation with and without cache reuse: both runs' tokens, and the reuse count. */

@@ -6,8 +6,7 @@
 import type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transformers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { continuationPrompt, probeChatFormat, stopIds } from '../../src/worker/chat-format';
-import { TurnCache } from '../../src/worker/kv-cache';
-import { generateTurn as generate, type PromptInputs as Inputs } from './cache-reuse';
+import { generateTurn as generate, workerCache, type PromptInputs as Inputs } from './cache-reuse';
 import { FAMILY, generateTinyModels, loadModel, serveForTransformers } from './family-models';
 
 async function cutAndContinue(
@@ -27,8 +26,8 @@ async function cutAndContinue(
       return_dict: true,
     }) as unknown as Inputs;
   const decode = (ids: number[]) => tokenizer.decode(ids, { skip_special_tokens: true });
-  const whole = decode(await generate(model, prompt(), new TurnCache(false), 8, stop));
-  const cache = new TurnCache(reuse);
+  const whole = decode(await generate(model, prompt(), workerCache(false), 8, stop));
+  const cache = workerCache(reuse);
   const first = decode(await generate(model, prompt(), cache, 4, stop));
   const open = continuationPrompt(tokenizer, [...messages, { role: 'assistant', content: first }]);
   const inputs = tokenizer(open, { add_special_tokens: false }) as unknown as Inputs;

@@ -154,6 +154,42 @@ describe('LlmEngine in Node (tiny Llama, CPU)', () => {
     expect(recomputed.text).toBe(reused.text);
   }, 60_000);
 
+  it('Regenerate: the same prompt again is given the cache cut before the reply, and the same reply', async () => {
+    engine.reset();
+    const messages: ChatMessage[] = [{ role: 'user', content: 'Write about music.' }];
+    const first = await generate(messages, { maxNewTokens: 10 });
+    const [reused, cropped] = [engine.reusedTurns, engine.croppedTurns];
+    const again = await generate(messages, { maxNewTokens: 10 });
+    expect([engine.reusedTurns, engine.croppedTurns]).toEqual([reused + 1, cropped + 1]);
+    const stats = again.complete?.status === 'complete' ? again.complete.stats : undefined;
+    // All of the prompt but its last token came from the cache.
+    expect(stats?.cachedTokens).toBe((stats?.promptTokens ?? 0) - 1);
+    expect(again.text).toBe(first.text);
+  }, 60_000);
+
+  it('a stopped reply keeps its cache: the next turn is given it as far as it matches', async () => {
+    engine.reset();
+    const first: ChatMessage[] = [{ role: 'user', content: 'Write about music.' }];
+    let updates = 0;
+    const stopped = await generate(
+      first,
+      { maxNewTokens: 40 },
+      { onUpdate: () => (++updates === 2 ? engine.interrupt() : undefined) },
+    );
+    expect(stopped.complete).toMatchObject({ interrupted: true });
+    const second: ChatMessage[] = [
+      ...first,
+      { role: 'assistant', content: stopped.text },
+      { role: 'user', content: 'More.' },
+    ];
+    const reused = engine.reusedTurns;
+    const next = await generate(second, { maxNewTokens: 10 });
+    expect(engine.reusedTurns).toBe(reused + 1);
+    engine.reset();
+    const fresh = await generate(second, { maxNewTokens: 10 });
+    expect(next.text).toBe(fresh.text);
+  }, 60_000);
+
   it('one generation at a time: a second while one runs is refused', async () => {
     const messages: ChatMessage[] = [{ role: 'user', content: 'Write about music.' }];
     const [, second] = await Promise.all([
@@ -233,6 +269,7 @@ describe('LlmEngine past the context window (tiny Llama with 128 positions)', ()
     for (let turn = 0; turn < 8; turn++) {
       messages.push({ role: 'user', content: `Tell me about music and water, part ${turn}.` });
       const reusedBefore = engine.reusedTurns;
+      const croppedBefore = engine.croppedTurns;
       const { replies, text, complete } = await generate(messages, { maxNewTokens: NEW_TOKENS });
       const start = replies[0];
       const omitted = start?.status === 'start' ? (start.omitted ?? 0) : -1;
@@ -243,8 +280,10 @@ describe('LlmEngine past the context window (tiny Llama with 128 positions)', ()
       // What was sent and its reply fit the window; what was left out is whole turns.
       expect(promptTokens + NEW_TOKENS).toBeLessThanOrEqual(SMALL_WINDOW.tokens);
       expect(messages[omitted]?.role).toBe('user');
-      // A prompt whose start moved shares no prefix with the cached one: never reused.
-      if (omitted !== (omittedByTurn.at(-1) ?? 0)) expect(engine.reusedTurns).toBe(reusedBefore);
+      // A prompt whose start moved is never given the whole cache: at most the part before the
+      // first message that changed (the template's system header), cut.
+      if (omitted !== (omittedByTurn.at(-1) ?? 0))
+        expect(engine.reusedTurns - reusedBefore).toBe(engine.croppedTurns - croppedBefore);
       omittedByTurn.push(omitted);
       messages.push({ role: 'assistant', content: text });
     }
