@@ -45,3 +45,19 @@ export function createDeviceWatch(device: () => unknown, onLost: (detail: string
     },
   };
 }
+
+/**
+ * `read` asked once and its answer kept — unless it found nothing (null) or failed: then the next
+ * call asks again (the worker's GPU adapter facts: an adapter can be back after a GPU reset).
+ */
+export function askedOnce<T>(read: () => Promise<T | null>): () => Promise<T | null> {
+  let kept: Promise<T | null> | undefined;
+  return () => {
+    const asked = (kept ??= read());
+    const forget = () => {
+      if (kept === asked) kept = undefined;
+    };
+    asked.then((found) => (found === null ? forget() : undefined), forget);
+    return asked;
+  };
+}

@@ -20,7 +20,7 @@ import { isObject } from '../shared/guards';
 import { installSubgroupGuard } from './subgroup-guard';
 import { LlmEngine, type EngineGenerationReply } from './engine';
 import { HostGate } from './host-gate';
-import { createDeviceWatch } from './device-watch';
+import { askedOnce, createDeviceWatch } from './device-watch';
 import { answerStorage } from './storage-requests';
 import { createUpdateBatcher, updateIntervalFor } from './update-batcher';
 
@@ -61,8 +61,7 @@ const engine = new LlmEngine({
 });
 
 /** The adapter's facts, asked once (a lost device is replaced on the same adapter kind). */
-let facts: ReturnType<typeof readAdapter> | undefined;
-const adapterFacts = () => (facts ??= readAdapter());
+const adapterFacts = askedOnce(readAdapter);
 
 async function readAdapter() {
   interface AdapterLike {

@@ -123,7 +123,15 @@ const modelSeconds = (ttft: number, decodeTps: number, tokens: number) =>
   ttft + (tokens - 1) / decodeTps;
 
 const DETAIL =
-  /Prefill: (?<prompt>\d+) prompt tokens(?: \((?<cached>\d+) cached\))?, first token after (\d+\.\d+) s · Decode: (\d+\.\d+) tokens\/s/;
+  /Prefill: (\d+) prompt tokens(?: \((\d+) cached\))?, first token after (\d+\.\d+) s · Decode: (\d+\.\d+) tokens\/s/;
+
+/** The app's detail line after a reply: prompt tokens, those from the cache, TTFT, decode rate. */
+function parseDetail(detail: string) {
+  const m = DETAIL.exec(detail);
+  if (!m) throw new Error(`Unexpected speed detail: ${detail}`);
+  const [, prompt, cached, ttft, tps] = m.map(Number);
+  return { prompt: prompt ?? NaN, cached: cached || 0, ttft: ttft ?? NaN, tps: tps ?? NaN };
+}
 
 interface RawReply {
   numTokens: number;
@@ -303,14 +311,13 @@ async function benchModel(
     if (reply.tokens !== TOKENS)
       throw new Error(`${model.id}: the app's reply had ${reply.tokens} tokens, not ${TOKENS}`);
     const detail = (await appPage.locator('.speed-detail').textContent()) ?? '';
-    const m = DETAIL.exec(detail);
-    if (!m) throw new Error(`Unexpected speed detail: ${detail}`);
-    f.appTtft.push(Number(m[3]));
+    const figures = parseDetail(detail);
+    f.appTtft.push(figures.ttft);
     // The first reply after loading is measured for TTFT only (it pays any cold start).
     if (i > 0) {
-      f.appTps.push(Number(m[4]));
+      f.appTps.push(figures.tps);
       f.appE2e.push(reply.tokens / reply.seconds);
-      f.appOutside.push(reply.seconds - modelSeconds(Number(m[1]), Number(m[2]), reply.tokens));
+      f.appOutside.push(reply.seconds - modelSeconds(figures.ttft, figures.tps, reply.tokens));
       if (appCpuBefore !== null && appCpuAfter !== null)
         f.appCpu.push(((appCpuAfter - appCpuBefore) * 1000) / reply.tokens);
       addThreads(f.appThreads, appThreadsBefore, appThreadsAfter);
@@ -377,13 +384,13 @@ async function benchTurns(
       const reply = await appReply(appPage);
       await appPage.getByText(/Generated \+?\d+ tokens in/).waitFor({ timeout: 300_000 });
       const detail = (await appPage.locator('.speed-detail').textContent()) ?? '';
-      const m = DETAIL.exec(detail);
+      const figures = parseDetail(detail);
       const a = app[turn];
-      if (!m || !a) throw new Error(`Unexpected speed detail: ${detail}`);
-      a.prompt = Number(m.groups?.prompt);
-      a.cached = Number(m.groups?.cached ?? 0);
-      a.ttft.push(Number(m[3]));
-      a.decode.push(Number(m[4]));
+      if (!a) continue;
+      a.prompt = figures.prompt;
+      a.cached = figures.cached;
+      a.ttft.push(figures.ttft);
+      a.decode.push(figures.tps);
       a.e2e.push(reply.tokens / reply.seconds);
     }
     await resetApp();
