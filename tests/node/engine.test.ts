@@ -54,6 +54,11 @@ async function generate(
   return { replies, text, complete, error };
 }
 
+/** The conversation after `reply`, with the user's next message. */
+function nextTurn(messages: ChatMessage[], reply: string, next = 'More.'): ChatMessage[] {
+  return [...messages, { role: 'assistant', content: reply }, { role: 'user', content: next }];
+}
+
 beforeAll(async () => {
   generateTinyModels();
   smallDir = mkdtempSync(join(tmpdir(), 'tiny-window-'));
@@ -137,11 +142,7 @@ describe('LlmEngine in Node (tiny Llama, CPU)', () => {
   it('reuses the KV cache on the next turn; reset drops it and the reply is the same', async () => {
     const first: ChatMessage[] = [{ role: 'user', content: 'Write about music.' }];
     const turn1 = await generate(first, { maxNewTokens: 10 });
-    const second: ChatMessage[] = [
-      ...first,
-      { role: 'assistant', content: turn1.text },
-      { role: 'user', content: 'More.' },
-    ];
+    const second = nextTurn(first, turn1.text);
     const before = engine.reusedTurns;
     const reused = await generate(second, { maxNewTokens: 10 });
     expect(engine.reusedTurns).toBe(before + 1);
@@ -177,11 +178,7 @@ describe('LlmEngine in Node (tiny Llama, CPU)', () => {
       { onUpdate: () => (++updates === 2 ? engine.interrupt() : undefined) },
     );
     expect(stopped.complete).toMatchObject({ interrupted: true });
-    const second: ChatMessage[] = [
-      ...first,
-      { role: 'assistant', content: stopped.text },
-      { role: 'user', content: 'More.' },
-    ];
+    const second = nextTurn(first, stopped.text);
     const reused = engine.reusedTurns;
     const next = await generate(second, { maxNewTokens: 10 });
     expect(engine.reusedTurns).toBe(reused + 1);
