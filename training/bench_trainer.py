@@ -22,7 +22,8 @@ by phase (training, save, merge, export) and over the whole run, and what was pu
 
 --gpu: the same on CUDA for the 1B shape: LoRA and full fine-tuning, bf16 (fp16 where the GPU
 lacks it), gradient checkpointing on and off, longer entries and batch 4; peak GPU memory
-(torch.cuda.max_memory_allocated in the training process) against the estimate.
+(torch.cuda.max_memory_allocated in the training process) against the estimate. Each case is
+printed (and --json written) as it ends; BENCH_ECHO=1 also echoes the trainer's lines.
 """
 from __future__ import annotations
 
@@ -246,6 +247,8 @@ def run_trainer(cmd: list[str]) -> dict:
     assert proc.stdout is not None
     for line in proc.stdout:
         line = line.strip()
+        if os.environ.get("BENCH_ECHO"):  # the trainer's own lines as they come (device runs)
+            print(f"  | {line}", flush=True)
         tail = (tail + [line])[-20:]
         match = STEP_LINE.match(line)
         if match:
@@ -307,6 +310,11 @@ def real_case(base: str, data: str, work: str, label: str, method: str, steps: i
             "estimate": plan["memory"], "run": run}
 
 
+def case_line(case: dict) -> dict:
+    """A case's figures without its log (one line as it ends)."""
+    return {k: v for k, v in case.items() if k not in ("run", "estimate")}
+
+
 def web_outcome(out: str) -> dict:
     """What the run's browser export left: the published variants and their bytes, or the
     skip's reason."""
@@ -351,11 +359,26 @@ def real_main(args) -> int:
                 data = write_real_data(work, long=True)
                 for method in ("lora", "full"):
                     for ckpt in ("on", "off"):
+                        # No checkpoint (Checkpoint every past the last step): a full
+                        # fine-tune's is about 15 GB, and one every step (the 10 % default
+                        # of a short run) timed the disk, not the GPU, and filled an H100
+                        # machine's 64 GiB disk.
                         extra = ["--batch_size", "4", "--max_len", "1024",
-                                 "--gradient_checkpointing", ckpt]
-                        results["cases"].append(real_case(
-                            base, data, work, f"{name} {method} ckpt {ckpt}", method, steps,
-                            True, extra))
+                                 "--gradient_checkpointing", ckpt,
+                                 "--save_steps", str(steps + 1), "--keep_checkpoints", "1"]
+                        label = f"{name} {method} ckpt {ckpt}"
+                        try:
+                            results["cases"].append(real_case(base, data, work, label, method,
+                                                              steps, True, extra))
+                        except RuntimeError as error:  # one case's failure (e.g. out of memory)
+                            results["cases"].append({"case": label, "method": method,
+                                                     "error": str(error)})
+                        # Each case as it ends: a run cut short by a time limit keeps them.
+                        print(f"case done: {json.dumps(case_line(results['cases'][-1]))}",
+                              flush=True)
+                        if args.json:
+                            with open(args.json, "w", encoding="utf-8") as handle:
+                                json.dump(results, handle, indent=2)
             else:
                 data = write_real_data(work, long=False)
                 results["cases"].append(real_case(base, data, work, name, "lora", steps, False,
@@ -369,13 +392,17 @@ def real_main(args) -> int:
           f"service's flags, {'with' if args.export else '--no-web-export: without'} the browser "
           f"export, {steps} steps); memory: {where} against plan.estimate_memory")
     gib = lambda n: f"{n / 2 ** 30:.2f}" if n else "-"  # noqa: E731
+    failed = [c for c in results["cases"] if "error" in c]
+    results_ok = [c for c in results["cases"] if "error" not in c]
     print(table([[c["case"], c["method"], c["precision"], "on" if c["gradient_checkpointing"]
                   else "off", f"{c['parameters'] / 1e9:.2f}B", f"{c['seconds_per_step']:.2f}",
                   f"{c['tokens_per_second']:.1f}", gib(c["measured_peak_bytes"]),
                   gib(c["run"]["peak_rss_run"]), gib(c["estimate_bytes"]),
-                  f"{c['estimate_over_measured']:.2f}"] for c in results["cases"]],
+                  f"{c['estimate_over_measured']:.2f}"] for c in results_ok],
                 ["case", "method", "precision", "ckpt", "params", "s/step", "tokens/s",
                  "measured GiB", "whole-run RSS GiB", "estimate GiB", "estimate/measured"]))
+    for c in failed:
+        print(f"FAILED {c['case']}: {c['error']}")
     if args.export:
         print()
         print("the same run with the browser export: peak RSS by phase (GiB)")
@@ -393,7 +420,7 @@ def real_main(args) -> int:
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(results, handle, indent=2)
-    return 0
+    return 1 if failed else 0
 
 
 def gpu_child(argv: list[str]) -> int:

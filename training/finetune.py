@@ -585,10 +585,12 @@ def last_checkpoint(folder: str) -> str | None:
 class CheckpointError(Exception):
     """A checkpoint could not be written (the previous one is intact)."""
 
-    def __init__(self, folder: str, error: BaseException) -> None:
+    def __init__(self, folder: str, error: BaseException, full: bool = False) -> None:
+        """full: the disk was found full when the write failed (before its partial files were
+        removed, which frees what they took: a 1B model's checkpoint is about 15 GB)."""
         text = one_line(error)
         if ("No space left on device" not in text
-                and (getattr(error, "errno", None) == errno.ENOSPC or disk_full(folder))):
+                and (full or getattr(error, "errno", None) == errno.ENOSPC)):
             text = f"No space left on device ({text})"
         super().__init__(f"could not write the checkpoint {folder}: {text}; the previous "
                          "checkpoint is intact")
@@ -662,9 +664,10 @@ def make_trainer_class():
                     os.replace(staging, final)
                     fsync_dir(run_dir)
             except Exception as error:
+                full = disk_full(staging)  # asked before the partial files are removed
                 if self.args.should_save:
                     shutil.rmtree(staging, ignore_errors=True)
-                raise CheckpointError(final, error) from error
+                raise CheckpointError(final, error, full) from error
             finally:
                 self._staging = False
             if self.args.should_save:
