@@ -82,8 +82,22 @@ export function mockPlan(request: TrainRequest, entries: readonly DatasetEntry[]
         activations,
         note: `${method}, fp32, batch ${batch} × ${longest} tokens (mock figures)`,
       },
+      disk: mockDisk(method, trainable),
     },
     device_memory_bytes: MOCK_DEVICE_MEMORY,
     device_name: CPU_NAME,
+  };
+}
+
+/** The trainer's disk rule (training/plan.py estimate_disk); the mock knows no free space. */
+function mockDisk(method: string, trainable: number): NonNullable<PlanResponse['plan']['disk']> {
+  const checkpoint = trainable * 12;
+  const result = PARAMETERS * 4 + (method === 'lora' ? trainable * 4 : 0);
+  return {
+    total_bytes: 2 * checkpoint + Math.max(checkpoint, result),
+    checkpoint_bytes: checkpoint,
+    checkpoints_kept: 2,
+    free_bytes: null,
+    fits: null,
   };
 }

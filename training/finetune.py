@@ -22,7 +22,9 @@ Checkpoints: every --save_steps steps (0: about every 10 % of the run) into
 <output_dir>/checkpoints/checkpoint-N, each written whole before it appears (a kill or a full disk
 during a save leaves the previous one), the newest --keep_checkpoints kept; --resume continues a
 failed or cancelled run from the newest with the same steps, schedule and split. They are removed
-once the run has saved its result.
+once the run has saved its result. Before the first step, a `warning: this run writes about …`
+line when the kept checkpoints and the next (or the result) will not fit the free space
+(plan.estimate_disk); a checkpoint that cannot be written stops the run naming a full disk.
 
 After training: LoRA saves the adapter to --output_dir, full fine-tuning the whole model; the
 merged model (at the precision it was trained in, or fp32 with --merged_fp32; Hugging Face layout,
@@ -66,6 +68,7 @@ from typing import NoReturn
 
 import cancel
 import fields
+from disk import existing_parent, free_bytes, size_text
 
 REQUIRED = ("torch", "transformers", "peft", "trl", "datasets", "accelerate")
 # Import names of the packages the browser export needs (pip names are the same).
@@ -599,13 +602,8 @@ class CheckpointError(Exception):
 def disk_full(folder: str) -> bool:
     """Whether the filesystem holding folder has (next to) no space left: torch.save reports a
     full disk only as a failed write."""
-    probe = folder
-    while probe and not os.path.exists(probe):
-        probe = os.path.dirname(probe)
-    try:
-        return shutil.disk_usage(probe or ".").free < 1 << 20
-    except OSError:
-        return False
+    free = free_bytes(folder)
+    return free is not None and free < 1 << 20
 
 
 def fsync_dir(folder: str) -> None:
@@ -833,10 +831,32 @@ def train(args, dist: DistInfo, report: Reporter, tokenizer, model, train_rows: 
     report.say(f"{total} optimizer steps of {args.batch_size * args.grad_accum * dist.world_size} "
                f"examples, checkpoint every {save_steps} steps"
                + (", gradient checkpointing" if checkpointing else ""))
+    if dist.main:
+        warn_disk(report, args, trainer.model)
     if resume_from:
         report.say(f"resuming from step {resume_step(resume_from)} ({resume_from})")
     trainer.train(resume_from_checkpoint=resume_from)
     return trainer
+
+
+def warn_disk(report: "Reporter", args, model) -> None:
+    """A warning line when the run's checkpoints and result will not fit the free space where it
+    saves (plan.estimate_disk, as the plan shows it before the start): the run still goes on, and a
+    checkpoint that cannot be written stops it saying "No space left on device"."""
+    import plan
+
+    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    every = sum(p.numel() for p in model.parameters())
+    lora = args.method == "lora"
+    where = checkpoints_dir(args.output_dir)  # the bulk; its parent until the first is written
+    need = plan.estimate_disk(every - trainable if lora else every, trainable, args.method,
+                              args.keep_checkpoints, where)
+    if need["fits"] is False:
+        report.say(f"warning: this run writes about {size_text(need['total_bytes'])} at its peak "
+                   f"({args.keep_checkpoints + 1} checkpoints of "
+                   f"{size_text(need['checkpoint_bytes'])} while the newest is written, or the "
+                   f"kept ones and the result) and {size_text(need['free_bytes'])} is free in "
+                   f"{existing_parent(where)}")
 
 
 def reload_trained(args):

@@ -14,6 +14,7 @@ import os
 import sys
 
 import train_data
+from disk import free_bytes
 from train_data import DataError
 
 GIB = 1024 ** 3
@@ -174,6 +175,27 @@ def estimate_memory(config, params: int, method: str, precision: str, batch: int
     }
 
 
+def estimate_disk(params: int, lora_trainable: int, method: str, keep: int,
+                  output_dir: str | None) -> dict:
+    """Disk the run writes at its peak, in bytes, against what is free where it writes.
+
+    checkpoint: each checkpoint-N holds the trainable weights in fp32 and AdamW's two fp32
+    moments (full fine-tuning of a 1.24B model: about 15 GB; LoRA: its adapters). The trainer
+    keeps `keep` of them and writes the next before removing the oldest, so keep + 1 are on the
+    disk at once. result: the fine-tuned model in fp32 (full) or the adapter and the merged model
+    in fp32 (LoRA), saved while the kept checkpoints are still there (they go when the run ends).
+    The browser and GGUF exports come after and check their own room (they are skipped, with the
+    reason, when it is short)."""
+    trainable = params if method == "full" else lora_trainable
+    checkpoint = trainable * (4 + 8)
+    result = params * 4 + (lora_trainable * 4 if method == "lora" else 0)
+    total = keep * checkpoint + max(checkpoint, result)
+    free = free_bytes(output_dir) if output_dir else None
+    return {"total_bytes": int(total), "checkpoint_bytes": int(checkpoint),
+            "checkpoints_kept": keep, "result_bytes": int(result), "free_bytes": free,
+            "fits": None if free is None else total <= free}
+
+
 def percentile(values: list[int], share: float) -> int:
     """The nearest-rank percentile (share in 0..1) of non-empty values."""
     ordered = sorted(values)
@@ -254,6 +276,8 @@ def make_plan(args) -> dict:
         "device_memory_bytes": device_memory, "precision": precision,
         "gradient_checkpointing": checkpointing, "memory": memory,
         "fits": None if device_memory is None else memory["total_bytes"] <= device_memory,
+        "disk": estimate_disk(parameters, lora, method, int(_arg(args, "keep_checkpoints", 2)),
+                              _arg(args, "output_dir")),
     }
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -199,6 +200,12 @@ class DiskFullTest(unittest.TestCase):
             f"error: could not write the checkpoint {os.path.join(folder, 'checkpoint-4')}: "),
             last)
         self.assertIn("No space left on device", last)
+        # Said before the first step: the plan's disk estimate against the free space.
+        warning = next(line for line in (out + err).splitlines() if line.startswith("warning: "))
+        self.assertRegex(warning, r"^warning: this run writes about [\d.]+ [kMG]B at its peak \(3 "
+                                  r"checkpoints of [\d.]+ [kMG]B while the newest is written, or "
+                                  r"the kept ones and the result\) and [\d.]+ [kM]B is free in "
+                                  + re.escape(folder) + "$")
         self.assertIn("the previous checkpoint is intact", last)
         self.assertEqual(sorted(n for n in os.listdir(folder) if "checkpoint" in n),
                          ["checkpoint-2"])

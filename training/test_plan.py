@@ -275,6 +275,75 @@ def measure(method: str, checkpointing: bool, batch: int, seq: int) -> dict:
     return {"measured": peak - baseline, "estimate": estimate["total_bytes"]}
 
 
+class Disk(unittest.TestCase):
+    def test_checkpoint_estimate_against_the_checkpoints_a_run_writes(self):
+        # finetune.py on the tiny model, one checkpoint a step: each checkpoint-N as written
+        # (before the run's end removes them) is the estimate plus the run's small files (trainer
+        # state, RNG, scheduler, tokenizer: under 150 kB, nothing at a real model's size).
+        import finetune
+
+        data = data_file(SHORT, "disk.jsonl")
+        for method, rank in (("lora", 16), ("lora", 256), ("full", 16)):
+            with self.subTest(method=method, rank=rank):
+                out = os.path.join(TMP, f"disk-{method}-{rank}")
+                sizes: list[int] = []
+                rmtree = shutil.rmtree
+
+                def record(path, *args, **kwargs):
+                    if os.path.basename(str(path)) == "checkpoints":
+                        sizes.extend(tree_bytes(os.path.join(path, name))
+                                     for name in os.listdir(path) if name.startswith("checkpoint-"))
+                    return rmtree(path, *args, **kwargs)
+
+                with mock.patch.object(finetune.shutil, "rmtree", record):
+                    code, _out, err = test_support.call_main(finetune.main, [
+                        "--base_model", LLAMA, "--data_file", data, "--output_dir", out,
+                        "--method", method, "--lora_r", str(rank), "--max_steps", "3",
+                        "--save_steps", "1", "--keep_checkpoints", "1", "--no-web-export"])
+                self.assertEqual(code, 0, err[-2000:])
+                disk = self.plan(method=method, lora_r=rank, data_file=data, max_steps=3,
+                                 output_dir=out)["disk"]
+                self.assertEqual(len(sizes), 1, sizes)  # the newest kept
+                self.assertGreaterEqual(sizes[0], disk["checkpoint_bytes"])
+                self.assertLess(sizes[0] - disk["checkpoint_bytes"], 150_000, (sizes, disk))
+                # keep (2 by default) + 1 being written, or keep + the saved result.
+                self.assertEqual(disk["total_bytes"], 2 * disk["checkpoint_bytes"]
+                                 + max(disk["checkpoint_bytes"], disk["result_bytes"]))
+
+    def test_free_space_where_the_run_writes(self):
+        # A folder not made yet: the free space of the nearest folder that is.
+        data = data_file(SHORT, "disk.jsonl")
+        disk = self.plan(data_file=data, max_steps=3,
+                         output_dir=os.path.join(TMP, "not", "made", "yet"))["disk"]
+        self.assertIsInstance(disk["free_bytes"], int)
+        self.assertGreater(disk["free_bytes"], 0)
+        self.assertTrue(disk["fits"])
+        # A 1 MB disk: too small for full fine-tuning's checkpoints of this model (about 1.8 MB).
+        small = os.path.join(TMP, "small-disk")
+        os.makedirs(small, exist_ok=True)
+        mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", small],
+                                 capture_output=True, text=True, check=False)
+        if mounted.returncode != 0:
+            self.skipTest(f"cannot mount a small tmpfs here ({mounted.stderr.strip()})")
+        self.addCleanup(subprocess.run, ["umount", small], check=False)
+        disk = self.plan(method="full", data_file=data, max_steps=3,
+                         output_dir=os.path.join(small, "run"))["disk"]
+        self.assertLessEqual(disk["free_bytes"], 1 << 20)
+        self.assertFalse(disk["fits"])
+        self.assertGreater(disk["total_bytes"], disk["free_bytes"])
+        # Without an output folder (a caller that does not say where): free space unknown.
+        disk = self.plan(data_file=data, max_steps=3)["disk"]
+        self.assertIsNone(disk["free_bytes"])
+        self.assertIsNone(disk["fits"])
+
+    plan = Plan.plan
+
+
+def tree_bytes(folder: str) -> int:
+    return sum(os.path.getsize(os.path.join(root, name))
+               for root, _dirs, names in os.walk(folder) for name in names)
+
+
 class Estimate(unittest.TestCase):
     def test_estimate_within_a_quarter_of_a_measured_peak(self):
         # One fresh process per case (a peak is only its own in a new process), run side by side:

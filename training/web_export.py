@@ -53,6 +53,7 @@ from typing import Callable
 
 import cancel
 import onnx_files
+from disk import existing_parent, size_text
 from model_folder import checked_config, read_json
 
 SUPPORTED = ("llama", "qwen2", "qwen3", "gemma2", "gemma3_text", "phi3")
@@ -603,26 +604,13 @@ def disk_needed(stats: dict, variants: tuple, graph: str) -> int:
     return int(need * 1.05)
 
 
-def _size(count: float) -> str:
-    for unit, scale in (("GB", 1e9), ("MB", 1e6)):
-        if count >= scale / 10:
-            return f"{count / scale:.1f} {unit}"
-    return f"{count / 1e3:.1f} kB"
-
-
-def _existing_parent(path: str) -> str:
-    path = os.path.abspath(path)
-    while not os.path.isdir(path):
-        path = os.path.dirname(path)
-    return path
-
-
 def check_disk(web_dir: str, need: int) -> None:
     """Refuses (ExportSkipped) before anything is written when the disk cannot take `need` bytes."""
-    folder = _existing_parent(os.path.dirname(os.path.abspath(web_dir)))
+    folder = existing_parent(os.path.dirname(os.path.abspath(web_dir)))
     free = shutil.disk_usage(folder).free
     if need > free:
-        raise ExportSkipped(f"needs about {_size(need)} free in {folder}; {_size(free)} free")
+        raise ExportSkipped(f"needs about {size_text(need)} free in {folder}; "
+                            f"{size_text(free)} free")
 
 
 def _fused_problem(config: dict) -> str | None:

@@ -2,14 +2,20 @@
  * Resume with the real trainer (training/finetune.py in the project's .venv, a tiny random-weight
  * Llama from training/tiny_models.py, the CPU): a run cancelled after a checkpoint is resumed
  * through POST /runs/{id}/resume as the same run; the trainer says from which step, the steps go
- * on from there to the end, and the run succeeds. Skipped without the trainer's packages.
+ * on from there to the end, and the run succeeds. The plan of a run (POST /train/plan) with the
+ * real trainer, its disk figures included. Skipped without the trainer's packages.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LogsResponse, RunInfo, TrainResponse } from '../../src/shared/training-api';
+import {
+  PlanResponseSchema,
+  type LogsResponse,
+  type RunInfo,
+  type TrainResponse,
+} from '../../src/shared/training-api';
 import {
   FIXTURES,
   ROOT,
@@ -17,6 +23,7 @@ import {
   postJson,
   sleep,
   startTestService,
+  validBody,
   venvHasTrainer,
   type TestService,
 } from './helpers';
@@ -56,6 +63,29 @@ async function lines(id: string) {
 }
 
 describe.skipIf(!hasTorch)('resume with training/finetune.py', () => {
+  it('the plan: the disk it writes (checkpoints kept and the next, or the result) against the free space where it saves', async () => {
+    const answer = (method: 'lora' | 'full') =>
+      postJson(
+        svc,
+        '/train/plan',
+        validBody({
+          script_path: join(FIXTURES, 'finetune-no-export.py'),
+          base_model: model,
+          max_len: 64,
+          max_steps: 10,
+          method,
+        }),
+      );
+    const [lora, full] = await Promise.all([answer('lora'), answer('full')]);
+    expect([lora.status, full.status], lora.text + full.text).toEqual([200, 200]);
+    const disk = (reply: typeof lora) => PlanResponseSchema.parse(reply.json).plan.disk;
+    const [loraDisk, fullDisk] = [disk(lora), disk(full)];
+    // Full fine-tuning checkpoints every weight with AdamW's moments; LoRA only its adapters.
+    expect(fullDisk?.checkpoint_bytes).toBeGreaterThan(3 * (loraDisk?.checkpoint_bytes ?? 0));
+    expect(fullDisk).toMatchObject({ checkpoints_kept: 2, fits: true });
+    expect(fullDisk?.free_bytes).toBeGreaterThan(fullDisk?.total_bytes ?? Infinity);
+  }, 120_000);
+
   it('cancelled after a checkpoint, resumed: the same run goes on from that step to the end', async () => {
     const reply = await svc.train({
       script_path: join(FIXTURES, 'finetune-no-export.py'),

@@ -110,6 +110,19 @@ export const TrainingPlanSchema = z.object({
     /** What the estimate assumes ("lora, fp32, batch 1 × 180 tokens, …"). */
     note: z.optional(z.string()),
   }),
+  /**
+   * The disk the run writes at its peak (the kept checkpoints and the next, or the result)
+   * against what is free where it saves; free and fits are null when unknown.
+   */
+  disk: z.optional(
+    z.object({
+      total_bytes: z.number(),
+      checkpoint_bytes: z.number(),
+      checkpoints_kept: z.number(),
+      free_bytes: z.nullable(z.number()),
+      fits: z.nullable(z.boolean()),
+    }),
+  ),
 });
 export type TrainingPlan = z.infer<typeof TrainingPlanSchema>;
 

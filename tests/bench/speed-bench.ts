@@ -31,6 +31,9 @@
  *   npm run bench:speed -- --turns       also a conversation of 3 turns, --runs times a side: the app
  *                                        keeps its KV cache between turns, the plain page reads
  *                                        the conversation again (goal ≥ 1.00× on later turns)
+ *   npm run bench:speed -- --turns --document   the same with a pasted text (about 800
+ *                                        tokens) in the first turn and questions on it after:
+ *                                        the case where the cache saves the most
  *   npm run bench:speed -- --typing      only the main thread while typing a long message and
  *                                        pasting a longer one, the tiny model loaded
  *                                        (tests/bench/speed-typing.ts)
@@ -66,11 +69,24 @@ const oneBrowser = args.includes('--one-browser');
  * conversation again each turn: there the app does less work (goal ≥ 1.00× on later turns).
  */
 const turns = args.includes('--turns');
-const TURN_PROMPTS = [
-  'Write a short story about a lighthouse keeper.',
-  'Go on with the story.',
-  'How does it end?',
-] as const;
+/**
+ * `--document`: the first turn pastes a text (about 800 prompt tokens for the tiny tokenizer)
+ * and the later turns ask about it, as a person asks about a document they pasted.
+ */
+const documentTurns = args.includes('--document');
+if (documentTurns && !turns) throw new Error('--document goes with --turns');
+const DOCUMENT = Array.from(
+  { length: 10 },
+  (_, i) =>
+    `Harbour ${i + 1} has a ${['blue', 'red', 'green', 'white'][i % 4]} gate, a ferry at ${(i % 12) + 1} o'clock and a keeper who lights the lamp ${i + 3} minutes after sunset.`,
+).join(' ');
+const TURN_PROMPTS: readonly string[] = documentTurns
+  ? [
+      `${DOCUMENT}\n\nWhich harbour lights its lamp last?`,
+      'And which has the earliest ferry?',
+      'Sum the list up in two sentences.',
+    ]
+  : ['Write a short story about a lighthouse keeper.', 'Go on with the story.', 'How does it end?'];
 /** Short turns before the typing measurement, so the count holds a conversation. */
 const TYPING_TURNS = 3;
 const runsArg = Number(args[args.indexOf('--runs') + 1]);
@@ -405,7 +421,7 @@ async function benchTurns(
     }
   }
   console.log(
-    `\n${model.id}: a conversation of ${TURN_PROMPTS.length} turns (${TOKENS} new tokens each), ${RUNS} times, alternated; the app keeps its cache between turns (the prompt tokens it took from the cache in brackets), the plain page reads the conversation again`,
+    `\n${model.id}: a conversation of ${TURN_PROMPTS.length} turns${documentTurns ? ', the first with a pasted text' : ''} (${TOKENS} new tokens each), ${RUNS} times, alternated; the app keeps its cache between turns (the prompt tokens it took from the cache in brackets), the plain page reads the conversation again`,
   );
   for (const [turn] of TURN_PROMPTS.entries()) {
     const a = app[turn];

@@ -95,6 +95,34 @@ describe('RunPlan', () => {
     );
   });
 
+  it('the disk the run writes: in the summary, and a warning naming both figures when it will not fit', async () => {
+    const full = answer(26e9, 80e9);
+    full.plan.disk = {
+      total_bytes: 44.5e9,
+      checkpoint_bytes: 14.83e9,
+      checkpoints_kept: 2,
+      free_bytes: 30e9,
+      fits: false,
+    };
+    expect(planSummary(full)).toMatch(/ · disk about 45 GB \(30 GB free\)$/);
+    const planRun = vi.fn(() => Promise.resolve(full));
+    renderPlan(
+      <RunPlan
+        request={{ ...REQUEST, method: 'full' }}
+        trainingUrl="http://x"
+        planRun={planRun}
+        debounceMs={5}
+      />,
+    );
+    expect(await screen.findByRole('note')).toHaveTextContent(
+      'This run writes about 45 GB to disk at its peak (3 checkpoints of 15 GB while the newest is written, or the kept ones and the result), more than the 30 GB free where it saves: it will stop with "No space left on device". Free some space or use LoRA.',
+    );
+    // Free space unknown: the estimate alone, no warning.
+    const unknown = answer(9.8e9);
+    unknown.plan.disk = { ...full.plan.disk, free_bytes: null, fits: null };
+    expect(planSummary(unknown)).toMatch(/ · disk about 45 GB$/);
+  });
+
   it('names at most ten left-out entries, then how many more', () => {
     const message =
       '13 of 40 entries are longer than 256 tokens and were left out: raise Max length';

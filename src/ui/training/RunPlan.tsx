@@ -1,7 +1,8 @@
 /**
  * What the run will do, before the start (POST /train/plan): entries trained on and held out,
- * token lengths and those over Max length, steps and epochs, the effective batch, and the peak
- * memory estimate against the device's, with a warning when it will not fit. Asked again a moment
+ * token lengths and those over Max length, steps and epochs, the effective batch, the peak
+ * memory estimate against the device's and the disk the run writes against what is free, with a
+ * warning when either will not fit. Asked again a moment
  * after the form stops changing; Start never waits for it. Its own chunk, with TanStack Query.
  */
 import { useEffect, useState } from 'react';
@@ -49,6 +50,11 @@ export function planSummary({ plan, device_memory_bytes, device_name }: PlanResp
         ? ` of the ${gigabytes(device_memory_bytes)} of ${device_name ?? plan.device}`
         : ` (${device_name ?? plan.device})`),
   ];
+  if (plan.disk)
+    parts.push(
+      `disk about ${gigabytes(plan.disk.total_bytes)}` +
+        (plan.disk.free_bytes !== null ? ` (${gigabytes(plan.disk.free_bytes)} free)` : ''),
+    );
   return parts.join(' · ');
 }
 
@@ -153,6 +159,15 @@ function PlanView({
           This run needs about {gigabytes(plan.memory.total_bytes)} at its peak, more than the{' '}
           {gigabytes(device_memory_bytes)} of {data.device_name ?? plan.device}: it will probably
           fail with out-of-memory. {memoryAdvice(plan, request)}
+        </p>
+      )}
+      {plan.disk?.fits === false && plan.disk.free_bytes !== null && (
+        <p className="training-warning" role="note">
+          This run writes about {gigabytes(plan.disk.total_bytes)} to disk at its peak (
+          {plan.disk.checkpoints_kept + 1} checkpoints of {gigabytes(plan.disk.checkpoint_bytes)}{' '}
+          while the newest is written, or the kept ones and the result), more than the{' '}
+          {gigabytes(plan.disk.free_bytes)} free where it saves: it will stop with &quot;No space
+          left on device&quot;. Free some space{request.method === 'full' ? ' or use LoRA' : ''}.
         </p>
       )}
     </>
