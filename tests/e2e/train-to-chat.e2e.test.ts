@@ -13,7 +13,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TRAINING_PARAMS, type RunInfo } from '../../src/shared/training-api';
 import { rougeLF1 } from '../../src/shared/rouge-l';
@@ -363,6 +363,44 @@ describe('train → chat in Chromium', () => {
     } finally {
       delete process.env.FIXTURE_STEP_MS;
       delete process.env.FIXTURE_WEB;
+    }
+  });
+
+  it("the real trainer's plan: a full fine-tune whose checkpoints do not fit the output disk is warned about, with both figures", async (ctx) => {
+    const svc = await startService({ realTrainer: true });
+    const small = join(svc.base, 'out', 'small-disk');
+    mkdirSync(small);
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=3m', 'tmpfs', small], { stdio: 'ignore' });
+    } catch {
+      ctx.skip(); // a small disk needs root or CAP_SYS_ADMIN (training/test_plan.py skips alike)
+      return;
+    }
+    try {
+      const base = join(svc.base, 'models', 'tiny-base');
+      execFileSync(VENV_PYTHON, [join(ROOT, 'training', 'tiny_models.py'), 'llama', base], {
+        stdio: 'ignore',
+      });
+      await inBrowser(pageUrl(svc), { webgpu: true, viewport: VIEWPORT }, async (browser) => {
+        const panel = await fillForm(browser, 'out/small-disk/run');
+        await panel.getByLabel('Script path').fill(REAL_TRAINER);
+        await panel.getByLabel('Base model', { exact: true }).fill(base);
+        await panel.getByRole('radio', { name: /Full fine-tuning/ }).check();
+        const note = panel.getByRole('note').filter({ hasText: 'This run writes about' });
+        await note.waitFor({ timeout: 120_000 });
+        // The tiny model's full checkpoints (about 1.8 MB each, three at once) against a 3 MB disk.
+        expect(await note.textContent()).toMatch(
+          /^This run writes about [\d.]+ MB to disk at its peak \(3 checkpoints of [\d.]+ MB while the newest is written, or the kept ones and the result\), more than the [\d.]+ MB free where it saves: it will stop with "No space left on device"\. Free some space or use LoRA\.$/,
+        );
+        expect(await panel.getByText(/· disk about [\d.]+ MB \([\d.]+ MB free\)$/).count()).toBe(1);
+        await note.scrollIntoViewIfNeeded();
+        await screenshot(browser.page, 'plan-disk-warning');
+        // LoRA's checkpoints are its adapters: the same disk takes them, and the warning goes.
+        await panel.getByRole('radio', { name: /LoRA/ }).check();
+        await expect.poll(() => note.count(), { timeout: 120_000 }).toBe(0);
+      });
+    } finally {
+      execFileSync('umount', [small], { stdio: 'ignore' });
     }
   });
 

@@ -3,7 +3,7 @@ import { render, screen, waitFor } from '@testing-library/react';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { TRAINING_PARAMS, type PlanResponse, type TrainRequest } from '../../shared/training-api';
-import RunPlan, { memoryAdvice, planSummary, tooLongText } from './RunPlan';
+import RunPlan, { gigabytes, memoryAdvice, planSummary, tooLongText } from './RunPlan';
 
 const REQUEST: TrainRequest = {
   script_path: 'training/finetune.py',
@@ -117,6 +117,12 @@ describe('RunPlan', () => {
     expect(await screen.findByRole('note')).toHaveTextContent(
       'This run writes about 45 GB to disk at its peak (3 checkpoints of 15 GB while the newest is written, or the kept ones and the result), more than the 30 GB free where it saves: it will stop with "No space left on device". Free some space or use LoRA.',
     );
+    // Megabytes under 0.1 GB (a tiny model's checkpoints), never "0 GB".
+    expect([gigabytes(5.5e6), gigabytes(0.26e9), gigabytes(44.5e9)]).toEqual([
+      '5.5 MB',
+      '0.3 GB',
+      '45 GB',
+    ]);
     // Free space unknown: the estimate alone, no warning.
     const unknown = answer(9.8e9);
     unknown.plan.disk = { ...full.plan.disk, free_bytes: null, fits: null };

@@ -28,8 +28,9 @@ export interface RunPlanProps {
   debounceMs?: number;
 }
 
-/** Bytes as "9.8 GB" (decimal units, one decimal: an estimate). */
+/** Bytes as "9.8 GB", or "5.5 MB" under 0.1 GB (decimal units, one decimal: an estimate). */
 export function gigabytes(bytes: number): string {
+  if (bytes < 1e8) return `${Math.round(bytes / 1e5) / 10} MB`;
   const gb = bytes / 1e9;
   return `${gb >= 10 ? Math.round(gb) : Math.round(gb * 10) / 10} GB`;
 }
